@@ -1,0 +1,283 @@
+//! The raw command line, as clap parses it. Option names follow sysbench's
+//! where sysbench has the option. Workload options are not spelled out here:
+//! they are added from the workload option table (`workload::options::ALL`),
+//! so each is declared once.
+
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::workload::options::{self, OptKind};
+
+const EXAMPLES: &str = "\
+Examples:
+  dbsweep run oltp_read_only                      # temporary SQLite database, prepared for you
+  dbsweep run oltp_read_write --threads 8 --time 30 --report-interval 1
+  dbsweep prepare oltp_read_write --db sqlite://bench.db --tables 4 --table-size 100000
+  dbsweep run oltp_read_write --db sqlite://bench.db --tables 4 --table-size 100000 --json out.json
+  dbsweep cleanup oltp_read_write --db sqlite://bench.db --tables 4
+  dbsweep workloads                               # what can run, with every option and default
+  dbsweep dist special --min 1 --max 10000 --n 100000";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "dbsweep",
+    version,
+    about = "A database benchmark laboratory: sysbench's OLTP workloads, honest latency, concurrency sweeps.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create the workload's tables and load its data.
+    Prepare(TargetArgs),
+    /// Run a workload and report throughput, latency and errors.
+    Run(RunArgs),
+    /// Drop what `prepare` created.
+    Cleanup(TargetArgs),
+    /// List the built-in workloads with their options and defaults.
+    Workloads,
+    /// Draw numbers from a distribution and show the access pattern it produces.
+    Dist(DistArgs),
+}
+
+/// The workload and where it runs; shared by prepare, run and cleanup.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// Workload name (see `dbsweep workloads`).
+    pub workload: String,
+
+    /// Database URL, e.g. sqlite://bench.db. `run` without it uses a
+    /// temporary SQLite database that it prepares and removes.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+
+    /// Number of client connections (for prepare: parallel loaders).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub threads: usize,
+
+    #[command(flatten)]
+    pub rand: RandArgs,
+
+    /// Workload options given on the command line (name, value); filled from
+    /// the dynamically added arguments, not by clap's derive.
+    #[arg(skip)]
+    pub options: Vec<(String, String)>,
+}
+
+/// sysbench's random number options.
+#[derive(Debug, Clone, Args)]
+pub struct RandArgs {
+    /// Distribution of random ids: uniform, gaussian, special, pareto, zipfian.
+    #[arg(long, default_value = "uniform", value_name = "TYPE")]
+    pub rand_type: String,
+    /// Seed of the random streams; 0 = from the current time.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub rand_seed: u64,
+    /// Number of iterations for the special and gaussian distributions.
+    #[arg(long, default_value_t = 12, value_name = "N")]
+    pub rand_spec_iter: u32,
+    /// Percentage of the range treated as 'special' (special distribution).
+    #[arg(long, default_value_t = 1.0, value_name = "PCT")]
+    pub rand_spec_pct: f64,
+    /// Percentage of 'special' values to use (special distribution).
+    #[arg(long, default_value_t = 75.0, value_name = "PCT")]
+    pub rand_spec_res: f64,
+    /// Parameter h of the pareto distribution.
+    #[arg(long, default_value_t = 0.2, value_name = "H")]
+    pub rand_pareto_h: f64,
+    /// Exponent of the zipfian distribution.
+    #[arg(long, default_value_t = 0.8, value_name = "S")]
+    pub rand_zipfian_exp: f64,
+}
+
+impl RandArgs {
+    /// A copy with the distribution and seed replaced (for `dbsweep dist`,
+    /// where both are positional/own options).
+    pub fn clone_with_type(&self, kind: &str, seed: u64) -> RandArgs {
+        RandArgs {
+            rand_type: kind.to_string(),
+            rand_seed: seed,
+            ..self.clone()
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Length of the measured run in seconds (0 = no limit). Defaults to 10
+    /// unless --events or --rounds is given.
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+    /// Total number of transactions to run, across all clients.
+    #[arg(long, value_name = "N")]
+    pub events: Option<u64>,
+    /// Transactions per client (Super Smack's model).
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<u64>,
+    /// Seconds of load before measuring; their samples are discarded.
+    #[arg(
+        long,
+        alias = "warmup-time",
+        default_value_t = 0.0,
+        value_name = "SECONDS"
+    )]
+    pub warmup: f64,
+    /// Print a progress line every N seconds (0 = off).
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    pub report_interval: f64,
+    /// The percentile shown in interval lines and as the headline latency.
+    #[arg(long, default_value_t = 95.0, value_name = "P")]
+    pub percentile: f64,
+    /// Percentiles reported in the latency sections, comma-separated.
+    #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
+    pub percentiles: String,
+    /// Retries of a transaction after deadlocks, lock timeouts or
+    /// serialization failures before it counts as failed (default: unlimited).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u64>,
+    /// Error kinds that fail the transaction instead of aborting the run:
+    /// a comma-separated list of deadlock, lock_timeout, serialization,
+    /// duplicate_key, connection_lost, other — or `all`.
+    #[arg(long, value_name = "KINDS")]
+    pub ignore_errors: Option<String>,
+    /// Seconds in-flight transactions may take to finish after the end
+    /// before they are abandoned (the run's deadline is time + grace).
+    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+    pub grace: f64,
+    /// Write the full result as JSON to FILE (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DistArgs {
+    /// uniform, gaussian, special, pareto or zipfian.
+    pub distribution: String,
+    #[arg(long, default_value_t = 1)]
+    pub min: u32,
+    #[arg(long, default_value_t = 10000)]
+    pub max: u32,
+    /// Number of draws.
+    #[arg(long, default_value_t = 100_000)]
+    pub n: u64,
+    /// Seed (0 = from the current time).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the draws, one per line, instead of the summary.
+    #[arg(long)]
+    pub raw: bool,
+    /// Histogram bins.
+    #[arg(long, default_value_t = 20)]
+    pub bins: usize,
+    #[command(flatten)]
+    pub rand: RandArgs,
+}
+
+/// The full clap command, with the workload options attached to the
+/// subcommands that take them.
+pub fn command() -> clap::Command {
+    Cli::command()
+        .mut_subcommand("prepare", with_workload_options)
+        .mut_subcommand("run", with_workload_options)
+        .mut_subcommand("cleanup", with_workload_options)
+}
+
+fn with_workload_options(cmd: clap::Command) -> clap::Command {
+    let args = options::ALL.iter().map(|spec| {
+        let arg = Arg::new(spec.name)
+            .long(spec.name)
+            .value_name(match spec.kind {
+                OptKind::Int => "N",
+                OptKind::Bool => "on|off",
+                OptKind::Str => "STRING",
+            })
+            .help(format!("{} [default: {}]", spec.help, spec.default))
+            .help_heading("Workload options")
+            .action(ArgAction::Set);
+        match spec.kind {
+            // `--skip-trx` alone means on, as in sysbench.
+            OptKind::Bool => arg.num_args(0..=1).default_missing_value("on"),
+            _ => arg,
+        }
+    });
+    cmd.args(args)
+}
+
+/// Parses the process arguments (exits with clap's message on bad syntax).
+pub fn parse() -> Cli {
+    parse_from(std::env::args_os())
+}
+
+pub fn parse_from<I, T>(it: I) -> Cli
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = command().get_matches_from(it);
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Some((_, sub)) = matches.subcommand() {
+        let given = workload_options(sub);
+        match &mut cli.command {
+            Command::Prepare(t) | Command::Cleanup(t) => t.options = given,
+            Command::Run(r) => r.target.options = given,
+            _ => {}
+        }
+    }
+    cli
+}
+
+/// The workload options the user actually typed, in table order.
+fn workload_options(m: &ArgMatches) -> Vec<(String, String)> {
+    options::ALL
+        .iter()
+        .filter(|s| {
+            m.try_contains_id(s.name).unwrap_or(false)
+                && m.value_source(s.name) == Some(ValueSource::CommandLine)
+        })
+        .filter_map(|s| {
+            m.get_one::<String>(s.name)
+                .map(|v| (s.name.to_string(), v.clone()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_definition_is_consistent() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn collects_workload_options() {
+        let cli = parse_from([
+            "dbsweep",
+            "run",
+            "oltp_read_only",
+            "--table-size=500",
+            "--skip-trx",
+            "--threads",
+            "4",
+        ]);
+        let Command::Run(r) = cli.command else {
+            panic!()
+        };
+        assert_eq!(r.target.threads, 4);
+        assert_eq!(
+            r.target.options,
+            vec![
+                ("table-size".to_string(), "500".to_string()),
+                ("skip-trx".to_string(), "on".to_string())
+            ]
+        );
+    }
+}

@@ -1,0 +1,242 @@
+//! The commands: glue from resolved configuration to the workload, engine
+//! and exporters. Each function is one verb of the command line.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+
+use crate::cli::args::{DistArgs, RunArgs, TargetArgs};
+use crate::cli::progress::Bar;
+use crate::cli::resolve::{self, JsonOut};
+use crate::driver::{self, Connection, Dialect, Target};
+use crate::engine;
+use crate::metrics::machine::Machine;
+use crate::rand::dist::Dist;
+use crate::report::{self, Exporter, RunRecord};
+use crate::workload::{self, options, RandConfig, Workload};
+use crate::UsageError;
+
+fn connect_checked(target: &Target) -> anyhow::Result<Box<dyn Connection>> {
+    driver::connect(target).map_err(|e| {
+        UsageError(format!(
+            "cannot connect to {}: {}",
+            target.display, e.message
+        ))
+        .into()
+    })
+}
+
+fn require_target(t: &TargetArgs, verb: &str) -> anyhow::Result<Target> {
+    resolve::target(t.db.as_deref())?.ok_or_else(|| {
+        UsageError(format!(
+            "`dbsweep {verb}` needs --db URL (e.g. --db sqlite://bench.db); \
+             `dbsweep run` without --db uses a temporary SQLite database it prepares itself"
+        ))
+        .into()
+    })
+}
+
+fn build_workload(
+    t: &TargetArgs,
+    dialect: Dialect,
+    rand: RandConfig,
+) -> anyhow::Result<Box<dyn Workload>> {
+    workload::build(&t.workload, &t.options, dialect, rand)
+}
+
+pub fn prepare(t: &TargetArgs) -> anyhow::Result<()> {
+    let rand = resolve::rand_config(&t.rand)?;
+    let target = require_target(t, "prepare")?;
+    let w = build_workload(t, target.dialect(), rand)?;
+    drop(connect_checked(&target)?);
+    let started = Instant::now();
+    let connect = || driver::connect(&target);
+    w.prepare(&connect, t.threads.max(1), &Bar::new())?;
+    eprintln!(
+        "Prepared {} on {} in {:.2}s",
+        w.name(),
+        target.display,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+pub fn cleanup(t: &TargetArgs) -> anyhow::Result<()> {
+    let rand = resolve::rand_config(&t.rand)?;
+    let target = require_target(t, "cleanup")?;
+    let w = build_workload(t, target.dialect(), rand)?;
+    let mut conn = connect_checked(&target)?;
+    w.cleanup(conn.as_mut())?;
+    eprintln!("Cleaned up {} on {}", w.name(), target.display);
+    Ok(())
+}
+
+pub fn workloads() -> anyhow::Result<()> {
+    let mut out = String::new();
+    for w in workload::registry() {
+        out.push_str(&format!("{:<24}{}\n", w.name, w.description));
+        for name in w.options {
+            let s = options::spec(name).expect("declared option");
+            let default = if s.default.is_empty() {
+                "\"\"".to_string()
+            } else {
+                s.default.to_string()
+            };
+            out.push_str(&format!(
+                "    --{:<24}{} [{}]\n",
+                format!("{}=", s.name),
+                s.help,
+                default
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str("Run options (all workloads): --threads --time --events --rounds --warmup --report-interval --percentile --percentiles --max-retries --ignore-errors --grace --json --rand-type --rand-seed (see `dbsweep run --help`)\n");
+    std::io::stdout().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+pub fn dist(a: &DistArgs) -> anyhow::Result<()> {
+    let mut rand_args = a.rand.clone_with_type(&a.distribution, a.seed);
+    let cfg = resolve::rand_config(&rand_args)?;
+    rand_args.rand_seed = cfg.seed;
+    if a.min > a.max {
+        return Err(UsageError(format!("--min {} is greater than --max {}", a.min, a.max)).into());
+    }
+    if a.n == 0 || a.bins == 0 {
+        return Err(UsageError("--n and --bins must be at least 1".into()).into());
+    }
+    let mut rng = crate::rand::Rng::new(cfg.seed);
+    let mut d = Dist::new(cfg.kind, cfg.params);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if a.raw {
+        for _ in 0..a.n {
+            writeln!(out, "{}", d.draw(&mut rng, a.min, a.max))?;
+        }
+    } else {
+        let draws: Vec<u32> = (0..a.n).map(|_| d.draw(&mut rng, a.min, a.max)).collect();
+        let text =
+            report::dist::render(cfg.kind.name(), a.min, a.max, cfg.seed, &draws, a.bins, 60);
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Installs the Ctrl-C / SIGTERM handler: the first signal stops the run
+/// cleanly (results so far are reported), a second one exits at once.
+fn cancel_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let _ = ctrlc::set_handler(move || {
+        if f.swap(true, Ordering::SeqCst) {
+            eprintln!("\nInterrupted again: exiting now.");
+            std::process::exit(130);
+        }
+        eprintln!("\nInterrupted: finishing in-flight transactions and reporting what was measured (Ctrl-C again to exit now).");
+    });
+    flag
+}
+
+/// Writes `bytes` to `path` via a temporary file and a rename, so a reader
+/// never sees half a file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("Could not write '{}'", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("Could not move '{}' to '{}'", tmp.display(), path.display()))
+}
+
+/// The exit status of a run that produced a report.
+pub enum RunStatus {
+    Ok,
+    Aborted,
+    Interrupted,
+}
+
+pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
+    let t = &a.target;
+    let rand = resolve::rand_config(&t.rand)?;
+    let cfg = resolve::run_config(a, rand.seed)?;
+    let percentiles = resolve::percentiles(&a.percentiles)?;
+    let json_out = resolve::json_out(a.json.as_deref())?;
+    let given = resolve::target(t.db.as_deref())?;
+
+    // No --db: a temporary SQLite database, prepared here and removed after.
+    let tmp;
+    let target = match given {
+        Some(target) => target,
+        None => {
+            tmp = tempfile::Builder::new()
+                .prefix("dbsweep-")
+                .tempdir()
+                .context("Could not create a temporary directory")?;
+            Target::sqlite(tmp.path().join("dbsweep.db"))
+        }
+    };
+    let w = build_workload(t, target.dialect(), rand)?;
+    let mut probe = connect_checked(&target)?;
+    if t.db.is_none() {
+        eprintln!(
+            "No --db given: preparing a temporary SQLite database at {}",
+            target.display
+        );
+        let connect = || driver::connect(&target);
+        w.prepare(&connect, t.threads.max(1), &Bar::new())?;
+    }
+    w.check_prepared(probe.as_mut())?;
+    let server = probe.server_info().map(|s| s.version).unwrap_or_default();
+    drop(probe);
+
+    let cancel = cancel_flag();
+    print!(
+        "{}",
+        report::text::preamble(w.name(), &target.display, &server, &cfg, rand.seed)
+    );
+    let _ = std::io::stdout().flush();
+    let started_unix_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let connect = || driver::connect(&target);
+    let result = engine::run(w.as_ref(), &connect, &cfg, &cancel, &mut |s| {
+        println!("{}", report::text::interval_line(s));
+    })?;
+    let record = RunRecord {
+        workload: w.name(),
+        options: w
+            .options()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        target: target.display.clone(),
+        dialect: target.dialect().name(),
+        rand,
+        config: &cfg,
+        result: &result,
+        machine: Machine::describe(),
+        percentiles,
+        started_unix_s,
+    };
+    if !result.intervals.is_empty() {
+        println!();
+    }
+    std::io::stdout().write_all(&report::text::Text.render(&record)?)?;
+    match json_out {
+        Some(JsonOut::Stdout) => {
+            std::io::stdout().write_all(&report::json::Json.render(&record)?)?
+        }
+        Some(JsonOut::File(p)) => write_atomically(&p, &report::json::Json.render(&record)?)?,
+        None => {}
+    }
+    Ok(match result.stop {
+        engine::StopReason::Aborted => RunStatus::Aborted,
+        engine::StopReason::Interrupted => RunStatus::Interrupted,
+        _ => RunStatus::Ok,
+    })
+}

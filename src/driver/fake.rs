@@ -1,0 +1,184 @@
+//! The fake driver: scripted latencies and errors, no database.
+//!
+//! It exists so the engine, statistics and reports can be tested exactly:
+//! every statement sleeps for the next scripted latency, every N-th statement
+//! fails with a scripted error kind, and the connection can be told to hang
+//! (until interrupted) to prove the engine's deadline. Statements whose text
+//! starts with SELECT return `rows` rows; others affect one row; BEGIN,
+//! COMMIT and ROLLBACK affect none — so sysbench's read/write/other
+//! classification runs through the same code path as with a real engine.
+//!
+//! Reached with the URL `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{
+    Connection, DbError, DbResult, Dialect, ErrorKind, Interrupter, Outcome, ServerInfo, StmtId,
+    Value,
+};
+
+/// What the fake connection does; shared by every connection of a run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FakeScript {
+    /// Latency of successive statements, cycled. Empty = no delay.
+    pub latencies: Vec<Duration>,
+    /// Every N-th statement (counted per connection) fails with this kind.
+    pub error_every: Option<(u64, ErrorKind)>,
+    /// After this many statements the connection stops answering until interrupted.
+    pub hang_after: Option<u64>,
+    /// Rows returned by a SELECT.
+    pub rows: u64,
+}
+
+pub struct FakeConnection {
+    script: FakeScript,
+    statements: Vec<bool>,
+    executed: u64,
+    interrupted: Arc<AtomicBool>,
+}
+
+impl FakeConnection {
+    pub fn new(mut script: FakeScript) -> Self {
+        if script.rows == 0 {
+            script.rows = 1;
+        }
+        FakeConnection {
+            script,
+            statements: Vec::new(),
+            executed: 0,
+            interrupted: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn step(&mut self, is_select: bool, is_control: bool) -> DbResult<Outcome> {
+        let n = self.executed;
+        self.executed += 1;
+        if let Some(limit) = self.script.hang_after {
+            if n >= limit {
+                // A server that stops answering: only an interrupt gets us out.
+                while !self.interrupted.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                return Err(DbError::new(ErrorKind::ConnectionLost, "", "interrupted"));
+            }
+        }
+        if !self.script.latencies.is_empty() {
+            let d = self.script.latencies[(n % self.script.latencies.len() as u64) as usize];
+            sleep_precise(d);
+        }
+        if let Some((every, kind)) = self.script.error_every {
+            if every > 0 && (n + 1) % every == 0 {
+                return Err(DbError::new(kind, "FAKE", format!("scripted {kind}")));
+            }
+        }
+        Ok(if is_select {
+            Outcome {
+                result_set: true,
+                rows: self.script.rows,
+                affected: 0,
+            }
+        } else if is_control {
+            Outcome::default()
+        } else {
+            Outcome {
+                result_set: false,
+                rows: 0,
+                affected: 1,
+            }
+        })
+    }
+}
+
+/// Sleeps for `d`, spinning for the last stretch so short scripted latencies
+/// are not rounded up by the scheduler's timer slack.
+fn sleep_precise(d: Duration) {
+    let end = Instant::now() + d;
+    if d > Duration::from_micros(200) {
+        std::thread::sleep(d - Duration::from_micros(100));
+    }
+    while Instant::now() < end {
+        std::hint::spin_loop();
+    }
+}
+
+fn is_select(sql: &str) -> bool {
+    sql.trim_start()
+        .get(..6)
+        .is_some_and(|s| s.eq_ignore_ascii_case("select"))
+}
+
+struct FakeInterrupter(Arc<AtomicBool>);
+
+impl Interrupter for FakeInterrupter {
+    fn interrupt(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Connection for FakeConnection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn prepare_all(&mut self, sql: &[String]) -> DbResult<()> {
+        self.statements = sql.iter().map(|s| is_select(s)).collect();
+        Ok(())
+    }
+
+    fn execute(&mut self, id: StmtId, _params: &[Value]) -> DbResult<Outcome> {
+        let select = self.statements[id];
+        self.step(select, false)
+    }
+
+    fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome> {
+        self.step(is_select(sql), false)
+    }
+
+    fn begin(&mut self) -> DbResult<Outcome> {
+        self.step(false, true)
+    }
+
+    fn commit(&mut self) -> DbResult<Outcome> {
+        self.step(false, true)
+    }
+
+    fn rollback(&mut self) -> DbResult<Outcome> {
+        // Rollback never fails or hangs: it is the engine's recovery path.
+        Ok(Outcome::default())
+    }
+
+    fn table_exists(&mut self, _table: &str) -> DbResult<bool> {
+        Ok(true)
+    }
+
+    fn count_rows(&mut self, _table: &str) -> DbResult<u64> {
+        Ok(0)
+    }
+
+    fn bulk_load(
+        &mut self,
+        _table: &str,
+        _columns: &[&str],
+        rows: &mut dyn FnMut(&mut Vec<Value>) -> bool,
+    ) -> DbResult<u64> {
+        let mut buf = Vec::new();
+        let mut n = 0;
+        while rows(&mut buf) {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn server_info(&mut self) -> DbResult<ServerInfo> {
+        Ok(ServerInfo {
+            version: "fake".into(),
+            settings: vec![],
+        })
+    }
+
+    fn interrupter(&self) -> Option<Box<dyn Interrupter>> {
+        Some(Box::new(FakeInterrupter(self.interrupted.clone())))
+    }
+}

@@ -1,0 +1,279 @@
+//! The driver layer: one [`Connection`] trait, one file per engine.
+//!
+//! A driver connects, prepares statements, executes them with bound
+//! parameters, fetches and discards every row, and classifies errors into an
+//! [`ErrorKind`]. It never times anything, retries, or keeps statistics: the
+//! engine does that around every call (see DESIGN.md, "Contracts").
+//!
+//! Statements are prepared once per connection from the workload's list and
+//! then referred to by their index ([`StmtId`]), so the hot path passes an
+//! integer and a parameter slice — no SQL text, no allocation.
+//!
+//! Engines:
+//! - [`sqlite`]: embedded SQLite (rusqlite, bundled), the zero-setup default.
+//! - [`fake`]: scripted latencies and errors, for exact engine and statistics
+//!   tests without a database (URL scheme `fake://`, not advertised).
+
+pub mod fake;
+pub mod sqlite;
+mod url;
+
+use std::fmt;
+
+pub use self::url::{Target, TargetKind};
+
+/// Index of a prepared statement in the list given to [`Connection::prepare_all`].
+pub type StmtId = usize;
+
+/// SQL dialect of a target; workloads render DDL and statement text per dialect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+    Mysql,
+}
+
+impl Dialect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "sqlite",
+            Dialect::Postgres => "postgres",
+            Dialect::Mysql => "mysql",
+        }
+    }
+}
+
+/// A bound parameter value. Workloads keep their parameter buffers between
+/// transactions and overwrite them in place, so `Text` reuses its capacity.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl Value {
+    /// Overwrites `self` with `s`, reusing the existing string buffer.
+    pub fn set_text(&mut self, s: &str) {
+        match self {
+            Value::Text(t) => {
+                t.clear();
+                t.push_str(s);
+            }
+            other => *other = Value::Text(s.to_owned()),
+        }
+    }
+
+    /// Gives mutable access to the string buffer, turning `self` into an empty
+    /// `Text` first if needed. For filling random strings without allocating.
+    pub fn text_mut(&mut self) -> &mut String {
+        if !matches!(self, Value::Text(_)) {
+            *self = Value::Text(String::new());
+        }
+        match self {
+            Value::Text(t) => {
+                t.clear();
+                t
+            }
+            _ => unreachable!(),
+        }
+    }
+}
+
+/// What one statement did, as the engine needs it for sysbench's query
+/// classification: read = returned a result set; write = no result set and
+/// rows affected > 0; other = everything else.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The statement produced a result set (even an empty one).
+    pub result_set: bool,
+    /// Rows fetched (and discarded) from the result set.
+    pub rows: u64,
+    /// Rows inserted, updated or deleted.
+    pub affected: u64,
+}
+
+/// Query class, as sysbench counts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryClass {
+    Read,
+    Write,
+    Other,
+}
+
+impl Outcome {
+    pub fn class(&self) -> QueryClass {
+        if self.result_set {
+            QueryClass::Read
+        } else if self.affected > 0 {
+            QueryClass::Write
+        } else {
+            QueryClass::Other
+        }
+    }
+}
+
+/// Error kinds the engine counts separately and may retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    Deadlock,
+    /// Lock wait timeout (MySQL 1205, PostgreSQL 55P03) or SQLite BUSY/LOCKED.
+    LockTimeout,
+    Serialization,
+    DuplicateKey,
+    ConnectionLost,
+    Other,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 6] = [
+        ErrorKind::Deadlock,
+        ErrorKind::LockTimeout,
+        ErrorKind::Serialization,
+        ErrorKind::DuplicateKey,
+        ErrorKind::ConnectionLost,
+        ErrorKind::Other,
+    ];
+
+    /// The name used on the command line (`--ignore-errors`) and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Deadlock => "deadlock",
+            ErrorKind::LockTimeout => "lock_timeout",
+            ErrorKind::Serialization => "serialization",
+            ErrorKind::DuplicateKey => "duplicate_key",
+            ErrorKind::ConnectionLost => "connection_lost",
+            ErrorKind::Other => "other",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// Kinds where rolling back and running the transaction again is the
+    /// normal response (what a real application does).
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::Deadlock | ErrorKind::LockTimeout | ErrorKind::Serialization
+        )
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A database error, classified.
+#[derive(Debug, Clone)]
+pub struct DbError {
+    pub kind: ErrorKind,
+    /// The engine's native code (SQLSTATE, MySQL errno, SQLite extended code).
+    pub code: String,
+    pub message: String,
+}
+
+impl DbError {
+    pub fn new(kind: ErrorKind, code: impl Into<String>, message: impl Into<String>) -> Self {
+        DbError {
+            kind,
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.code.is_empty() {
+            write!(f, "{} ({})", self.message, self.kind)
+        } else {
+            write!(f, "{} [{}] ({})", self.message, self.code, self.kind)
+        }
+    }
+}
+
+impl std::error::Error for DbError {}
+
+pub type DbResult<T> = Result<T, DbError>;
+
+/// What a server says about itself; recorded with every result.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ServerInfo {
+    /// Product and version string, e.g. "SQLite 3.46.0".
+    pub version: String,
+    /// Effective settings that matter for the measurement (name → value).
+    pub settings: Vec<(String, String)>,
+}
+
+/// Stops a statement running on another thread; used by the engine to hold
+/// its deadline when a connection hangs.
+pub trait Interrupter: Send + Sync {
+    fn interrupt(&self);
+}
+
+/// One client connection. Implementations must fully fetch (and discard)
+/// every row of a result set before `execute` returns.
+pub trait Connection: Send {
+    fn dialect(&self) -> Dialect;
+
+    /// Prepares the workload's statements; afterwards they are addressed by
+    /// their index in `sql`. Drivers in text-protocol mode may just keep the
+    /// text and format literals at execution.
+    fn prepare_all(&mut self, sql: &[String]) -> DbResult<()>;
+
+    /// Executes prepared statement `id` with `params`, fetching and discarding
+    /// every row.
+    fn execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome>;
+
+    /// Executes one SQL text without parameters (DDL, session settings),
+    /// fetching and discarding every row.
+    fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome>;
+
+    fn begin(&mut self) -> DbResult<Outcome>;
+    fn commit(&mut self) -> DbResult<Outcome>;
+    fn rollback(&mut self) -> DbResult<Outcome>;
+
+    /// Whether `table` exists in the connected database.
+    fn table_exists(&mut self, table: &str) -> DbResult<bool>;
+
+    /// Number of rows in `table`.
+    fn count_rows(&mut self, table: &str) -> DbResult<u64>;
+
+    /// Loads rows into `table` (columns in order) as fast as the engine
+    /// allows. `rows` yields each row's values; it is a callback so that
+    /// generators need not materialise the data set.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn FnMut(&mut Vec<Value>) -> bool,
+    ) -> DbResult<u64>;
+
+    /// Version and effective settings of the server.
+    fn server_info(&mut self) -> DbResult<ServerInfo>;
+
+    /// A handle that can abort a statement running on this connection from
+    /// another thread, if the engine supports it.
+    fn interrupter(&self) -> Option<Box<dyn Interrupter>>;
+}
+
+/// Opens a connection to `target`.
+pub fn connect(target: &Target) -> DbResult<Box<dyn Connection>> {
+    match &target.kind {
+        TargetKind::Sqlite { path, pragmas } => {
+            Ok(Box::new(sqlite::SqliteConnection::open(path, pragmas)?))
+        }
+        TargetKind::Fake(script) => Ok(Box::new(fake::FakeConnection::new(script.clone()))),
+    }
+}

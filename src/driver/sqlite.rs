@@ -1,0 +1,283 @@
+//! Embedded SQLite through rusqlite (bundled SQLite): the zero-setup default.
+//!
+//! Every connection opens the same database file in WAL mode (readers do not
+//! block the writer) with a busy timeout, so several clients can share it the
+//! way they would share a server. SQLite is in-process: its CPU time is the
+//! client's CPU time, which the run report says.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{ffi, ErrorCode, InterruptHandle};
+
+use super::{
+    Connection, DbError, DbResult, Dialect, ErrorKind, Interrupter, Outcome, ServerInfo, StmtId,
+    Value,
+};
+
+/// How long a writer waits for the lock before SQLITE_BUSY.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Rows per transaction when bulk loading: large enough to amortise the
+/// commit, small enough to keep the WAL from growing without bound.
+const LOAD_BATCH: u64 = 100_000;
+
+pub struct SqliteConnection {
+    conn: rusqlite::Connection,
+    /// Statement text by id; rusqlite's statement cache holds the prepared form.
+    sql: Vec<String>,
+}
+
+impl SqliteConnection {
+    pub fn open(path: &Path, pragmas: &[(String, String)]) -> DbResult<Self> {
+        let conn = rusqlite::Connection::open(path).map_err(|e| {
+            DbError::new(
+                ErrorKind::ConnectionLost,
+                "",
+                format!("cannot open SQLite database '{}': {e}", path.display()),
+            )
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(classify)?;
+        // WAL and synchronous=NORMAL are the usual production choice for a
+        // concurrent SQLite; the URL's pragmas can override both.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(classify)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(classify)?;
+        for (name, value) in pragmas {
+            conn.execute_batch(&format!("PRAGMA {name}={value}"))
+                .map_err(classify)?;
+        }
+        Ok(SqliteConnection {
+            conn,
+            sql: Vec::new(),
+        })
+    }
+
+    fn run(&mut self, sql: &str, params: &[Value]) -> DbResult<Outcome> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(classify)?;
+        bind(&mut stmt, params)?;
+        if stmt.column_count() > 0 {
+            let mut rows = stmt.raw_query();
+            let mut n = 0u64;
+            while rows.next().map_err(classify)?.is_some() {
+                n += 1;
+            }
+            Ok(Outcome {
+                result_set: true,
+                rows: n,
+                affected: 0,
+            })
+        } else {
+            let affected = stmt.raw_execute().map_err(classify)? as u64;
+            Ok(Outcome {
+                result_set: false,
+                rows: 0,
+                affected,
+            })
+        }
+    }
+
+    fn control(&mut self, sql: &str) -> DbResult<Outcome> {
+        self.conn.execute_batch(sql).map_err(classify)?;
+        Ok(Outcome::default())
+    }
+}
+
+/// Binds `params` to `stmt`'s placeholders in order.
+fn bind(stmt: &mut rusqlite::Statement<'_>, params: &[Value]) -> DbResult<()> {
+    for (i, v) in params.iter().enumerate() {
+        let r = match v {
+            Value::Null => stmt.raw_bind_parameter(i + 1, rusqlite::types::Null),
+            Value::Int(x) => stmt.raw_bind_parameter(i + 1, x),
+            Value::Float(x) => stmt.raw_bind_parameter(i + 1, x),
+            Value::Text(s) => stmt.raw_bind_parameter(i + 1, s.as_str()),
+        };
+        r.map_err(classify)?;
+    }
+    Ok(())
+}
+
+/// Maps SQLite's result codes onto the engine's error kinds.
+fn classify(e: rusqlite::Error) -> DbError {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, msg) => {
+            let kind = match f.code {
+                ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => ErrorKind::LockTimeout,
+                ErrorCode::ConstraintViolation
+                    if f.extended_code == ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                        || f.extended_code == ffi::SQLITE_CONSTRAINT_UNIQUE =>
+                {
+                    ErrorKind::DuplicateKey
+                }
+                ErrorCode::OperationInterrupted => ErrorKind::ConnectionLost,
+                _ => ErrorKind::Other,
+            };
+            let message = msg.clone().unwrap_or_else(|| f.to_string());
+            DbError::new(kind, format!("SQLITE_{}", f.extended_code), message)
+        }
+        _ => DbError::new(ErrorKind::Other, "", e.to_string()),
+    }
+}
+
+struct SqliteInterrupter(InterruptHandle);
+
+impl Interrupter for SqliteInterrupter {
+    fn interrupt(&self) {
+        self.0.interrupt();
+    }
+}
+
+impl Connection for SqliteConnection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn prepare_all(&mut self, sql: &[String]) -> DbResult<()> {
+        self.conn
+            .set_prepared_statement_cache_capacity(sql.len() + 16);
+        for s in sql {
+            // Preparing now surfaces a missing table before the clock starts.
+            self.conn.prepare_cached(s).map_err(classify)?;
+        }
+        self.sql = sql.to_vec();
+        Ok(())
+    }
+
+    fn execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
+        // Cloning the String would allocate; swap the text out instead.
+        let sql = std::mem::take(&mut self.sql[id]);
+        let r = self.run(&sql, params);
+        self.sql[id] = sql;
+        r
+    }
+
+    fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome> {
+        let mut stmt = self.conn.prepare(sql).map_err(classify)?;
+        if stmt.column_count() > 0 {
+            let mut rows = stmt.raw_query();
+            let mut n = 0;
+            while rows.next().map_err(classify)?.is_some() {
+                n += 1;
+            }
+            return Ok(Outcome {
+                result_set: true,
+                rows: n,
+                affected: 0,
+            });
+        }
+        let affected = stmt.raw_execute().map_err(classify)? as u64;
+        Ok(Outcome {
+            result_set: false,
+            rows: 0,
+            affected,
+        })
+    }
+
+    fn begin(&mut self) -> DbResult<Outcome> {
+        self.control("BEGIN")
+    }
+
+    fn commit(&mut self) -> DbResult<Outcome> {
+        self.control("COMMIT")
+    }
+
+    fn rollback(&mut self) -> DbResult<Outcome> {
+        if self.conn.is_autocommit() {
+            // Nothing open (SQLite may already have rolled back on error).
+            return Ok(Outcome::default());
+        }
+        self.control("ROLLBACK")
+    }
+
+    fn table_exists(&mut self, table: &str) -> DbResult<bool> {
+        let n: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+            .map_err(classify)?;
+        Ok(n > 0)
+    }
+
+    fn count_rows(&mut self, table: &str) -> DbResult<u64> {
+        let n: i64 = self
+            .conn
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .map_err(classify)?;
+        Ok(n as u64)
+    }
+
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn FnMut(&mut Vec<Value>) -> bool,
+    ) -> DbResult<u64> {
+        let placeholders = vec!["?"; columns.len()].join(", ");
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES ({placeholders})",
+            columns.join(", ")
+        );
+        let mut buf: Vec<Value> = Vec::with_capacity(columns.len());
+        let mut total = 0u64;
+        let mut done = false;
+        while !done {
+            let tx = self.conn.transaction().map_err(classify)?;
+            {
+                let mut stmt = tx.prepare_cached(&sql).map_err(classify)?;
+                let mut in_batch = 0;
+                while in_batch < LOAD_BATCH {
+                    buf.clear();
+                    if !rows(&mut buf) {
+                        done = true;
+                        break;
+                    }
+                    bind(&mut stmt, &buf)?;
+                    stmt.raw_execute().map_err(classify)?;
+                    in_batch += 1;
+                }
+                total += in_batch;
+            }
+            tx.commit().map_err(classify)?;
+        }
+        Ok(total)
+    }
+
+    fn server_info(&mut self) -> DbResult<ServerInfo> {
+        let mut settings = Vec::new();
+        for p in [
+            "journal_mode",
+            "synchronous",
+            "busy_timeout",
+            "cache_size",
+            "page_size",
+            "mmap_size",
+            "locking_mode",
+            "temp_store",
+        ] {
+            let v: rusqlite::types::Value = self
+                .conn
+                .query_row(&format!("PRAGMA {p}"), [], |r| r.get(0))
+                .map_err(classify)?;
+            let v = match v {
+                rusqlite::types::Value::Integer(i) => i.to_string(),
+                rusqlite::types::Value::Text(t) => t,
+                other => format!("{other:?}"),
+            };
+            settings.push((p.to_string(), v));
+        }
+        Ok(ServerInfo {
+            version: format!("SQLite {}", rusqlite::version()),
+            settings,
+        })
+    }
+
+    fn interrupter(&self) -> Option<Box<dyn Interrupter>> {
+        Some(Box::new(SqliteInterrupter(
+            self.conn.get_interrupt_handle(),
+        )))
+    }
+}

@@ -1,0 +1,158 @@
+//! One client: a connection and a workload script, run in a loop until the
+//! stop condition. This is the hot path: per statement it reads the clock
+//! twice, calls the driver, and pushes one sample into a reused buffer.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use crate::driver::{Connection, DbError};
+use crate::workload::{ClientScript, Op};
+
+use super::recorder::TxnBuffer;
+use super::{Shared, DONE, IDLE, IN_TXN};
+
+/// How one transaction ended.
+enum TxnEnd {
+    Done,
+    Failed,
+    /// The deadline passed while it ran: abandoned, not recorded.
+    Abandoned,
+    /// An error that is neither retryable nor ignored: the run stops.
+    Fatal(DbError),
+}
+
+pub(super) fn run(
+    id: usize,
+    mut conn: Box<dyn Connection>,
+    mut script: Box<dyn ClientScript>,
+    shared: &Shared,
+) {
+    let timeline = shared.timeline.get().expect("timeline set before release");
+    let mut buf = TxnBuffer::default();
+    let mut measured_txns = 0u64;
+    loop {
+        if shared.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let start = Instant::now();
+        if timeline.end.is_some_and(|end| start >= end) {
+            break;
+        }
+        let measured = start >= timeline.measure_start;
+        if measured {
+            if shared.rounds.is_some_and(|r| measured_txns >= r) {
+                break;
+            }
+            if let Some(max) = shared.events {
+                if shared.tickets.fetch_add(1, Ordering::Relaxed) >= max {
+                    break;
+                }
+            }
+        }
+        shared.state[id].store(IN_TXN, Ordering::Release);
+        buf.clear();
+        let end = transaction(
+            conn.as_mut(),
+            script.as_mut(),
+            shared,
+            timeline.end,
+            &mut buf,
+        );
+        match end {
+            TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
+            TxnEnd::Done => {
+                let ns = start.elapsed().as_nanos() as u64;
+                buf.counters.transactions = 1;
+                shared.recorder.flush(id, &buf, Some(ns), measured);
+                if measured {
+                    let (n, busy) = &shared.per_client[id];
+                    n.fetch_add(1, Ordering::Relaxed);
+                    busy.fetch_add(ns, Ordering::Relaxed);
+                }
+            }
+            TxnEnd::Failed => {
+                buf.counters.failed = 1;
+                shared.recorder.flush(id, &buf, None, measured);
+            }
+            TxnEnd::Fatal(e) => {
+                shared.recorder.flush(id, &buf, None, measured);
+                let mut f = shared.fatal.lock().unwrap_or_else(|p| p.into_inner());
+                if f.is_none() {
+                    *f = Some(format!("client {id}: {e}"));
+                }
+                shared.stop.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+        if measured {
+            measured_txns += 1;
+        }
+        shared.state[id].store(IDLE, Ordering::Release);
+    }
+    shared.state[id].store(DONE, Ordering::Release);
+    let mut done = shared.done.lock().unwrap_or_else(|p| p.into_inner());
+    *done += 1;
+    shared.done_cv.notify_all();
+}
+
+/// Runs one transaction to its end, retrying after retryable errors with
+/// fresh random values (the script's `start`), as an application would.
+fn transaction(
+    conn: &mut dyn Connection,
+    script: &mut dyn ClientScript,
+    shared: &Shared,
+    end: Option<Instant>,
+    buf: &mut TxnBuffer,
+) -> TxnEnd {
+    let mut retries = 0u64;
+    loop {
+        script.start();
+        let err = match attempt(conn, script, shared, buf) {
+            Ok(()) => return TxnEnd::Done,
+            Err(e) => e,
+        };
+        if shared.abandon.load(Ordering::Acquire) {
+            return TxnEnd::Abandoned;
+        }
+        buf.counters.count_error(err.kind);
+        // Best effort: the statement that failed may have ended the
+        // transaction already, and a dead connection cannot roll back.
+        let _ = conn.rollback();
+        if err.kind.is_retryable() {
+            let out_of_time =
+                end.is_some_and(|e| Instant::now() >= e) || shared.stop.load(Ordering::Relaxed);
+            if shared.max_retries.is_some_and(|m| retries >= m) || out_of_time {
+                return TxnEnd::Failed;
+            }
+            retries += 1;
+            buf.counters.retries += 1;
+            continue;
+        }
+        if shared.ignore.contains(err.kind) {
+            return TxnEnd::Failed;
+        }
+        return TxnEnd::Fatal(err);
+    }
+}
+
+/// Executes the script's operations once, timing each.
+fn attempt(
+    conn: &mut dyn Connection,
+    script: &mut dyn ClientScript,
+    shared: &Shared,
+    buf: &mut TxnBuffer,
+) -> Result<(), DbError> {
+    while let Some(op) = script.next() {
+        let t = Instant::now();
+        let (result, kind) = match op {
+            Op::Begin => (conn.begin(), shared.begin_kind),
+            Op::Commit => (conn.commit(), shared.commit_kind),
+            Op::Exec(stmt, params) => (conn.execute(stmt, params), shared.stmt_kind[stmt]),
+        };
+        let ns = t.elapsed().as_nanos() as u64;
+        let outcome = result?;
+        buf.counters.count_query(outcome.class());
+        buf.statements.push((kind, ns));
+    }
+    Ok(())
+}

@@ -1,0 +1,476 @@
+//! The run engine: N clients, each on its own connection, driving a
+//! workload's transactions until a stop condition, with warmup, retries,
+//! per-interval reporting, a hard deadline and client CPU accounting.
+//!
+//! The engine knows neither the workload nor the database: it asks the
+//! workload for [`ClientScript`]s and executes their operations on
+//! [`Connection`]s, timing each one with a monotonic clock (see DESIGN.md,
+//! "Contracts that keep the numbers honest").
+//!
+//! Timeline of one run (`t0` = all clients connected and released):
+//! ```text
+//! t0 ── warmup ──► measure_start ── time ──► end ── grace ──► deadline
+//! ```
+//! A transaction counts in the measured window if it *started* at or after
+//! `measure_start`. After `end` no client starts a transaction; in-flight ones
+//! may finish until the deadline, after which hung clients are interrupted,
+//! their transactions counted as abandoned, and the run reported as it stands.
+
+mod client;
+pub mod cpu;
+pub mod recorder;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use crate::driver::{Connection, ErrorKind, Interrupter, ServerInfo};
+use crate::rand::Rng;
+use crate::stats::histogram::Histogram;
+use crate::workload::{Connector, Workload};
+use crate::UsageError;
+
+use self::cpu::CpuTimes;
+use self::recorder::{Counters, Recorder};
+
+/// A set of error kinds (`--ignore-errors`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ErrorSet(u8);
+
+impl ErrorSet {
+    pub const NONE: ErrorSet = ErrorSet(0);
+    pub const ALL: ErrorSet = ErrorSet(0x3f);
+
+    pub fn insert(&mut self, k: ErrorKind) {
+        self.0 |= 1 << k.index();
+    }
+
+    pub fn contains(&self, k: ErrorKind) -> bool {
+        self.0 & (1 << k.index()) != 0
+    }
+
+    pub fn kinds(&self) -> Vec<ErrorKind> {
+        ErrorKind::ALL
+            .into_iter()
+            .filter(|k| self.contains(*k))
+            .collect()
+    }
+}
+
+/// How a run is driven. Built by the CLI (or a study runner) from options.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Number of clients, each with its own connection.
+    pub threads: usize,
+    /// Length of the measured window; None = no time limit.
+    pub time: Option<Duration>,
+    /// Total transactions to run in the measured window, across clients.
+    pub events: Option<u64>,
+    /// Transactions per client in the measured window (Super Smack's model).
+    pub rounds: Option<u64>,
+    /// Time before the measured window whose samples are discarded.
+    pub warmup: Duration,
+    /// Emit one interval sample this often.
+    pub report_interval: Option<Duration>,
+    /// The latency percentile each interval sample carries as its headline.
+    pub interval_percentile: f64,
+    /// Retries of one transaction after retryable errors; None = unlimited.
+    pub max_retries: Option<u64>,
+    /// Non-retryable error kinds that fail the transaction instead of the run.
+    pub ignore_errors: ErrorSet,
+    /// How long in-flight transactions may take to finish after the end
+    /// (or after an interrupt) before they are abandoned.
+    pub grace: Duration,
+    /// Seed of the run; client `i` draws from `Rng::for_client(seed, i)`.
+    pub seed: u64,
+}
+
+/// Why the run stopped.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Time,
+    Events,
+    Rounds,
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+    /// A client hit an error that is neither retryable nor ignored.
+    Aborted,
+}
+
+/// One `--report-interval` line's worth of data.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct IntervalSample {
+    /// Seconds since the clients were released, at the end of the interval.
+    pub t_s: f64,
+    pub duration_s: f64,
+    /// The interval lies (at least partly) in the warmup.
+    pub warmup: bool,
+    pub threads: usize,
+    pub counters: Counters,
+    /// The headline percentile (`RunConfig::interval_percentile`) and its value, ns.
+    pub pct: f64,
+    pub pct_ns: Option<u64>,
+    /// Transaction latency in this interval (p50, p95, p99, max), ns.
+    pub p50_ns: Option<u64>,
+    pub p95_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+}
+
+/// Everything a run measured. Pure data; rendering is the report layer's.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub threads: usize,
+    /// Statement type names; `stmt_latency[i]` belongs to `statement_kinds[i]`.
+    pub statement_kinds: Vec<String>,
+    pub warmup: Duration,
+    /// Length of the measured window (until the last client stopped, or the deadline).
+    pub measured: Duration,
+    pub counters: Counters,
+    /// Transactions in flight when the deadline hit.
+    pub abandoned: u64,
+    pub txn_latency: Histogram,
+    pub stmt_latency: Vec<Histogram>,
+    pub intervals: Vec<IntervalSample>,
+    /// Per client: (transactions in the measured window, seconds spent in them).
+    pub clients: Vec<(u64, f64)>,
+    /// Client CPU used during the measured window.
+    pub cpu: CpuTimes,
+    /// CPUs available to this process.
+    pub cpus: usize,
+    pub stop: StopReason,
+    /// The error that aborted the run, if one did.
+    pub fatal: Option<String>,
+    pub server: ServerInfo,
+}
+
+const IDLE: u8 = 0;
+const IN_TXN: u8 = 1;
+const DONE: u8 = 2;
+
+/// Points in time shared by the clients, fixed when they are released.
+struct Timeline {
+    measure_start: Instant,
+    end: Option<Instant>,
+}
+
+/// State shared between the clients and the coordinating thread.
+struct Shared {
+    recorder: Recorder,
+    timeline: OnceLock<Timeline>,
+    /// Set when clients must not start another transaction.
+    stop: AtomicBool,
+    /// Set at the deadline: whatever is in flight is abandoned.
+    abandon: AtomicBool,
+    tickets: AtomicU64,
+    events: Option<u64>,
+    rounds: Option<u64>,
+    max_retries: Option<u64>,
+    ignore: ErrorSet,
+    state: Vec<AtomicU8>,
+    /// Per client: measured transactions and nanoseconds spent in them.
+    per_client: Vec<(AtomicU64, AtomicU64)>,
+    fatal: Mutex<Option<String>>,
+    done: Mutex<usize>,
+    done_cv: Condvar,
+    /// Statement id → kind index; then the kind indexes of BEGIN and COMMIT.
+    stmt_kind: Vec<u16>,
+    begin_kind: u16,
+    commit_kind: u16,
+}
+
+/// Runs `workload` on connections from `connect` as `cfg` says. `cancel` is
+/// polled to stop early (Ctrl-C); `on_interval` receives each interval sample.
+pub fn run(
+    workload: &dyn Workload,
+    connect: Connector<'_>,
+    cfg: &RunConfig,
+    cancel: &AtomicBool,
+    on_interval: &mut dyn FnMut(&IntervalSample),
+) -> anyhow::Result<RunResult> {
+    let threads = cfg.threads.max(1);
+    let statements = workload.statements();
+    let mut kinds: Vec<String> = Vec::new();
+    let mut kind_of = |name: &str| -> u16 {
+        match kinds.iter().position(|k| k == name) {
+            Some(i) => i as u16,
+            None => {
+                kinds.push(name.to_string());
+                (kinds.len() - 1) as u16
+            }
+        }
+    };
+    let stmt_kind: Vec<u16> = statements.iter().map(|s| kind_of(s.kind)).collect();
+    let begin_kind = kind_of("begin");
+    let commit_kind = kind_of("commit");
+    let sql: Vec<String> = statements.iter().map(|s| s.sql.clone()).collect();
+
+    let (conns, server) = connect_all(connect, threads, &sql)?;
+    let interrupters: Vec<Option<Box<dyn Interrupter>>> =
+        conns.iter().map(|c| c.interrupter()).collect();
+
+    let shared = Arc::new(Shared {
+        recorder: Recorder::new(threads, kinds.len()),
+        timeline: OnceLock::new(),
+        stop: AtomicBool::new(false),
+        abandon: AtomicBool::new(false),
+        tickets: AtomicU64::new(0),
+        events: cfg.events,
+        rounds: cfg.rounds,
+        max_retries: cfg.max_retries,
+        ignore: cfg.ignore_errors,
+        state: (0..threads).map(|_| AtomicU8::new(IDLE)).collect(),
+        per_client: (0..threads)
+            .map(|_| (AtomicU64::new(0), AtomicU64::new(0)))
+            .collect(),
+        fatal: Mutex::new(None),
+        done: Mutex::new(0),
+        done_cv: Condvar::new(),
+        stmt_kind,
+        begin_kind,
+        commit_kind,
+    });
+
+    let gate = Arc::new(Barrier::new(threads + 1));
+    let mut handles = Vec::with_capacity(threads);
+    for (id, conn) in conns.into_iter().enumerate() {
+        let script = workload.client(id, Rng::for_client(cfg.seed, id as u64));
+        let shared = shared.clone();
+        let gate = gate.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("client-{id}"))
+            .stack_size(512 * 1024)
+            .spawn(move || {
+                gate.wait();
+                client::run(id, conn, script, &shared);
+            })
+            .context("could not start a client thread")?;
+        handles.push(h);
+    }
+
+    let t0 = Instant::now();
+    let measure_start = t0 + cfg.warmup;
+    let end = cfg.time.map(|t| measure_start + t);
+    let _ = shared.timeline.set(Timeline { measure_start, end });
+    let mut cpu_start = (cfg.warmup.is_zero()).then(CpuTimes::now);
+    gate.wait();
+
+    // Coordinate: interval samples, warmup boundary, cancellation, deadline.
+    let mut intervals = Vec::new();
+    let mut last_tick = t0;
+    let mut deadline = end.map(|e| e + cfg.grace);
+    let mut interrupted = false;
+    let mut abandoned = 0u64;
+    let finished_at = loop {
+        let now = Instant::now();
+        if cpu_start.is_none() && now >= measure_start {
+            cpu_start = Some(CpuTimes::now());
+        }
+        if let Some(iv) = cfg.report_interval {
+            if now >= last_tick + iv {
+                let acc = shared.recorder.take_interval();
+                let s = sample(
+                    cfg.interval_percentile,
+                    &acc,
+                    t0,
+                    last_tick,
+                    now,
+                    measure_start,
+                    threads,
+                );
+                on_interval(&s);
+                intervals.push(s);
+                last_tick = now;
+            }
+        }
+        if !interrupted && cancel.load(Ordering::Relaxed) {
+            interrupted = true;
+            shared.stop.store(true, Ordering::Relaxed);
+            let d = now + cfg.grace;
+            deadline = Some(deadline.map_or(d, |x| x.min(d)));
+        }
+        if shared.fatal.lock().unwrap().is_some() && !shared.stop.load(Ordering::Relaxed) {
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+        if shared.stop.load(Ordering::Relaxed) && deadline.is_none() {
+            deadline = Some(now + cfg.grace);
+        }
+        if let Some(d) = deadline {
+            if now >= d {
+                abandoned = abandon(&shared, &interrupters);
+                break d;
+            }
+        }
+        // Sleep until the next thing to do, or until every client is done.
+        let mut wake = now + Duration::from_millis(50);
+        if let Some(iv) = cfg.report_interval {
+            wake = wake.min(last_tick + iv);
+        }
+        if cpu_start.is_none() {
+            wake = wake.min(measure_start);
+        }
+        if let Some(d) = deadline {
+            wake = wake.min(d);
+        }
+        let done = shared.done.lock().unwrap();
+        if *done == threads {
+            break Instant::now();
+        }
+        let timeout = wake.saturating_duration_since(Instant::now());
+        let (done, _) = shared.done_cv.wait_timeout(done, timeout).unwrap();
+        if *done == threads {
+            break Instant::now();
+        }
+    };
+    let cpu_end = CpuTimes::now();
+
+    // Join the clients that finished; a client stuck in a driver call after
+    // the deadline is left behind rather than waited for.
+    for (id, h) in handles.into_iter().enumerate() {
+        if shared.state[id].load(Ordering::Acquire) == DONE {
+            let _ = h.join();
+        }
+    }
+    let last = shared.recorder.take_interval();
+    if cfg.report_interval.is_some() && (last.counters.queries() > 0 || last.counters.failed > 0) {
+        let s = sample(
+            cfg.interval_percentile,
+            &last,
+            t0,
+            last_tick,
+            finished_at,
+            measure_start,
+            threads,
+        );
+        on_interval(&s);
+        intervals.push(s);
+    }
+
+    let (counters, txn_latency, stmt_latency) = shared.recorder.totals(kinds.len());
+    let clients = shared
+        .per_client
+        .iter()
+        .map(|(n, ns)| {
+            (
+                n.load(Ordering::Relaxed),
+                ns.load(Ordering::Relaxed) as f64 / 1e9,
+            )
+        })
+        .collect();
+    let fatal = shared.fatal.lock().unwrap().clone();
+    let stop = if fatal.is_some() {
+        StopReason::Aborted
+    } else if interrupted {
+        StopReason::Interrupted
+    } else if cfg.rounds.is_some() && end.is_none_or(|e| finished_at < e) {
+        StopReason::Rounds
+    } else if cfg.events.is_some() && end.is_none_or(|e| finished_at < e) {
+        StopReason::Events
+    } else {
+        StopReason::Time
+    };
+    Ok(RunResult {
+        threads,
+        statement_kinds: kinds,
+        warmup: cfg.warmup,
+        measured: finished_at.saturating_duration_since(measure_start),
+        counters,
+        abandoned,
+        txn_latency,
+        stmt_latency,
+        intervals,
+        clients,
+        cpu: cpu_start.map(|s| cpu_end.since(&s)).unwrap_or_default(),
+        cpus: cpu::available_cpus(),
+        stop,
+        fatal,
+        server,
+    })
+}
+
+/// Opens and prepares every client's connection in parallel; the first
+/// connection also reports the server's version and settings.
+fn connect_all(
+    connect: Connector<'_>,
+    threads: usize,
+    sql: &[String],
+) -> anyhow::Result<(Vec<Box<dyn Connection>>, ServerInfo)> {
+    let parallel = threads.clamp(1, 32);
+    let next = AtomicU64::new(0);
+    type Slot = Mutex<Option<Result<Box<dyn Connection>, String>>>;
+    let results: Vec<Slot> = (0..threads).map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..parallel {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                if i >= threads {
+                    break;
+                }
+                let r = connect().map_err(|e| e.to_string()).and_then(|mut c| {
+                    c.prepare_all(sql)
+                        .map(|_| c)
+                        .map_err(|e| format!("preparing the workload's statements failed: {e}"))
+                });
+                *results[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    let mut conns = Vec::with_capacity(threads);
+    for (i, r) in results.into_iter().enumerate() {
+        match r.into_inner().unwrap().expect("every slot filled") {
+            Ok(c) => conns.push(c),
+            Err(e) => {
+                return Err(UsageError(format!("client {i} could not connect: {e}")).into());
+            }
+        }
+    }
+    let server = conns[0]
+        .server_info()
+        .map_err(|e| anyhow::anyhow!("could not read the server's version and settings: {e}"))?;
+    Ok((conns, server))
+}
+
+/// At the deadline: counts the transactions still in flight, tells their
+/// clients to give up, and interrupts their statements.
+fn abandon(shared: &Shared, interrupters: &[Option<Box<dyn Interrupter>>]) -> u64 {
+    shared.stop.store(true, Ordering::Relaxed);
+    shared.abandon.store(true, Ordering::Release);
+    let mut n = 0;
+    for (id, state) in shared.state.iter().enumerate() {
+        if state.load(Ordering::Acquire) == IN_TXN {
+            n += 1;
+            if let Some(i) = &interrupters[id] {
+                i.interrupt();
+            }
+        }
+    }
+    n
+}
+
+fn sample(
+    pct: f64,
+    acc: &recorder::IntervalAcc,
+    t0: Instant,
+    from: Instant,
+    to: Instant,
+    measure_start: Instant,
+    threads: usize,
+) -> IntervalSample {
+    let h = &acc.latency;
+    IntervalSample {
+        t_s: to.duration_since(t0).as_secs_f64(),
+        duration_s: to.duration_since(from).as_secs_f64(),
+        warmup: from < measure_start,
+        threads,
+        counters: acc.counters.clone(),
+        pct,
+        pct_ns: h.value_at_percentile(pct),
+        p50_ns: h.value_at_percentile(50.0),
+        p95_ns: h.value_at_percentile(95.0),
+        p99_ns: h.value_at_percentile(99.0),
+        max_ns: h.max(),
+    }
+}

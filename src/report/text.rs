@@ -1,0 +1,325 @@
+//! The human report, in sysbench's sections and wording so its users find
+//! their way, plus what sysbench lacks: the full percentile list, latency per
+//! statement type, errors by kind, retries, abandoned transactions and the
+//! client's own CPU.
+
+use std::fmt::Write;
+
+use super::{Exporter, Figures, RunRecord, CPU_WARN_SHARE};
+use crate::engine::{IntervalSample, RunConfig, StopReason};
+use crate::stats::summary::LatencySummary;
+
+/// Milliseconds with as many decimals as the magnitude needs, so sub-ms
+/// latencies (embedded SQLite) are not printed as 0.00.
+pub fn ms(ns: f64) -> String {
+    let v = ns / 1e6;
+    if ns < 10_000.0 {
+        format!("{v:.4}")
+    } else if ns < 1_000_000.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn pct_label(p: f64) -> String {
+    let s = format!("{p}");
+    let suffix = if s.ends_with('1') && !s.ends_with("11") {
+        "st"
+    } else if s.ends_with('2') && !s.ends_with("12") {
+        "nd"
+    } else if s.ends_with('3') && !s.ends_with("13") {
+        "rd"
+    } else {
+        "th"
+    };
+    format!("{s}{suffix} percentile")
+}
+
+/// What is printed before the clients start.
+pub fn preamble(workload: &str, target: &str, server: &str, cfg: &RunConfig, seed: u64) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "dbsweep {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Running {workload} on {target} ({server})");
+    let _ = writeln!(s, "Number of threads: {}", cfg.threads);
+    if let Some(iv) = cfg.report_interval {
+        let _ = writeln!(
+            s,
+            "Report intermediate results every {} second(s)",
+            iv.as_secs_f64()
+        );
+    }
+    if !cfg.warmup.is_zero() {
+        let _ = writeln!(s, "Warmup: {} s (not measured)", cfg.warmup.as_secs_f64());
+    }
+    let mut stop = Vec::new();
+    if let Some(t) = cfg.time {
+        stop.push(format!("{} s", t.as_secs_f64()));
+    }
+    if let Some(e) = cfg.events {
+        stop.push(format!("{e} transactions"));
+    }
+    if let Some(r) = cfg.rounds {
+        stop.push(format!("{r} transactions per client"));
+    }
+    let _ = writeln!(s, "Stop after: {}", stop.join(" or "));
+    let _ = writeln!(s, "Random seed: {seed}");
+    let _ = writeln!(s);
+    s
+}
+
+/// One `--report-interval` line, sysbench's format.
+pub fn interval_line(s: &IntervalSample) -> String {
+    let d = s.duration_s.max(1e-9);
+    let c = &s.counters;
+    let rate = |n: u64| n as f64 / d;
+    let lat = s
+        .pct_ns
+        .map(|ns| ms(ns as f64))
+        .unwrap_or_else(|| "-".into());
+    format!(
+        "[ {:.0}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {} err/s: {:.2} reconn/s: {:.2}{}",
+        s.t_s,
+        s.threads,
+        rate(c.transactions),
+        rate(c.queries()),
+        rate(c.reads),
+        rate(c.writes),
+        rate(c.others),
+        s.pct,
+        lat,
+        rate(c.total_errors()),
+        rate(c.reconnects),
+        if s.warmup { " (warmup)" } else { "" }
+    )
+}
+
+/// The summary printed after the run.
+pub struct Text;
+
+impl Exporter for Text {
+    fn render(&self, r: &RunRecord<'_>) -> anyhow::Result<Vec<u8>> {
+        Ok(summary(r).into_bytes())
+    }
+}
+
+fn latency_block(s: &mut String, l: &LatencySummary) {
+    let row = |s: &mut String, label: &str, v: String| {
+        let _ = writeln!(s, "         {:<24}{:>16}", format!("{label}:"), v);
+    };
+    row(s, "min", ms(l.min_ns as f64));
+    row(s, "avg", ms(l.avg_ns));
+    row(s, "max", ms(l.max_ns as f64));
+    for p in &l.percentiles {
+        row(s, &pct_label(p.p), ms(p.ns as f64));
+    }
+    row(s, "sum", format!("{:.2}", l.sum_ns as f64 / 1e6));
+}
+
+pub fn summary(r: &RunRecord<'_>) -> String {
+    let f = Figures::of(r);
+    let res = r.result;
+    let c = &res.counters;
+    let mut s = String::new();
+    let line = |s: &mut String, label: &str, v: String| {
+        let _ = writeln!(s, "    {:<37}{v}", format!("{label}:"));
+    };
+
+    match res.stop {
+        StopReason::Interrupted => {
+            let _ = writeln!(
+                s,
+                "Interrupted: the results below cover the run until then.\n"
+            );
+        }
+        StopReason::Aborted => {
+            let _ = writeln!(
+                s,
+                "FATAL: the run was aborted by an error: {}\n(retryable kinds are retried; see --ignore-errors to continue past others)\n",
+                res.fatal.as_deref().unwrap_or("unknown")
+            );
+        }
+        _ => {}
+    }
+    if res.abandoned > 0 {
+        let _ = writeln!(
+            s,
+            "WARNING: {} transaction(s) were still running at the deadline and were abandoned (the server stopped answering?).\n",
+            res.abandoned
+        );
+    }
+
+    let _ = writeln!(s, "SQL statistics:");
+    let _ = writeln!(s, "    queries performed:");
+    for (label, n) in [
+        ("read", c.reads),
+        ("write", c.writes),
+        ("other", c.others),
+        ("total", c.queries()),
+    ] {
+        let _ = writeln!(s, "        {:<33}{n}", format!("{label}:"));
+    }
+    line(
+        &mut s,
+        "transactions",
+        format!("{:<6} ({:.2} per sec.)", c.transactions, f.tps),
+    );
+    line(
+        &mut s,
+        "queries",
+        format!("{:<6} ({:.2} per sec.)", c.queries(), f.qps),
+    );
+    line(
+        &mut s,
+        "ignored errors",
+        format!("{:<6} ({:.2} per sec.)", f.ignored_errors, f.errors_ps),
+    );
+    line(
+        &mut s,
+        "reconnects",
+        format!("{:<6} ({:.2} per sec.)", c.reconnects, f.reconnects_ps),
+    );
+    line(&mut s, "retries", c.retries.to_string());
+    line(&mut s, "failed transactions", c.failed.to_string());
+    line(&mut s, "abandoned at deadline", res.abandoned.to_string());
+    let errors: Vec<_> = Figures::errors(r)
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    if !errors.is_empty() {
+        let _ = writeln!(s, "    errors by kind:");
+        for (k, n) in errors {
+            let _ = writeln!(s, "        {:<33}{n}", format!("{k}:"));
+        }
+    }
+    let _ = writeln!(s);
+
+    let _ = writeln!(s, "General statistics:");
+    line(&mut s, "total time", format!("{:.4}s", f.seconds));
+    line(&mut s, "total number of events", c.transactions.to_string());
+    if !res.warmup.is_zero() {
+        line(
+            &mut s,
+            "warmup (not measured)",
+            format!("{:.4}s", res.warmup.as_secs_f64()),
+        );
+    }
+    let _ = writeln!(s);
+
+    let _ = writeln!(s, "Latency (ms):");
+    match &f.latency {
+        Some(l) => latency_block(&mut s, l),
+        None => {
+            let _ = writeln!(
+                s,
+                "         no transaction completed in the measured window"
+            );
+        }
+    }
+    let _ = writeln!(s);
+
+    if !f.statements.is_empty() {
+        let _ = writeln!(s, "Latency by statement type (ms):");
+        let pcts: Vec<f64> = r.percentiles.clone();
+        let mut head = format!(
+            "    {:<18}{:>10}{:>10}{:>10}",
+            "type", "count", "min", "avg"
+        );
+        for p in &pcts {
+            let _ = write!(head, "{:>10}", format!("p{p}"));
+        }
+        let _ = write!(head, "{:>10}", "max");
+        let _ = writeln!(s, "{head}");
+        for (kind, l) in &f.statements {
+            let mut row = format!(
+                "    {:<18}{:>10}{:>10}{:>10}",
+                kind,
+                l.count,
+                ms(l.min_ns as f64),
+                ms(l.avg_ns)
+            );
+            for p in &l.percentiles {
+                let _ = write!(row, "{:>10}", ms(p.ns as f64));
+            }
+            let _ = write!(row, "{:>10}", ms(l.max_ns as f64));
+            let _ = writeln!(s, "{row}");
+        }
+        let _ = writeln!(s);
+    }
+
+    let _ = writeln!(s, "Threads fairness:");
+    line(
+        &mut s,
+        "events (avg/stddev)",
+        format!(
+            "{:.4}/{:.2}",
+            f.fairness.events_avg, f.fairness.events_stddev
+        ),
+    );
+    line(
+        &mut s,
+        "execution time (avg/stddev)",
+        format!(
+            "{:.4}/{:.2}",
+            f.fairness.time_avg_s, f.fairness.time_stddev_s
+        ),
+    );
+    let _ = writeln!(s);
+
+    let _ = writeln!(s, "Client CPU (this process, measured window):");
+    line(
+        &mut s,
+        "user + system",
+        format!(
+            "{:.3}s (user {:.3}s, system {:.3}s)",
+            f.cpu_s,
+            res.cpu.user.as_secs_f64(),
+            res.cpu.system.as_secs_f64()
+        ),
+    );
+    if let Some(v) = f.cpu_us_per_txn {
+        line(&mut s, "per transaction", format!("{v:.1} µs"));
+    }
+    if let Some(v) = f.cpu_us_per_query {
+        line(&mut s, "per query", format!("{v:.2} µs"));
+    }
+    line(
+        &mut s,
+        "share of the machine",
+        format!("{:.1} % of {} CPU(s)", f.cpu_share * 100.0, res.cpus),
+    );
+    if f.cpu_share > CPU_WARN_SHARE {
+        let embedded = if r.dialect == "sqlite" {
+            " (SQLite runs inside the client, so its work counts here)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            "    WARNING: the client used more than {:.0} % of the machine's CPU{embedded}; \
+             on a shared machine it may be limiting the result.",
+            CPU_WARN_SHARE * 100.0
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_latencies_by_magnitude() {
+        assert_eq!(ms(3_456.0), "0.0035");
+        assert_eq!(ms(345_600.0), "0.346");
+        assert_eq!(ms(12_345_678.0), "12.35");
+    }
+
+    #[test]
+    fn labels_percentiles() {
+        assert_eq!(pct_label(95.0), "95th percentile");
+        assert_eq!(pct_label(99.9), "99.9th percentile");
+        assert_eq!(pct_label(51.0), "51st percentile");
+    }
+}

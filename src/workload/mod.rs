@@ -1,0 +1,148 @@
+//! Workloads: schemas, data generation and loading, and transaction bodies.
+//!
+//! A workload never times anything and never picks the concurrency. It hands
+//! the engine two things:
+//! - the list of SQL statements to prepare on every connection
+//!   ([`Workload::statements`]), and
+//! - one [`ClientScript`] per client: a small state machine that, for each
+//!   transaction, draws fresh random values and yields its operations one at
+//!   a time ([`Op`]). Because the script yields operations instead of calling
+//!   the driver, the same workload runs under a blocking engine or an
+//!   event-driven one, and the engine times each operation itself.
+//!
+//! Families live in their own folders: [`sysbench`] (sysbench 1.0.20's OLTP
+//! scripts). The [`registry`] lists every built-in workload with its options.
+
+pub mod options;
+pub mod sysbench;
+
+use crate::driver::{Connection, DbResult, Dialect, StmtId, Value};
+use crate::rand::dist::{DistKind, DistParams};
+use crate::rand::Rng;
+
+pub use options::{OptionSpec, OptionValues};
+
+/// One statement to prepare, with the type it is reported under
+/// (e.g. `point_select`); several statements (one per table) may share a type.
+#[derive(Debug, Clone)]
+pub struct StatementDef {
+    pub kind: &'static str,
+    pub sql: String,
+}
+
+/// One operation of a transaction, in order.
+#[derive(Debug)]
+pub enum Op<'a> {
+    Begin,
+    Commit,
+    Exec(StmtId, &'a [Value]),
+}
+
+/// One client's transaction generator. The engine calls [`start`] before each
+/// transaction (and again for a retry, so a retried transaction draws fresh
+/// values, as an application would) and then [`next`] until it returns None.
+///
+/// [`start`]: ClientScript::start
+/// [`next`]: ClientScript::next
+pub trait ClientScript: Send {
+    fn start(&mut self);
+    fn next(&mut self) -> Option<Op<'_>>;
+}
+
+/// How random values are drawn: sysbench's `--rand-type` and its knobs, and
+/// the run's seed (each client gets its own stream from it).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct RandConfig {
+    pub kind: DistKind,
+    pub params: DistParams,
+    pub seed: u64,
+}
+
+/// Shows how far a long operation (loading data) has come.
+pub trait Progress: Sync {
+    /// Starts a phase of `total` units (rows).
+    fn start(&self, what: &str, total: u64);
+    fn inc(&self, n: u64);
+    fn finish(&self);
+}
+
+/// A progress sink that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _what: &str, _total: u64) {}
+    fn inc(&self, _n: u64) {}
+    fn finish(&self) {}
+}
+
+/// Opens a new connection to the workload's target.
+pub type Connector<'a> = &'a (dyn Fn() -> DbResult<Box<dyn Connection>> + Sync);
+
+/// A workload instance, resolved from its options for one dialect.
+pub trait Workload: Send + Sync {
+    fn name(&self) -> &'static str;
+
+    /// Statements to prepare on every client connection.
+    fn statements(&self) -> &[StatementDef];
+
+    /// Creates and loads the schema. `threads` connections may be used in
+    /// parallel (across tables, like sysbench). Fails with a clear message if
+    /// the data is already there.
+    fn prepare(
+        &self,
+        connect: Connector<'_>,
+        threads: usize,
+        progress: &dyn Progress,
+    ) -> anyhow::Result<()>;
+
+    /// Drops everything `prepare` created.
+    fn cleanup(&self, conn: &mut dyn Connection) -> anyhow::Result<()>;
+
+    /// Checks that `prepare` was run; the error names what is missing and the
+    /// command that fixes it.
+    fn check_prepared(&self, conn: &mut dyn Connection) -> anyhow::Result<()>;
+
+    /// The transaction generator for client number `id`.
+    fn client(&self, id: usize, rng: Rng) -> Box<dyn ClientScript>;
+
+    /// Effective option values, for the result record.
+    fn options(&self) -> &OptionValues;
+}
+
+/// A built-in workload: what `dbsweep workloads` lists and how to build one.
+pub struct WorkloadInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Names of the options this workload takes (see [`options::ALL`]).
+    pub options: &'static [&'static str],
+    pub build: fn(&OptionValues, Dialect, RandConfig) -> anyhow::Result<Box<dyn Workload>>,
+}
+
+/// Every built-in workload.
+pub fn registry() -> &'static [WorkloadInfo] {
+    sysbench::WORKLOADS
+}
+
+pub fn find(name: &str) -> Option<&'static WorkloadInfo> {
+    registry().iter().find(|w| w.name == name)
+}
+
+/// Builds workload `name` from user-given option values (names without the
+/// leading dashes). Unknown workloads and options that the workload does not
+/// take are usage errors naming the fix.
+pub fn build(
+    name: &str,
+    given: &[(String, String)],
+    dialect: Dialect,
+    rand: RandConfig,
+) -> anyhow::Result<Box<dyn Workload>> {
+    let info = find(name).ok_or_else(|| {
+        let names: Vec<_> = registry().iter().map(|w| w.name).collect();
+        crate::UsageError(format!(
+            "unknown workload '{name}': built-in workloads are {} (see `dbsweep workloads`)",
+            names.join(", ")
+        ))
+    })?;
+    let values = OptionValues::resolve(info, given)?;
+    (info.build)(&values, dialect, rand)
+}

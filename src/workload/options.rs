@@ -1,0 +1,254 @@
+//! Workload options: one table of every option any built-in workload takes,
+//! with sysbench's names, help texts and defaults.
+//!
+//! The same table feeds the command line (each entry becomes `--name`), the
+//! `dbsweep workloads` listing, validation of user values, and the result
+//! record, so an option is declared exactly once.
+
+use std::collections::BTreeMap;
+
+use super::WorkloadInfo;
+use crate::UsageError;
+
+/// The type of an option's value, for validation and help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptKind {
+    /// Non-negative integer.
+    Int,
+    /// on/off, true/false, yes/no, 1/0; given alone (`--skip-trx`) means on.
+    Bool,
+    Str,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct OptionSpec {
+    /// Name without dashes, sysbench's spelling with '-' (e.g. `table-size`).
+    pub name: &'static str,
+    pub kind: OptKind,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+const fn int(name: &'static str, default: &'static str, help: &'static str) -> OptionSpec {
+    OptionSpec {
+        name,
+        kind: OptKind::Int,
+        default,
+        help,
+    }
+}
+
+const fn boolean(name: &'static str, default: &'static str, help: &'static str) -> OptionSpec {
+    OptionSpec {
+        name,
+        kind: OptKind::Bool,
+        default,
+        help,
+    }
+}
+
+const fn string(name: &'static str, default: &'static str, help: &'static str) -> OptionSpec {
+    OptionSpec {
+        name,
+        kind: OptKind::Str,
+        default,
+        help,
+    }
+}
+
+/// Every workload option, with sysbench 1.0.20's defaults.
+pub const ALL: &[OptionSpec] = &[
+    int("tables", "1", "Number of tables"),
+    int("table-size", "10000", "Number of rows per table"),
+    int("range-size", "100", "Range size for range SELECT queries"),
+    int(
+        "point-selects",
+        "10",
+        "Number of point SELECT queries per transaction",
+    ),
+    int(
+        "simple-ranges",
+        "1",
+        "Number of simple range SELECT queries per transaction",
+    ),
+    int(
+        "sum-ranges",
+        "1",
+        "Number of SELECT SUM() queries per transaction",
+    ),
+    int(
+        "order-ranges",
+        "1",
+        "Number of SELECT ORDER BY queries per transaction",
+    ),
+    int(
+        "distinct-ranges",
+        "1",
+        "Number of SELECT DISTINCT queries per transaction",
+    ),
+    int(
+        "index-updates",
+        "1",
+        "Number of UPDATE index queries per transaction",
+    ),
+    int(
+        "non-index-updates",
+        "1",
+        "Number of UPDATE non-index queries per transaction",
+    ),
+    int(
+        "delete-inserts",
+        "1",
+        "Number of DELETE/INSERT combinations per transaction",
+    ),
+    boolean(
+        "range-selects",
+        "on",
+        "Enable/disable all range SELECT queries",
+    ),
+    boolean(
+        "auto-inc",
+        "on",
+        "Use an auto-increment column as primary key; when off, use client-generated ids",
+    ),
+    boolean(
+        "skip-trx",
+        "off",
+        "Don't start explicit transactions; run all queries in autocommit mode",
+    ),
+    boolean(
+        "secondary",
+        "off",
+        "Use a secondary index in place of the PRIMARY KEY",
+    ),
+    boolean(
+        "create-secondary",
+        "on",
+        "Create a secondary index on k in addition to the PRIMARY KEY",
+    ),
+    string(
+        "create-table-options",
+        "",
+        "Extra options appended to CREATE TABLE",
+    ),
+    string(
+        "mysql-storage-engine",
+        "innodb",
+        "Storage engine, if MySQL is used",
+    ),
+    int(
+        "random-points",
+        "10",
+        "Number of random points in the IN() clause (select_random_points)",
+    ),
+    int(
+        "number-of-ranges",
+        "10",
+        "Number of ranges in the WHERE clause (select_random_ranges)",
+    ),
+    int("delta", "5", "Size of each range (select_random_ranges)"),
+    int(
+        "bulk-rows",
+        "1000",
+        "Rows per multi-row INSERT statement (bulk_insert)",
+    ),
+];
+
+pub fn spec(name: &str) -> Option<&'static OptionSpec> {
+    ALL.iter().find(|s| s.name == name)
+}
+
+/// Parses a sysbench-style boolean.
+pub fn parse_bool(v: &str) -> Option<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Some(true),
+        "off" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Effective option values of one workload: defaults overlaid with what the
+/// user gave, all validated.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OptionValues {
+    values: BTreeMap<&'static str, String>,
+}
+
+impl OptionValues {
+    /// Validates `given` (name → raw value) against the options `info`
+    /// takes, filling in defaults.
+    pub fn resolve(info: &WorkloadInfo, given: &[(String, String)]) -> Result<Self, UsageError> {
+        let mut values = BTreeMap::new();
+        for name in info.options {
+            let s = spec(name).expect("workload lists an option missing from options::ALL");
+            values.insert(s.name, s.default.to_string());
+        }
+        for (name, raw) in given {
+            let Some(s) = spec(name) else {
+                return Err(UsageError(format!(
+                    "unknown option '--{name}' (see `dbsweep workloads` for each workload's options)"
+                )));
+            };
+            if !info.options.contains(&s.name) {
+                return Err(UsageError(format!(
+                    "option '--{name}' does not apply to workload '{}'; its options are: {}",
+                    info.name,
+                    info.options
+                        .iter()
+                        .map(|o| format!("--{o}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )));
+            }
+            let ok = match s.kind {
+                OptKind::Int => raw.parse::<u32>().is_ok(),
+                OptKind::Bool => parse_bool(raw).is_some(),
+                OptKind::Str => true,
+            };
+            if !ok {
+                let expected = match s.kind {
+                    OptKind::Int => "a non-negative integer",
+                    OptKind::Bool => "on or off",
+                    OptKind::Str => "a string",
+                };
+                return Err(UsageError(format!(
+                    "invalid value '{raw}' for '--{name}': expected {expected}"
+                )));
+            }
+            let v = match s.kind {
+                OptKind::Bool => if parse_bool(raw).unwrap() {
+                    "on"
+                } else {
+                    "off"
+                }
+                .to_string(),
+                _ => raw.clone(),
+            };
+            values.insert(s.name, v);
+        }
+        Ok(OptionValues { values })
+    }
+
+    fn raw(&self, name: &str) -> &str {
+        self.values
+            .get(name)
+            .unwrap_or_else(|| panic!("workload reads option '{name}' it does not declare"))
+    }
+
+    pub fn u32(&self, name: &str) -> u32 {
+        self.raw(name).parse().expect("validated in resolve")
+    }
+
+    pub fn bool(&self, name: &str) -> bool {
+        parse_bool(self.raw(name)).expect("validated in resolve")
+    }
+
+    pub fn str(&self, name: &str) -> &str {
+        self.raw(name)
+    }
+
+    /// All effective values, for the result record.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.values.iter().map(|(k, v)| (*k, v.as_str()))
+    }
+}
