@@ -204,8 +204,13 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         .map(|d| d.as_secs())
         .unwrap_or(0);
     let connect = || driver::connect(&target);
+    let interval = cfg.report_interval.map_or(0.0, |d| d.as_secs_f64());
     let result = engine::run(w.as_ref(), &connect, &cfg, &cancel, &mut |s| {
-        println!("{}", report::text::interval_line(s));
+        // The tail after the last full interval is kept in the result but
+        // not printed when it is too short for its rates to mean anything.
+        if s.duration_s >= 0.5 * interval {
+            println!("{}", report::text::interval_line(s));
+        }
     })?;
     let record = RunRecord {
         workload: w.name(),

@@ -271,9 +271,13 @@ pub trait Connection: Send {
 /// Opens a connection to `target`.
 pub fn connect(target: &Target) -> DbResult<Box<dyn Connection>> {
     match &target.kind {
-        TargetKind::Sqlite { path, pragmas } => {
-            Ok(Box::new(sqlite::SqliteConnection::open(path, pragmas)?))
-        }
+        TargetKind::Sqlite {
+            path,
+            pragmas,
+            begin,
+        } => Ok(Box::new(
+            sqlite::SqliteConnection::open(path, pragmas)?.with_begin(begin),
+        )),
         TargetKind::Fake(script) => Ok(Box::new(fake::FakeConnection::new(script.clone()))),
     }
 }

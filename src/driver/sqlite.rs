@@ -26,6 +26,8 @@ pub struct SqliteConnection {
     conn: rusqlite::Connection,
     /// Statement text by id; rusqlite's statement cache holds the prepared form.
     sql: Vec<String>,
+    /// The statement that starts a transaction (`BEGIN DEFERRED` by default).
+    begin: &'static str,
 }
 
 impl SqliteConnection {
@@ -51,7 +53,21 @@ impl SqliteConnection {
         Ok(SqliteConnection {
             conn,
             sql: Vec::new(),
+            begin: "BEGIN DEFERRED",
         })
+    }
+
+    /// Chooses how transactions start. With `deferred` a transaction that
+    /// reads and then writes must upgrade its lock and gets SQLITE_BUSY when
+    /// another writer got there first (counted and retried); `immediate`
+    /// takes the write lock at BEGIN, serialising writers up front.
+    pub fn with_begin(mut self, mode: &str) -> Self {
+        self.begin = match mode {
+            "immediate" => "BEGIN IMMEDIATE",
+            "exclusive" => "BEGIN EXCLUSIVE",
+            _ => "BEGIN DEFERRED",
+        };
+        self
     }
 
     fn run(&mut self, sql: &str, params: &[Value]) -> DbResult<Outcome> {
@@ -175,7 +191,7 @@ impl Connection for SqliteConnection {
     }
 
     fn begin(&mut self) -> DbResult<Outcome> {
-        self.control("BEGIN")
+        self.control(self.begin)
     }
 
     fn commit(&mut self) -> DbResult<Outcome> {
@@ -269,6 +285,7 @@ impl Connection for SqliteConnection {
             };
             settings.push((p.to_string(), v));
         }
+        settings.push(("begin".to_string(), self.begin.to_string()));
         Ok(ServerInfo {
             version: format!("SQLite {}", rusqlite::version()),
             settings,

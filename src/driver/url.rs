@@ -22,6 +22,9 @@ pub enum TargetKind {
     Sqlite {
         path: PathBuf,
         pragmas: Vec<(String, String)>,
+        /// How transactions start: `deferred` (SQLite's default, what a plain
+        /// BEGIN does), `immediate` or `exclusive` (`?begin=immediate`).
+        begin: &'static str,
     },
     Fake(FakeScript),
 }
@@ -33,6 +36,7 @@ impl Target {
             kind: TargetKind::Sqlite {
                 path,
                 pragmas: Vec::new(),
+                begin: "deferred",
             },
         }
     }
@@ -59,8 +63,21 @@ impl Target {
                 }
                 let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
                 let mut target = Target::sqlite(PathBuf::from(path));
-                if let TargetKind::Sqlite { pragmas, .. } = &mut target.kind {
+                if let TargetKind::Sqlite { pragmas, begin, .. } = &mut target.kind {
                     *pragmas = parse_pragmas(query).map_err(|e| format!("{url}: {e}"))?;
+                    if let Some(i) = pragmas.iter().position(|(k, _)| k == "begin") {
+                        let (_, mode) = pragmas.remove(i);
+                        *begin = match mode.to_ascii_lowercase().as_str() {
+                            "deferred" => "deferred",
+                            "immediate" => "immediate",
+                            "exclusive" => "exclusive",
+                            _ => {
+                                return Err(format!(
+                                    "{url}: begin={mode} is not a transaction mode: use deferred, immediate or exclusive"
+                                ))
+                            }
+                        };
+                    }
                 }
                 target.display = url.to_string();
                 Ok(target)
@@ -161,9 +178,15 @@ mod tests {
             matches!(t.kind, TargetKind::Sqlite { ref path, .. } if path == &PathBuf::from("bench.db"))
         );
         let t = Target::parse("sqlite:///tmp/x.db?synchronous=full&cache_size=-64000").unwrap();
-        let TargetKind::Sqlite { path, pragmas } = t.kind else {
+        let TargetKind::Sqlite {
+            path,
+            pragmas,
+            begin,
+        } = t.kind
+        else {
             panic!()
         };
+        assert_eq!(begin, "deferred");
         assert_eq!(path, PathBuf::from("/tmp/x.db"));
         assert_eq!(
             pragmas,
@@ -173,6 +196,11 @@ mod tests {
             ]
         );
         assert!(Target::parse("sqlite://x.db?a=1;drop").is_err());
+        let t = Target::parse("sqlite://x.db?begin=immediate").unwrap();
+        assert!(
+            matches!(t.kind, TargetKind::Sqlite { begin: "immediate", ref pragmas, .. } if pragmas.is_empty())
+        );
+        assert!(Target::parse("sqlite://x.db?begin=later").is_err());
     }
 
     #[test]

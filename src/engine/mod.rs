@@ -474,3 +474,6 @@ fn sample(
         max_ns: h.max(),
     }
 }
+
+#[cfg(test)]
+mod tests;

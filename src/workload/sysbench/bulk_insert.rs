@@ -34,7 +34,9 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
-use super::schema::{check_tables, drop_tables, ensure_absent, render, table_name, usage};
+use super::schema::{
+    check_tables, drop_tables, ensure_absent, render, table_name, table_tail, usage,
+};
 use crate::driver::{Connection, DbResult, Dialect, Value};
 use crate::rand::Rng;
 use crate::workload::{
@@ -116,12 +118,11 @@ impl BulkInsert {
             Dialect::Postgres => ("BIGINT", String::new()),
             Dialect::Mysql => ("BIGINT", format!("/*! ENGINE = {} */", self.engine)),
         };
-        let sql = format!(
+        let body = format!(
             "CREATE TABLE sbtest{n} (\n  id {id_type} NOT NULL,\n  \
-             k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id)\n) {engine} {}",
-            self.table_options
+             k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id)\n)"
         );
-        sql.trim_end().to_string()
+        table_tail(body, &engine, &self.table_options)
     }
 }
 

@@ -69,6 +69,17 @@ pub fn render(dialect: Dialect, sql: &str) -> String {
     out
 }
 
+/// Appends the non-empty ones of `engine` and `options` to a CREATE TABLE.
+pub fn table_tail(mut sql: String, engine: &str, options: &str) -> String {
+    for part in [engine, options.trim()] {
+        if !part.is_empty() {
+            sql.push(' ');
+            sql.push_str(part);
+        }
+    }
+    sql
+}
+
 /// An `anyhow` error carrying a [`UsageError`] (exit status 2).
 pub fn usage(msg: String) -> anyhow::Error {
     UsageError(msg).into()
@@ -168,13 +179,11 @@ impl Schema {
             Dialect::Mysql => format!("/*! ENGINE = {} */", self.engine),
             _ => String::new(),
         };
-        let sql = format!(
+        let body = format!(
             "CREATE TABLE sbtest{n}(\n  id {id_def},\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
-             c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{id_index}\n) \
-             {engine} {}",
-            self.table_options
+             c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{id_index}\n)"
         );
-        sql.trim_end().to_string()
+        table_tail(body, &engine, &self.table_options)
     }
 
     /// Statements to run on table `n` once its rows are in.

@@ -1,0 +1,302 @@
+//! Engine tests on the fake driver: exact counts, retries, error policy, the
+//! deadline with a hanging connection, warmup exclusion and cancellation.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::driver::{self, Target, Value};
+use crate::workload::{ClientScript, Op, OptionValues, Progress, StatementDef};
+
+/// BEGIN; SELECT; UPDATE; COMMIT — four queries: 1 read, 1 write, 2 other.
+struct TestWorkload {
+    statements: Vec<StatementDef>,
+    options: OptionValues,
+}
+
+impl TestWorkload {
+    fn new() -> Self {
+        TestWorkload {
+            statements: vec![
+                StatementDef {
+                    kind: "point_select",
+                    sql: "SELECT c FROM t WHERE id=?".into(),
+                },
+                StatementDef {
+                    kind: "update",
+                    sql: "UPDATE t SET k=k+1 WHERE id=?".into(),
+                },
+            ],
+            options: OptionValues::default(),
+        }
+    }
+}
+
+struct TestScript {
+    step: usize,
+    params: Vec<Value>,
+    rng: Rng,
+}
+
+impl ClientScript for TestScript {
+    fn start(&mut self) {
+        self.step = 0;
+        self.params[0] = Value::Int(self.rng.uniform(1, 100) as i64);
+    }
+
+    fn next(&mut self) -> Option<Op<'_>> {
+        self.step += 1;
+        match self.step {
+            1 => Some(Op::Begin),
+            2 => Some(Op::Exec(0, &self.params)),
+            3 => Some(Op::Exec(1, &self.params)),
+            4 => Some(Op::Commit),
+            _ => None,
+        }
+    }
+}
+
+impl Workload for TestWorkload {
+    fn name(&self) -> &'static str {
+        "test"
+    }
+    fn statements(&self) -> &[StatementDef] {
+        &self.statements
+    }
+    fn prepare(&self, _: Connector<'_>, _: usize, _: &dyn Progress) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn cleanup(&self, _: &mut dyn Connection) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn check_prepared(&self, _: &mut dyn Connection) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn client(&self, _id: usize, rng: Rng) -> Box<dyn ClientScript> {
+        Box::new(TestScript {
+            step: 0,
+            params: vec![Value::Int(0)],
+            rng,
+        })
+    }
+    fn options(&self) -> &OptionValues {
+        &self.options
+    }
+}
+
+fn config(threads: usize) -> RunConfig {
+    RunConfig {
+        threads,
+        time: None,
+        events: None,
+        rounds: None,
+        warmup: Duration::ZERO,
+        report_interval: None,
+        interval_percentile: 95.0,
+        max_retries: None,
+        ignore_errors: ErrorSet::NONE,
+        grace: Duration::from_millis(300),
+        seed: 7,
+    }
+}
+
+fn run_fake(url: &str, cfg: &RunConfig) -> RunResult {
+    run_fake_cancel(url, cfg, &AtomicBool::new(false))
+}
+
+fn run_fake_cancel(url: &str, cfg: &RunConfig, cancel: &AtomicBool) -> RunResult {
+    let target = Target::parse(url).unwrap();
+    let connect = || driver::connect(&target);
+    run(&TestWorkload::new(), &connect, cfg, cancel, &mut |_| {}).unwrap()
+}
+
+#[test]
+fn events_runs_exactly_that_many_transactions() {
+    let cfg = RunConfig {
+        events: Some(1000),
+        ..config(4)
+    };
+    let r = run_fake("fake://", &cfg);
+    let c = &r.counters;
+    assert_eq!(c.transactions, 1000);
+    assert_eq!((c.reads, c.writes, c.others), (1000, 1000, 2000));
+    assert_eq!(r.txn_latency.count(), 1000);
+    assert_eq!(r.stop, StopReason::Events);
+    assert_eq!(r.clients.iter().map(|c| c.0).sum::<u64>(), 1000);
+    // Every statement type has one latency sample per execution.
+    let kind = |name: &str| r.statement_kinds.iter().position(|k| k == name).unwrap();
+    assert_eq!(r.stmt_latency[kind("point_select")].count(), 1000);
+    assert_eq!(r.stmt_latency[kind("begin")].count(), 1000);
+    assert_eq!(r.stmt_latency[kind("commit")].count(), 1000);
+}
+
+#[test]
+fn rounds_give_each_client_the_same_count() {
+    let cfg = RunConfig {
+        rounds: Some(7),
+        ..config(3)
+    };
+    let r = run_fake("fake://", &cfg);
+    assert_eq!(r.counters.transactions, 21);
+    assert!(r.clients.iter().all(|c| c.0 == 7), "{:?}", r.clients);
+    assert_eq!(r.stop, StopReason::Rounds);
+}
+
+#[test]
+fn latencies_are_measured_around_the_driver_call() {
+    // Every statement takes 2 ms: a transaction at least 8 ms.
+    let cfg = RunConfig {
+        events: Some(20),
+        ..config(1)
+    };
+    let r = run_fake("fake://?latency=2ms", &cfg);
+    assert!(r.txn_latency.min().unwrap() >= 8_000_000);
+    let sel = r
+        .statement_kinds
+        .iter()
+        .position(|k| k == "point_select")
+        .unwrap();
+    let h = &r.stmt_latency[sel];
+    assert!(h.min().unwrap() >= 2_000_000);
+    let p50 = h.value_at_percentile(50.0).unwrap();
+    assert!(p50 < 2_500_000, "p50 {p50} ns far above the scripted 2 ms");
+}
+
+#[test]
+fn retryable_errors_roll_back_and_retry() {
+    // Every 5th statement deadlocks; transactions still all complete.
+    let cfg = RunConfig {
+        events: Some(100),
+        ..config(1)
+    };
+    let r = run_fake("fake://?error_every=5:deadlock", &cfg);
+    let c = &r.counters;
+    assert_eq!(c.transactions, 100);
+    assert_eq!(c.failed, 0);
+    assert!(c.retries > 0);
+    assert_eq!(c.errors[ErrorKind::Deadlock.index()], c.retries);
+    assert_eq!(r.stop, StopReason::Events);
+}
+
+#[test]
+fn max_retries_turns_persistent_errors_into_failed_transactions() {
+    let cfg = RunConfig {
+        events: Some(100),
+        max_retries: Some(0),
+        ..config(1)
+    };
+    let r = run_fake("fake://?error_every=5:lock_timeout", &cfg);
+    let c = &r.counters;
+    assert_eq!(c.retries, 0);
+    assert!(c.failed > 0);
+    assert_eq!(c.transactions + c.failed, 100);
+    assert_eq!(c.errors[ErrorKind::LockTimeout.index()], c.failed);
+    // Failed transactions have no latency sample.
+    assert_eq!(r.txn_latency.count(), c.transactions);
+}
+
+#[test]
+fn other_errors_abort_the_run_unless_ignored() {
+    let cfg = RunConfig {
+        events: Some(100),
+        ..config(2)
+    };
+    let r = run_fake("fake://?error_every=10:duplicate_key", &cfg);
+    assert_eq!(r.stop, StopReason::Aborted);
+    assert!(r.fatal.as_deref().unwrap().contains("duplicate_key"));
+    assert!(r.counters.transactions < 100);
+
+    let mut ignore = ErrorSet::NONE;
+    ignore.insert(ErrorKind::DuplicateKey);
+    let cfg = RunConfig {
+        ignore_errors: ignore,
+        ..cfg
+    };
+    let r = run_fake("fake://?error_every=10:duplicate_key", &cfg);
+    assert_eq!(r.stop, StopReason::Events);
+    assert!(r.fatal.is_none());
+    assert!(r.counters.failed > 0);
+    assert_eq!(r.counters.transactions + r.counters.failed, 100);
+    assert_eq!(
+        r.counters.errors[ErrorKind::DuplicateKey.index()],
+        r.counters.failed
+    );
+}
+
+#[test]
+fn deadline_holds_when_the_server_hangs() {
+    // Each connection stops answering after 40 statements.
+    let cfg = RunConfig {
+        time: Some(Duration::from_millis(500)),
+        grace: Duration::from_millis(300),
+        ..config(2)
+    };
+    let start = Instant::now();
+    let r = run_fake("fake://?latency=1ms&hang_after=40", &cfg);
+    let took = start.elapsed();
+    assert!(took < Duration::from_millis(1500), "took {took:?}");
+    assert_eq!(r.abandoned, 2);
+    assert_eq!(r.counters.transactions, 20, "10 complete per client");
+    // The measured window runs to the deadline, not beyond it.
+    assert!(r.measured >= Duration::from_millis(750) && r.measured < Duration::from_millis(1200));
+}
+
+#[test]
+fn warmup_samples_are_discarded() {
+    // 4 statements × 1 ms ≈ 4 ms per transaction: ~75 in 0.3 s measured,
+    // ~150 if the 0.3 s warmup were counted too.
+    let cfg = RunConfig {
+        time: Some(Duration::from_millis(300)),
+        warmup: Duration::from_millis(300),
+        report_interval: Some(Duration::from_millis(100)),
+        ..config(1)
+    };
+    let r = run_fake("fake://?latency=1ms", &cfg);
+    let n = r.counters.transactions;
+    assert!((40..=80).contains(&n), "{n} transactions measured");
+    assert!(r.measured >= Duration::from_millis(300) && r.measured < Duration::from_millis(400));
+    // Intervals cover the warmup too, flagged as such, and hold more than
+    // the measured total.
+    assert!(r.intervals.iter().any(|s| s.warmup));
+    assert!(r.intervals.iter().any(|s| !s.warmup));
+    let all: u64 = r.intervals.iter().map(|s| s.counters.transactions).sum();
+    assert!(all > n + 30, "intervals {all}, measured {n}");
+}
+
+#[test]
+fn cancel_stops_the_run_and_keeps_what_was_measured() {
+    let cfg = RunConfig {
+        time: Some(Duration::from_secs(30)),
+        ..config(2)
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let c2 = cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        c2.store(true, Ordering::SeqCst);
+    });
+    let start = Instant::now();
+    let r = run_fake_cancel("fake://?latency=1ms", &cfg, &cancel);
+    assert!(start.elapsed() < Duration::from_secs(2));
+    assert_eq!(r.stop, StopReason::Interrupted);
+    assert!(r.counters.transactions > 10);
+    assert_eq!(r.abandoned, 0);
+}
+
+#[test]
+fn time_limit_ends_the_run_on_time() {
+    let cfg = RunConfig {
+        time: Some(Duration::from_millis(400)),
+        ..config(3)
+    };
+    let start = Instant::now();
+    let r = run_fake("fake://?latency=200us", &cfg);
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(400) && took < Duration::from_millis(900),
+        "{took:?}"
+    );
+    assert_eq!(r.stop, StopReason::Time);
+    assert!(r.counters.transactions > 100);
+}

@@ -1,0 +1,292 @@
+//! Every built-in workload end to end on SQLite through the real binary:
+//! prepare, run, cleanup, with the query mix per transaction checked against
+//! sysbench's, and the run-level guarantees (time limit, exact event counts,
+//! draining deletes).
+
+mod util;
+
+use util::{dbsweep, read_json, Dir};
+
+/// Runs prepare → run (events) → cleanup and returns the run's JSON.
+fn cycle(dir: &Dir, workload: &str, extra: &[&str], run_extra: &[&str]) -> serde_json::Value {
+    let db = dir.sqlite_url("w.db");
+    let json = dir.join(&format!("{workload}.json"));
+    let mut prep = vec!["prepare", workload, "--db", &db];
+    prep.extend_from_slice(extra);
+    dbsweep(&prep).ok();
+    let json_s = json.display().to_string();
+    let mut run = vec!["run", workload, "--db", &db, "--json", &json_s];
+    run.extend_from_slice(extra);
+    run.extend_from_slice(run_extra);
+    dbsweep(&run).ok();
+    let mut clean = vec!["cleanup", workload, "--db", &db];
+    clean.extend_from_slice(extra);
+    dbsweep(&clean).ok();
+    read_json(&json)
+}
+
+/// (reads, writes, others) per transaction.
+fn mix(doc: &serde_json::Value) -> (f64, f64, f64) {
+    let r = &doc["result"];
+    let t = r["transactions"].as_u64().unwrap() as f64;
+    assert!(t > 0.0, "no transactions: {r}");
+    let q = &r["queries"];
+    (
+        q["read"].as_u64().unwrap() as f64 / t,
+        q["write"].as_u64().unwrap() as f64 / t,
+        q["other"].as_u64().unwrap() as f64 / t,
+    )
+}
+
+const SMALL: &[&str] = &["--table-size", "500"];
+
+#[test]
+fn oltp_read_write_has_sysbench_query_mix() {
+    let dir = Dir::new();
+    let doc = cycle(&dir, "oltp_read_write", SMALL, &["--events", "200"]);
+    assert_eq!(doc["result"]["transactions"], 200);
+    assert_eq!(mix(&doc), (14.0, 4.0, 2.0));
+}
+
+#[test]
+fn concurrent_writers_on_sqlite_busy_retry_or_serialise() {
+    // Two writers with BEGIN DEFERRED: lock upgrades collide, SQLite says
+    // BUSY, the engine counts it as lock_timeout and retries the transaction.
+    let dir = Dir::new();
+    let args = ["--events", "300", "--threads", "2"];
+    let doc = cycle(&dir, "oltp_read_write", SMALL, &args);
+    let r = &doc["result"];
+    assert_eq!(r["transactions"], 300);
+    assert_eq!(r["failed_transactions"], 0);
+    assert_eq!(r["errors"]["lock_timeout"], r["retries"]);
+    // With BEGIN IMMEDIATE writers queue at BEGIN instead: no errors and
+    // exactly sysbench's mix.
+    let url = format!("{}?begin=immediate", dir.sqlite_url("imm.db"));
+    let json = dir.join("imm.json").display().to_string();
+    dbsweep(&[
+        "prepare",
+        "oltp_read_write",
+        "--db",
+        &url,
+        "--table-size",
+        "500",
+    ])
+    .ok();
+    dbsweep(&[
+        "run",
+        "oltp_read_write",
+        "--db",
+        &url,
+        "--table-size",
+        "500",
+        "--events",
+        "300",
+        "--threads",
+        "2",
+        "--json",
+        &json,
+    ])
+    .ok();
+    let doc = read_json(std::path::Path::new(&json));
+    assert_eq!(doc["result"]["retries"], 0);
+    assert_eq!(doc["target"]["settings"]["begin"], "BEGIN IMMEDIATE");
+    assert_eq!(mix(&doc), (14.0, 4.0, 2.0));
+}
+
+#[test]
+fn oltp_read_only_and_point_select_mixes() {
+    let dir = Dir::new();
+    let doc = cycle(&dir, "oltp_read_only", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (14.0, 0.0, 2.0));
+    let doc = cycle(&dir, "oltp_point_select", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (1.0, 0.0, 0.0));
+    let doc = cycle(
+        &dir,
+        "oltp_read_only",
+        &[
+            "--table-size",
+            "500",
+            "--skip-trx",
+            "--range-selects",
+            "off",
+        ],
+        &["--events", "100"],
+    );
+    assert_eq!(mix(&doc), (10.0, 0.0, 0.0));
+}
+
+#[test]
+fn write_workload_mixes() {
+    let dir = Dir::new();
+    let doc = cycle(&dir, "oltp_write_only", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (0.0, 4.0, 2.0));
+    let doc = cycle(&dir, "oltp_update_index", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (0.0, 1.0, 0.0));
+    let doc = cycle(&dir, "oltp_update_non_index", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (0.0, 1.0, 0.0));
+    let doc = cycle(&dir, "oltp_insert", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (0.0, 1.0, 0.0));
+    let doc = cycle(&dir, "oltp_simple", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (1.0, 1.0, 2.0));
+    let doc = cycle(
+        &dir,
+        "oltp_simple",
+        &["--table-size", "500", "--skip-trx"],
+        &["--events", "100"],
+    );
+    assert_eq!(mix(&doc), (1.0, 1.0, 0.0));
+}
+
+#[test]
+fn select_random_workloads_read_one_result_set_per_transaction() {
+    let dir = Dir::new();
+    let doc = cycle(&dir, "select_random_points", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (1.0, 0.0, 0.0));
+    let doc = cycle(&dir, "select_random_ranges", SMALL, &["--events", "100"]);
+    assert_eq!(mix(&doc), (1.0, 0.0, 0.0));
+}
+
+#[test]
+fn bulk_insert_writes_its_rows() {
+    let dir = Dir::new();
+    let doc = cycle(
+        &dir,
+        "bulk_insert",
+        &["--tables", "2", "--bulk-rows", "100"],
+        &["--events", "20", "--threads", "2"],
+    );
+    // One multi-row INSERT per transaction, no BEGIN/COMMIT.
+    assert_eq!(doc["result"]["transactions"], 20);
+    assert_eq!(mix(&doc), (0.0, 1.0, 0.0));
+}
+
+#[test]
+fn oltp_delete_drains_rows() {
+    let dir = Dir::new();
+    let db = dir.sqlite_url("d.db");
+    dbsweep(&["prepare", "oltp_delete", "--db", &db, "--table-size", "100"]).ok();
+    let json = dir.join("d.json").display().to_string();
+    dbsweep(&[
+        "run",
+        "oltp_delete",
+        "--db",
+        &db,
+        "--table-size",
+        "100",
+        "--events",
+        "300",
+        "--json",
+        &json,
+    ])
+    .ok();
+    let doc = read_json(std::path::Path::new(&json));
+    let q = &doc["result"]["queries"];
+    // A delete that found its row is a write; one that found nothing is
+    // "other" (sysbench's rule). 300 random deletes over 100 rows must empty
+    // most of the table, and can never delete more than it had.
+    let deleted = q["write"].as_u64().unwrap();
+    assert!((60..=100).contains(&deleted), "deleted {deleted}");
+    assert_eq!(deleted + q["other"].as_u64().unwrap(), 300);
+    let conn = rusqlite_count(&dir.join("d.db"));
+    assert_eq!(conn, 100 - deleted);
+}
+
+fn rusqlite_count(path: &std::path::Path) -> u64 {
+    let out = std::process::Command::new("sqlite3")
+        .arg(path)
+        .arg("SELECT count(*) FROM sbtest1")
+        .output();
+    match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().parse().unwrap(),
+        // Without the sqlite3 shell, count through dbsweep's own driver.
+        _ => {
+            let mut c =
+                dbsweep::driver::sqlite::SqliteConnection::open(path, &[]).expect("open sqlite");
+            use dbsweep::driver::Connection;
+            c.count_rows("sbtest1").unwrap()
+        }
+    }
+}
+
+#[test]
+fn time_limit_ends_the_run_within_grace() {
+    let r = dbsweep(&[
+        "run",
+        "oltp_read_write",
+        "--table-size",
+        "1000",
+        "--threads",
+        "2",
+        "--time",
+        "2",
+    ]);
+    r.ok();
+    // Includes preparing the temporary database and process start.
+    assert!(r.elapsed.as_secs_f64() < 4.0, "took {:?}", r.elapsed);
+    let total: f64 = r.field("total time").trim_end_matches('s').parse().unwrap();
+    assert!((2.0..3.0).contains(&total), "total time {total}");
+    assert!(r.count("transactions") > 0);
+}
+
+#[test]
+fn events_runs_exactly_that_many_transactions() {
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--table-size",
+        "1000",
+        "--threads",
+        "4",
+        "--events",
+        "1000",
+    ]);
+    r.ok();
+    assert_eq!(r.count("transactions"), 1000);
+    assert_eq!(r.count("total number of events"), 1000);
+}
+
+#[test]
+fn warmup_is_not_measured() {
+    let dir = Dir::new();
+    let json = dir.join("w.json").display().to_string();
+    dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--table-size",
+        "1000",
+        "--warmup",
+        "1",
+        "--time",
+        "1",
+        "--report-interval",
+        "0.5",
+        "--json",
+        &json,
+    ])
+    .ok();
+    let doc = read_json(std::path::Path::new(&json));
+    let r = &doc["result"];
+    let measured = r["measured_s"].as_f64().unwrap();
+    assert!((1.0..1.5).contains(&measured), "measured {measured}");
+    let intervals = r["intervals"].as_array().unwrap();
+    let warm: u64 = intervals
+        .iter()
+        .filter(|i| i["warmup"] == true)
+        .map(|i| i["transactions"].as_u64().unwrap())
+        .sum();
+    let all: u64 = intervals
+        .iter()
+        .map(|i| i["transactions"].as_u64().unwrap())
+        .sum();
+    let measured_txns = r["transactions"].as_u64().unwrap();
+    assert!(warm > 0);
+    // The warmup's transactions are in the intervals but not in the total:
+    // the total matches the non-warmup intervals (up to the few transactions
+    // straddling the boundary between two intervals) and is far below all.
+    let after = (all - warm) as f64;
+    assert!(
+        (measured_txns as f64 - after).abs() <= 0.01 * after + 10.0,
+        "{measured_txns} measured vs {after} in non-warmup intervals"
+    );
+    assert!(measured_txns + warm / 2 < all, "{measured_txns} vs {all}");
+}

@@ -1,0 +1,139 @@
+//! Shared helpers for the integration tests: a scratch directory and a
+//! builder that runs the real `dbsweep` binary and captures its output.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// A scratch directory, removed when dropped.
+pub struct Dir {
+    dir: tempfile::TempDir,
+}
+
+impl Dir {
+    pub fn new() -> Dir {
+        Dir {
+            dir: tempfile::Builder::new()
+                .prefix("dbsweep-test-")
+                .tempdir()
+                .expect("temp dir"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// A `sqlite://` URL for a database file in this directory.
+    pub fn sqlite_url(&self, name: &str) -> String {
+        format!("sqlite://{}", self.join(name).display())
+    }
+
+    /// Names of the files in the directory.
+    pub fn files(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+/// One finished invocation of the binary.
+pub struct Run {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    fn from(out: Output, elapsed: Duration) -> Run {
+        Run {
+            status: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            elapsed,
+        }
+    }
+
+    /// Panics with both streams unless the exit status is `code`.
+    pub fn expect_status(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.status, code,
+            "exit status {} (expected {code})\n--- stdout\n{}\n--- stderr\n{}",
+            self.status, self.stdout, self.stderr
+        );
+        self
+    }
+
+    pub fn ok(&self) -> &Run {
+        self.expect_status(0)
+    }
+
+    /// The value of a sysbench-style report line `label: VALUE ...` (first token).
+    pub fn field(&self, label: &str) -> String {
+        let prefix = format!("{label}:");
+        self.stdout
+            .lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no '{label}:' line in\n{}", self.stdout))
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    pub fn count(&self, label: &str) -> u64 {
+        self.field(label)
+            .parse()
+            .unwrap_or_else(|_| panic!("'{label}' is not a count in\n{}", self.stdout))
+    }
+}
+
+/// Runs `dbsweep` with `args` in `cwd`.
+pub fn dbsweep_in(cwd: &Path, args: &[&str]) -> Run {
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_dbsweep"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run dbsweep");
+    Run::from(out, start.elapsed())
+}
+
+pub fn dbsweep(args: &[&str]) -> Run {
+    dbsweep_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Parses a JSON file written by `--json`.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+/// Validates `doc` against the committed run schema; panics listing errors.
+pub fn assert_valid_run_json(doc: &serde_json::Value) {
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/run.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "JSON does not match schema:\n{}",
+        errors.join("\n")
+    );
+}
