@@ -214,7 +214,7 @@ fn unreachable_database_names_it() {
         &["run", "oltp_read_only", "--time", "1", "--db", &url],
     );
     let msg = usage_error(&r);
-    assert_mentions(&msg, &[&url]);
+    assert_mentions(msg, &[&url]);
     assert!(
         msg.contains("cannot connect") || msg.contains("cannot open"),
         "message does not say the database cannot be reached:\n{msg}"
@@ -244,7 +244,7 @@ fn run_before_prepare_says_to_prepare_and_writes_no_json() {
         ],
     );
     let msg = usage_error(&r);
-    assert_mentions(&msg, &["sbtest1", "dbsweep prepare oltp_read_only"]);
+    assert_mentions(msg, &["sbtest1", "dbsweep prepare oltp_read_only"]);
     assert!(
         msg.contains("does not exist") || msg.contains("doesn't exist"),
         "message does not say the table is missing:\n{msg}"
@@ -295,7 +295,7 @@ fn json_into_missing_directory_fails_before_running() {
         ],
     );
     let msg = usage_error(&r);
-    assert_mentions(&msg, &["--json", "no-such-dir", "does not exist"]);
+    assert_mentions(msg, &["--json", "no-such-dir", "does not exist"]);
     assert!(
         r.elapsed < Duration::from_secs(3),
         "took {:?}: the path must be checked before the 5 s run",
@@ -324,7 +324,7 @@ fn prepare_twice_says_already_exists_and_cleanup_fixes_it() {
     with("prepare").ok();
     let again = with("prepare");
     let msg = usage_error(&again);
-    assert_mentions(&msg, &["sbtest1", "already exists", "dbsweep cleanup"]);
+    assert_mentions(msg, &["sbtest1", "already exists", "dbsweep cleanup"]);
 
     with("cleanup").ok();
     with("prepare").ok();
