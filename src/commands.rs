@@ -12,7 +12,7 @@ use anyhow::Context;
 use crate::cli::args::{DistArgs, RunArgs, TargetArgs};
 use crate::cli::progress::Bar;
 use crate::cli::resolve::{self, JsonOut};
-use crate::driver::{self, Connection, Dialect, Target};
+use crate::driver::{self, Connection, Dialect, Target, TargetKind};
 use crate::engine;
 use crate::metrics::machine::Machine;
 use crate::rand::dist::Dist;
@@ -28,6 +28,34 @@ fn connect_checked(target: &Target) -> anyhow::Result<Box<dyn Connection>> {
         ))
         .into()
     })
+}
+
+/// SQLite creates a missing database file on open; only `prepare` may do
+/// that, so a mistyped path elsewhere is reported instead of leaving an
+/// empty database behind.
+fn check_sqlite_path(target: &Target, verb: &str, workload: &str) -> Result<(), UsageError> {
+    let TargetKind::Sqlite { path, .. } = &target.kind else {
+        return Ok(());
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "cannot use {}: directory '{}' does not exist (create it, or fix the path)",
+            target.display,
+            dir.display()
+        )));
+    }
+    if verb != "prepare" && !path.exists() {
+        return Err(UsageError(format!(
+            "database file '{}' does not exist: run `dbsweep prepare {workload} --db {}` first",
+            path.display(),
+            target.display
+        )));
+    }
+    Ok(())
 }
 
 fn require_target(t: &TargetArgs, verb: &str) -> anyhow::Result<Target> {
@@ -52,6 +80,7 @@ pub fn prepare(t: &TargetArgs) -> anyhow::Result<()> {
     let rand = resolve::rand_config(&t.rand)?;
     let target = require_target(t, "prepare")?;
     let w = build_workload(t, target.dialect(), rand)?;
+    check_sqlite_path(&target, "prepare", w.name())?;
     drop(connect_checked(&target)?);
     let started = Instant::now();
     let connect = || driver::connect(&target);
@@ -69,6 +98,7 @@ pub fn cleanup(t: &TargetArgs) -> anyhow::Result<()> {
     let rand = resolve::rand_config(&t.rand)?;
     let target = require_target(t, "cleanup")?;
     let w = build_workload(t, target.dialect(), rand)?;
+    check_sqlite_path(&target, "cleanup", w.name())?;
     let mut conn = connect_checked(&target)?;
     w.cleanup(conn.as_mut())?;
     eprintln!("Cleaned up {} on {}", w.name(), target.display);
@@ -101,6 +131,16 @@ pub fn workloads() -> anyhow::Result<()> {
 }
 
 pub fn dist(a: &DistArgs) -> anyhow::Result<()> {
+    if crate::rand::dist::DistKind::from_name(&a.distribution).is_none() {
+        return Err(UsageError(format!(
+            "unknown distribution '{}': expected one of {}",
+            a.distribution,
+            crate::rand::dist::DistKind::ALL
+                .map(|k| k.name())
+                .join(", ")
+        ))
+        .into());
+    }
     let mut rand_args = a.rand.clone_with_type(&a.distribution, a.seed);
     let cfg = resolve::rand_config(&rand_args)?;
     rand_args.rand_seed = cfg.seed;
@@ -180,6 +220,9 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         }
     };
     let w = build_workload(t, target.dialect(), rand)?;
+    if t.db.is_some() {
+        check_sqlite_path(&target, "run", w.name())?;
+    }
     let mut probe = connect_checked(&target)?;
     if t.db.is_none() {
         eprintln!(

@@ -18,6 +18,22 @@ Examples:
   dbsweep workloads                               # what can run, with every option and default
   dbsweep dist special --min 1 --max 10000 --n 100000";
 
+const PREPARE_EXAMPLES: &str = "\
+Examples:
+  dbsweep prepare oltp_read_write --db sqlite://bench.db
+  dbsweep prepare oltp_read_write --db sqlite://bench.db --tables 8 --table-size 1000000 --threads 2";
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  dbsweep run oltp_read_only                      # temporary SQLite database, prepared for you
+  dbsweep run oltp_point_select --threads 8 --time 60 --warmup 10 --report-interval 1
+  dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
+  dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=immediate' --threads 4 --max-retries 10";
+
+const CLEANUP_EXAMPLES: &str = "\
+Examples:
+  dbsweep cleanup oltp_read_write --db sqlite://bench.db --tables 8";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "dbsweep",
@@ -33,10 +49,13 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create the workload's tables and load its data.
+    #[command(after_help = PREPARE_EXAMPLES)]
     Prepare(TargetArgs),
     /// Run a workload and report throughput, latency and errors.
+    #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
     /// Drop what `prepare` created.
+    #[command(after_help = CLEANUP_EXAMPLES)]
     Cleanup(TargetArgs),
     /// List the built-in workloads with their options and defaults.
     Workloads,

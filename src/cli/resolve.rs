@@ -121,7 +121,9 @@ pub fn json_out(arg: Option<&str>) -> Result<Option<JsonOut>, UsageError> {
 
 pub fn run_config(a: &RunArgs, seed: u64) -> Result<RunConfig, UsageError> {
     if a.target.threads == 0 {
-        return Err(UsageError("--threads must be at least 1".into()));
+        return Err(UsageError(
+            "invalid --threads 0: expected at least 1 client".into(),
+        ));
     }
     let time = match a.time {
         Some(t) => seconds("time", t)?,

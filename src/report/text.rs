@@ -78,9 +78,14 @@ pub fn interval_line(s: &IntervalSample) -> String {
         .pct_ns
         .map(|ns| ms(ns as f64))
         .unwrap_or_else(|| "-".into());
+    // Sub-second intervals need a decimal to tell their lines apart.
+    let t = if s.duration_s < 0.95 {
+        format!("{:.1}", s.t_s)
+    } else {
+        format!("{:.0}", s.t_s)
+    };
     format!(
-        "[ {:.0}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {} err/s: {:.2} reconn/s: {:.2}{}",
-        s.t_s,
+        "[ {t}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {} err/s: {:.2} reconn/s: {:.2}{}",
         s.threads,
         rate(c.transactions),
         rate(c.queries()),
