@@ -237,7 +237,7 @@ pub fn run(
     let gate = Arc::new(Barrier::new(threads + 1));
     let mut handles = Vec::with_capacity(threads);
     for (id, conn) in conns.into_iter().enumerate() {
-        let script = workload.client(id, Rng::for_client(cfg.seed, id as u64));
+        let script = workload.client(id, threads, Rng::for_client(cfg.seed, id as u64));
         let shared = shared.clone();
         let gate = gate.clone();
         let h = std::thread::Builder::new()

@@ -73,7 +73,7 @@ impl Workload for TestWorkload {
     fn check_prepared(&self, _: &mut dyn Connection) -> anyhow::Result<()> {
         Ok(())
     }
-    fn client(&self, _id: usize, rng: Rng) -> Box<dyn ClientScript> {
+    fn client(&self, _id: usize, _clients: usize, rng: Rng) -> Box<dyn ClientScript> {
         Box::new(TestScript {
             step: 0,
             params: vec![Value::Int(0)],

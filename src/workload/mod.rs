@@ -102,8 +102,9 @@ pub trait Workload: Send + Sync {
     /// command that fixes it.
     fn check_prepared(&self, conn: &mut dyn Connection) -> anyhow::Result<()>;
 
-    /// The transaction generator for client number `id`.
-    fn client(&self, id: usize, rng: Rng) -> Box<dyn ClientScript>;
+    /// The transaction generator for client number `id` of `clients` in
+    /// the run (some workloads partition their keys per client, as sysbench).
+    fn client(&self, id: usize, clients: usize, rng: Rng) -> Box<dyn ClientScript>;
 
     /// Effective option values, for the result record.
     fn options(&self) -> &OptionValues;

@@ -208,7 +208,7 @@ impl Workload for BulkInsert {
         Ok(())
     }
 
-    fn client(&self, id: usize, _rng: Rng) -> Box<dyn ClientScript> {
+    fn client(&self, id: usize, _clients: usize, _rng: Rng) -> Box<dyn ClientScript> {
         let table = id % self.tables as usize;
         let slot = (id / self.tables as usize) as i64;
         Box::new(BulkScript {
@@ -279,7 +279,9 @@ mod tests {
         db.prepare(w.as_ref(), 4).unwrap();
         let mut conn = db.connect();
         w.check_prepared(&mut conn).unwrap();
-        let mut scripts: Vec<_> = (0..2).map(|i| client(w.as_ref(), &mut conn, i)).collect();
+        let mut scripts: Vec<_> = (0..2)
+            .map(|i| client(w.as_ref(), &mut conn, i, 2))
+            .collect();
         let mut counts = Vec::new();
         for _ in 0..10 {
             for s in scripts.iter_mut() {
@@ -305,7 +307,9 @@ mod tests {
         let mut conn = db.connect();
         // Three clients share one table.
         w.check_prepared(&mut conn).unwrap();
-        let mut s: Vec<_> = (0..3).map(|i| client(w.as_ref(), &mut conn, i)).collect();
+        let mut s: Vec<_> = (0..3)
+            .map(|i| client(w.as_ref(), &mut conn, i, 3))
+            .collect();
         for _ in 0..3 {
             for c in s.iter_mut() {
                 assert_eq!(run_txn(c.as_mut(), &mut conn), Counts::new(0, 1, 0));
@@ -315,10 +319,10 @@ mod tests {
         // A new process (fresh workload instance) on the same data.
         let w2 = build(NAME, &opts);
         w2.check_prepared(&mut conn).unwrap();
-        let mut c = client(w2.as_ref(), &mut conn, 0);
+        let mut c = client(w2.as_ref(), &mut conn, 0, 2);
         assert_eq!(run_txn(c.as_mut(), &mut conn), Counts::new(0, 1, 0));
         // And a second run of the same instance, without a new check.
-        let mut c = client(w.as_ref(), &mut conn, 1);
+        let mut c = client(w.as_ref(), &mut conn, 1, 2);
         assert_eq!(run_txn(c.as_mut(), &mut conn), Counts::new(0, 1, 0));
         assert_eq!(conn.count_rows("sbtest1").unwrap(), 110);
     }

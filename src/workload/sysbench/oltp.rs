@@ -422,7 +422,7 @@ impl Workload for Oltp {
         self.schema.check(conn, self.need_rows)
     }
 
-    fn client(&self, _id: usize, rng: Rng) -> Box<dyn ClientScript> {
+    fn client(&self, _id: usize, _clients: usize, rng: Rng) -> Box<dyn ClientScript> {
         Box::new(OltpScript {
             plan: self.plan.clone(),
             rng,
@@ -708,7 +708,7 @@ mod tests {
             "oltp_read_only",
             &[("range-size", "7"), ("point-selects", "0")],
         );
-        let mut s = w.client(0, Rng::new(3));
+        let mut s = w.client(0, 1, Rng::new(3));
         s.start();
         let mut ops = 0;
         while let Some(op) = s.next() {
@@ -731,7 +731,7 @@ mod tests {
         db.prepare(w.as_ref(), 1).unwrap();
         let mut conn = db.connect();
         assert_eq!(conn.count_rows("sbtest1").unwrap(), 100);
-        let mut s = client(w.as_ref(), &mut conn, 0);
+        let mut s = client(w.as_ref(), &mut conn, 0, 1);
         let mut writes = 0;
         for _ in 0..50 {
             let c = run_txn(s.as_mut(), &mut conn);
@@ -762,7 +762,7 @@ mod tests {
             let before = conn.count_rows("sbtest1").unwrap() + conn.count_rows("sbtest2").unwrap();
             // As sysbench: client-generated ids start from empty tables.
             assert_eq!(before, if auto_inc == "on" { 200 } else { 0 });
-            let mut s = client(w.as_ref(), &mut conn, 0);
+            let mut s = client(w.as_ref(), &mut conn, 0, 1);
             for _ in 0..30 {
                 run_txn(s.as_mut(), &mut conn);
             }
@@ -780,7 +780,7 @@ mod tests {
         );
         db.prepare(w.as_ref(), 1).unwrap();
         let mut conn = db.connect();
-        let mut s = client(w.as_ref(), &mut conn, 0);
+        let mut s = client(w.as_ref(), &mut conn, 0, 1);
         for _ in 0..20 {
             run_txn(s.as_mut(), &mut conn);
         }

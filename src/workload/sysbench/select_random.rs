@@ -4,16 +4,7 @@
 //!
 //! sysbench splits `[0, table-size]` into one slice per thread so that the
 //! threads' lookups do not overlap: thread `i` of `n` draws from
-//! `[size·i/n, size·(i+1)/n]` with the configured distribution. The
-//! [`Workload::client`] contract does not say how many clients a run has, so
-//! the workload counts its live client scripts ([`LiveClients`]) and each
-//! script reads that count when a transaction starts. The engine creates
-//! every client before any starts, so from the first transaction on the
-//! count is the run's client count, and it resets as scripts are dropped
-//! at the end of the run.
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+//! `[size·i/n, size·(i+1)/n]` with the configured distribution.
 
 use super::schema::{render, usage, Schema};
 use crate::driver::{Connection, Dialect, Value};
@@ -32,40 +23,12 @@ enum Mode {
     Ranges { ranges: u32, delta: u32 },
 }
 
-/// The number of client scripts alive, shared by a workload and its scripts.
-#[derive(Debug, Default, Clone)]
-struct LiveClients(Arc<AtomicUsize>);
-
-impl LiveClients {
-    /// Registers one more client; it is counted until the guard drops.
-    fn join(&self) -> LiveGuard {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        LiveGuard(self.0.clone())
-    }
-}
-
-/// A script's registration in [`LiveClients`].
-struct LiveGuard(Arc<AtomicUsize>);
-
-impl LiveGuard {
-    fn count(&self) -> usize {
-        self.0.load(Ordering::Relaxed).max(1)
-    }
-}
-
-impl Drop for LiveGuard {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
 pub struct SelectRandom {
     name: &'static str,
     options: OptionValues,
     schema: Schema,
     mode: Mode,
     statements: Vec<StatementDef>,
-    live: LiveClients,
 }
 
 pub fn build_points(
@@ -134,7 +97,6 @@ impl SelectRandom {
                 kind,
                 sql: render(dialect, &sql),
             }],
-            live: LiveClients::default(),
         }))
     }
 }
@@ -165,16 +127,14 @@ impl Workload for SelectRandom {
         self.schema.check(conn, true)
     }
 
-    fn client(&self, id: usize, rng: Rng) -> Box<dyn ClientScript> {
+    fn client(&self, id: usize, clients: usize, rng: Rng) -> Box<dyn ClientScript> {
         let n = match self.mode {
             Mode::Points { points } => points as usize,
             Mode::Ranges { ranges, .. } => 2 * ranges as usize,
         };
         Box::new(SelectRandomScript {
             mode: self.mode,
-            table_size: u64::from(self.schema.table_size),
-            id,
-            live: self.live.join(),
+            slice: slice(u64::from(self.schema.table_size), id, clients.max(1)),
             rng,
             dist: Dist::new(self.schema.rand.kind, self.schema.rand.params),
             params: vec![Value::Int(0); n],
@@ -189,10 +149,8 @@ impl Workload for SelectRandom {
 
 struct SelectRandomScript {
     mode: Mode,
-    table_size: u64,
-    /// Client number: which slice of `k` this client reads.
-    id: usize,
-    live: LiveGuard,
+    /// The slice of `k` this client reads: `[lo, hi]`.
+    slice: (u32, u32),
     rng: Rng,
     dist: Dist,
     params: Vec<Value>,
@@ -212,7 +170,7 @@ fn slice(table_size: u64, i: usize, n: usize) -> (u32, u32) {
 impl ClientScript for SelectRandomScript {
     fn start(&mut self) {
         self.done = false;
-        let (lo, hi) = slice(self.table_size, self.id, self.live.count());
+        let (lo, hi) = self.slice;
         match self.mode {
             Mode::Points { .. } => {
                 for p in &mut self.params {
@@ -286,7 +244,9 @@ mod tests {
         );
         db.prepare(w.as_ref(), 1).unwrap();
         let mut conn = db.connect();
-        let mut scripts: Vec<_> = (0..4).map(|i| client(w.as_ref(), &mut conn, i)).collect();
+        let mut scripts: Vec<_> = (0..4)
+            .map(|i| client(w.as_ref(), &mut conn, i, 4))
+            .collect();
         for (i, s) in scripts.iter_mut().enumerate() {
             for _ in 0..20 {
                 s.start();
@@ -306,8 +266,8 @@ mod tests {
             assert_eq!(run_txn(s.as_mut(), &mut conn), Counts::new(1, 0, 0));
         }
         drop(scripts);
-        // The run is over: a new single client gets the whole table.
-        let mut s = w.client(0, Rng::new(1));
+        // A run with a single client reads the whole table.
+        let mut s = w.client(0, 1, Rng::new(1));
         s.start();
         let Some(Op::Exec(_, p)) = s.next() else {
             panic!()

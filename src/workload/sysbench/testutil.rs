@@ -105,11 +105,17 @@ pub fn run_txn(script: &mut dyn ClientScript, conn: &mut dyn Connection) -> Coun
     c
 }
 
-/// Prepares `conn` for `w`'s statements and returns client `id`'s script.
-pub fn client(w: &dyn Workload, conn: &mut dyn Connection, id: usize) -> Box<dyn ClientScript> {
+/// Prepares `conn` for `w`'s statements and returns the script of client
+/// `id` of `clients`.
+pub fn client(
+    w: &dyn Workload,
+    conn: &mut dyn Connection,
+    id: usize,
+    clients: usize,
+) -> Box<dyn ClientScript> {
     let sql: Vec<String> = w.statements().iter().map(|s| s.sql.clone()).collect();
     conn.prepare_all(&sql).unwrap();
-    w.client(id, Rng::for_client(42, id as u64))
+    w.client(id, clients, Rng::for_client(42, id as u64))
 }
 
 /// Prepares `name` with `opts` on a fresh database, runs `txns`
@@ -120,7 +126,7 @@ pub fn drive(name: &str, opts: &[(&str, &str)], txns: usize) -> Vec<Counts> {
     db.prepare(w.as_ref(), 2).unwrap();
     let mut conn = db.connect();
     w.check_prepared(&mut conn).unwrap();
-    let mut script = client(w.as_ref(), &mut conn, 0);
+    let mut script = client(w.as_ref(), &mut conn, 0, 1);
     (0..txns)
         .map(|_| run_txn(script.as_mut(), &mut conn))
         .collect()
