@@ -51,13 +51,7 @@ pub(super) fn run(
         }
         shared.state[id].store(IN_TXN, Ordering::Release);
         buf.clear();
-        let end = transaction(
-            conn.as_mut(),
-            script.as_mut(),
-            shared,
-            timeline.end,
-            &mut buf,
-        );
+        let end = transaction(conn.as_mut(), script.as_mut(), shared, &mut buf);
         match end {
             TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
             TxnEnd::Done => {
@@ -101,7 +95,6 @@ fn transaction(
     conn: &mut dyn Connection,
     script: &mut dyn ClientScript,
     shared: &Shared,
-    end: Option<Instant>,
     buf: &mut TxnBuffer,
 ) -> TxnEnd {
     let mut retries = 0u64;
@@ -119,9 +112,9 @@ fn transaction(
         // transaction already, and a dead connection cannot roll back.
         let _ = conn.rollback();
         if err.kind.is_retryable() {
-            let out_of_time =
-                end.is_some_and(|e| Instant::now() >= e) || shared.stop.load(Ordering::Relaxed);
-            if shared.max_retries.is_some_and(|m| retries >= m) || out_of_time {
+            // Retrying continues past the end of the run: the transaction is
+            // in flight, and the deadline (which abandons it) bounds the wait.
+            if shared.max_retries.is_some_and(|m| retries >= m) {
                 return TxnEnd::Failed;
             }
             retries += 1;
