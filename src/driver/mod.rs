@@ -11,16 +11,22 @@
 //!
 //! Engines:
 //! - [`sqlite`]: embedded SQLite (rusqlite, bundled), the zero-setup default.
+//! - [`postgres`]: PostgreSQL over its wire protocol (extended protocol with
+//!   server-side prepared statements, or the simple protocol).
+//! - [`mysql`]: MySQL and MariaDB over their wire protocol (binary prepared
+//!   statements, or the text protocol).
 //! - [`fake`]: scripted latencies and errors, for exact engine and statistics
 //!   tests without a database (URL scheme `fake://`, not advertised).
 
 pub mod fake;
+pub mod mysql;
+pub mod postgres;
 pub mod sqlite;
 mod url;
 
 use std::fmt;
 
-pub use self::url::{Target, TargetKind};
+pub use self::url::{PsMode, ServerAddr, Target, TargetKind};
 
 /// Index of a prepared statement in the list given to [`Connection::prepare_all`].
 pub type StmtId = usize;
@@ -279,5 +285,7 @@ pub fn connect(target: &Target) -> DbResult<Box<dyn Connection>> {
             sqlite::SqliteConnection::open(path, pragmas)?.with_begin(begin),
         )),
         TargetKind::Fake(script) => Ok(Box::new(fake::FakeConnection::new(script.clone()))),
+        TargetKind::Postgres(a) => postgres::PgConnection::connect(a),
+        TargetKind::Mysql(a) => mysql::MyConnection::connect(a),
     }
 }

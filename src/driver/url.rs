@@ -1,8 +1,12 @@
-//! Connection targets as URLs: `sqlite://PATH` (and the hidden `fake://`).
+//! Connection targets as URLs: `sqlite://PATH`,
+//! `postgres://user:pass@host:port/db`, `mysql://user:pass@host:port/db`
+//! (`?socket=/path` for a unix socket), and the hidden `fake://`.
 //!
 //! Parsing is strict: a malformed URL is a usage error naming the URL and the
 //! form that was expected.
 
+#[cfg(test)]
+use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -26,7 +30,42 @@ pub enum TargetKind {
         /// BEGIN does), `immediate` or `exclusive` (`?begin=immediate`).
         begin: &'static str,
     },
+    Postgres(ServerAddr),
+    Mysql(ServerAddr),
     Fake(FakeScript),
+}
+
+/// Statement protocol: server-side prepared statements, or plain text with
+/// literals formatted by the client (sysbench's `--db-ps-mode disable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PsMode {
+    #[default]
+    Prepared,
+    Disable,
+}
+
+/// Where a PostgreSQL or MySQL/MariaDB server listens, and who to log in as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerAddr {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: Option<String>,
+    pub database: String,
+    /// A unix socket: for MySQL the socket file; for PostgreSQL the socket
+    /// file or the directory holding `.s.PGSQL.PORT`.
+    pub socket: Option<PathBuf>,
+    pub ps_mode: PsMode,
+}
+
+impl ServerAddr {
+    /// `user@host:port` (or the socket), for messages.
+    pub fn describe(&self) -> String {
+        match &self.socket {
+            Some(s) => format!("user '{}' at socket {}", self.user, s.display()),
+            None => format!("user '{}' at {}:{}", self.user, self.host, self.port),
+        }
+    }
 }
 
 impl Target {
@@ -44,6 +83,15 @@ impl Target {
     pub fn dialect(&self) -> super::Dialect {
         match self.kind {
             TargetKind::Sqlite { .. } | TargetKind::Fake(_) => super::Dialect::Sqlite,
+            TargetKind::Postgres(_) => super::Dialect::Postgres,
+            TargetKind::Mysql(_) => super::Dialect::Mysql,
+        }
+    }
+
+    /// Sets the statement protocol (`--db-ps-mode`); no effect on SQLite.
+    pub fn set_ps_mode(&mut self, mode: PsMode) {
+        if let TargetKind::Postgres(a) | TargetKind::Mysql(a) = &mut self.kind {
+            a.ps_mode = mode;
         }
     }
 
@@ -86,11 +134,86 @@ impl Target {
                 display: url.to_string(),
                 kind: TargetKind::Fake(parse_fake(rest).map_err(|e| format!("{url}: {e}"))?),
             }),
+            "postgres" | "postgresql" => parse_server(url, 5432, "postgres").map(|(a, display)| Target {
+                display,
+                kind: TargetKind::Postgres(a),
+            }),
+            "mysql" | "mariadb" => parse_server(url, 3306, "mysql").map(|(a, display)| Target {
+                display,
+                kind: TargetKind::Mysql(a),
+            }),
             other => Err(format!(
-                "unsupported database URL scheme '{other}' in '{url}': this build supports sqlite://PATH"
+                "unsupported database URL scheme '{other}' in '{url}': use sqlite://PATH, postgres://USER:PASS@HOST:PORT/DB or mysql://USER:PASS@HOST:PORT/DB"
             )),
         }
     }
+}
+
+/// Parses a server URL into its address and a printable form without the
+/// password. Defaults: host 127.0.0.1, the engine's port, user and database
+/// `sbtest` (sysbench's).
+fn parse_server(
+    raw: &str,
+    default_port: u16,
+    scheme: &str,
+) -> Result<(ServerAddr, String), String> {
+    let form = format!("{scheme}://USER:PASS@HOST:PORT/DB");
+    let u = url::Url::parse(raw)
+        .map_err(|e| format!("malformed database URL '{raw}': {e}; expected {form}"))?;
+    let decode = |s: &str| {
+        url::form_urlencoded::parse(s.as_bytes())
+            .next()
+            .map(|(k, v)| {
+                if v.is_empty() {
+                    k.into_owned()
+                } else {
+                    format!("{k}={v}")
+                }
+            })
+            .unwrap_or_default()
+    };
+    let host = u
+        .host_str()
+        .unwrap_or("")
+        .trim_matches(['[', ']'])
+        .to_string();
+    let mut addr = ServerAddr {
+        host: if host.is_empty() { "127.0.0.1".into() } else { host },
+        port: u.port().unwrap_or(default_port),
+        user: if u.username().is_empty() { "sbtest".into() } else { decode(u.username()) },
+        password: u.password().map(decode),
+        database: match u.path().trim_start_matches('/') {
+            "" => "sbtest".into(),
+            db if db.contains('/') => {
+                return Err(format!("malformed database URL '{raw}': database name '{db}' contains '/'; expected {form}"))
+            }
+            db => decode(db),
+        },
+        socket: None,
+        ps_mode: PsMode::Prepared,
+    };
+    for (k, v) in u.query_pairs() {
+        match k.as_ref() {
+            "socket" | "host" if v.starts_with('/') => addr.socket = Some(PathBuf::from(v.as_ref())),
+            "ps_mode" | "db-ps-mode" => {
+                addr.ps_mode = match v.as_ref() {
+                    "auto" | "prepared" => PsMode::Prepared,
+                    "disable" => PsMode::Disable,
+                    _ => return Err(format!("{raw}: ps_mode={v}: expected auto or disable")),
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "unknown parameter '{k}' in database URL '{raw}': known are socket=/PATH and ps_mode=auto|disable"
+                ))
+            }
+        }
+    }
+    let mut shown = u.clone();
+    if shown.password().is_some() {
+        let _ = shown.set_password(Some("***"));
+    }
+    Ok((addr, shown.to_string()))
 }
 
 /// `name=value&…` pairs, each becoming `PRAGMA name=value`. Names and values
@@ -201,6 +324,54 @@ mod tests {
             matches!(t.kind, TargetKind::Sqlite { begin: "immediate", ref pragmas, .. } if pragmas.is_empty())
         );
         assert!(Target::parse("sqlite://x.db?begin=later").is_err());
+    }
+
+    #[test]
+    fn parses_server_urls() {
+        let t = Target::parse("postgres://bob:s%40cret@db.example:6543/bench").unwrap();
+        let TargetKind::Postgres(a) = &t.kind else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                a.host.as_str(),
+                a.port,
+                a.user.as_str(),
+                a.password.as_deref(),
+                a.database.as_str()
+            ),
+            ("db.example", 6543, "bob", Some("s@cret"), "bench")
+        );
+        assert!(
+            !t.display.contains("s%40cret") && t.display.contains("***"),
+            "{}",
+            t.display
+        );
+        let t = Target::parse(
+            "mysql://root@localhost/sb?socket=/run/mysqld/mysqld.sock&ps_mode=disable",
+        )
+        .unwrap();
+        let TargetKind::Mysql(a) = &t.kind else {
+            panic!()
+        };
+        assert_eq!(a.port, 3306);
+        assert_eq!(a.password, None);
+        assert_eq!(
+            a.socket.as_deref(),
+            Some(Path::new("/run/mysqld/mysqld.sock"))
+        );
+        assert_eq!(a.ps_mode, PsMode::Disable);
+        let t = Target::parse("mariadb://127.0.0.1").unwrap();
+        let TargetKind::Mysql(a) = &t.kind else {
+            panic!()
+        };
+        assert_eq!((a.user.as_str(), a.database.as_str()), ("sbtest", "sbtest"));
+        assert!(Target::parse("postgres://h/db?sslmode=require")
+            .unwrap_err()
+            .contains("unknown parameter 'sslmode'"));
+        assert!(Target::parse("postgres://h:notaport/db")
+            .unwrap_err()
+            .contains("malformed"));
     }
 
     #[test]
