@@ -59,7 +59,7 @@ fn check_sqlite_path(target: &Target, verb: &str, workload: &str) -> Result<(), 
 }
 
 fn require_target(t: &TargetArgs, verb: &str) -> anyhow::Result<Target> {
-    resolve::target(t.db.as_deref())?.ok_or_else(|| {
+    resolve::target(t.db.as_deref(), &t.db_ps_mode)?.ok_or_else(|| {
         UsageError(format!(
             "`dbsweep {verb}` needs --db URL (e.g. --db sqlite://bench.db); \
              `dbsweep run` without --db uses a temporary SQLite database it prepares itself"
@@ -205,7 +205,7 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
     let cfg = resolve::run_config(a, rand.seed)?;
     let percentiles = resolve::percentiles(&a.percentiles)?;
     let json_out = resolve::json_out(a.json.as_deref())?;
-    let given = resolve::target(t.db.as_deref())?;
+    let given = resolve::target(t.db.as_deref(), &t.db_ps_mode)?;
 
     // No --db: a temporary SQLite database, prepared here and removed after.
     let tmp;
@@ -246,9 +246,12 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let connect = || driver::connect(&target);
+    let connect: engine::Connect = {
+        let target = target.clone();
+        Arc::new(move || driver::connect(&target))
+    };
     let interval = cfg.report_interval.map_or(0.0, |d| d.as_secs_f64());
-    let result = engine::run(w.as_ref(), &connect, &cfg, &cancel, &mut |s| {
+    let result = engine::run(w.as_ref(), connect, &cfg, &cancel, &mut |s| {
         // The tail after the last full interval is kept in the result but
         // not printed when it is too short for its rates to mean anything.
         if s.duration_s >= 0.5 * interval {

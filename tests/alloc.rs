@@ -41,7 +41,7 @@ fn allocations(name: &str, events: u64) -> u64 {
     };
     let w = workload::build(name, &[], Dialect::Sqlite, rand).unwrap();
     let target = Target::parse("fake://").unwrap();
-    let connect = || driver::connect(&target);
+    let connect: engine::Connect = std::sync::Arc::new(move || driver::connect(&target));
     let cfg = RunConfig {
         threads: 2,
         time: None,
@@ -54,11 +54,12 @@ fn allocations(name: &str, events: u64) -> u64 {
         ignore_errors: ErrorSet::NONE,
         grace: std::time::Duration::from_secs(1),
         seed: 1,
+        reconnect_every: None,
     };
     let before = ALLOCS.load(Ordering::Relaxed);
     let r = engine::run(
         w.as_ref(),
-        &connect,
+        connect,
         &cfg,
         &AtomicBool::new(false),
         &mut |_| {},

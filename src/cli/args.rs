@@ -78,6 +78,11 @@ pub struct TargetArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub threads: usize,
 
+    /// Statement protocol for PostgreSQL and MySQL: `auto` uses server-side
+    /// prepared statements, `disable` sends SQL text with literals (sysbench's).
+    #[arg(long, default_value = "auto", value_name = "MODE")]
+    pub db_ps_mode: String,
+
     #[command(flatten)]
     pub rand: RandArgs,
 
@@ -170,6 +175,9 @@ pub struct RunArgs {
     /// before they are abandoned (the run's deadline is time + grace).
     #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
     pub grace: f64,
+    /// Re-open each client's connection every N transactions (0 = never).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub reconnect: u64,
     /// Write the full result as JSON to FILE (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::driver::{ErrorKind, Target};
+use crate::driver::{ErrorKind, PsMode, Target};
 use crate::engine::{ErrorSet, RunConfig};
 use crate::rand::dist::{DistKind, DistParams};
 use crate::workload::RandConfig;
@@ -15,8 +15,28 @@ use super::args::{RandArgs, RunArgs};
 /// Default measured time when no stop condition is given (sysbench's).
 pub const DEFAULT_TIME_S: f64 = 10.0;
 
-pub fn target(db: Option<&str>) -> Result<Option<Target>, UsageError> {
-    db.map(|u| Target::parse(u).map_err(UsageError)).transpose()
+/// The target named by `--db` (None: the caller picks the default), with
+/// `--db-ps-mode` applied.
+pub fn target(db: Option<&str>, ps_mode: &str) -> Result<Option<Target>, UsageError> {
+    let mode = match ps_mode {
+        "auto" => PsMode::Prepared,
+        "disable" => PsMode::Disable,
+        other => {
+            return Err(UsageError(format!(
+                "invalid --db-ps-mode '{other}': expected auto or disable"
+            )))
+        }
+    };
+    let mut t = db
+        .map(|u| Target::parse(u).map_err(UsageError))
+        .transpose()?;
+    if let Some(t) = &mut t {
+        // A URL's own ps_mode wins unless the option asks for text mode.
+        if mode == PsMode::Disable {
+            t.set_ps_mode(mode);
+        }
+    }
+    Ok(t)
 }
 
 pub fn rand_config(a: &RandArgs) -> Result<RandConfig, UsageError> {
@@ -157,6 +177,7 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<RunConfig, UsageError> {
         ignore_errors: ignore_errors(a.ignore_errors.as_deref())?,
         grace: seconds("grace", a.grace)?,
         seed,
+        reconnect_every: (a.reconnect > 0).then_some(a.reconnect),
     })
 }
 

@@ -3,13 +3,13 @@
 //! twice, calls the driver, and pushes one sample into a reused buffer.
 
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use crate::driver::{Connection, DbError};
+use crate::driver::{Connection, DbError, ErrorKind};
 use crate::workload::{ClientScript, Op};
 
 use super::recorder::TxnBuffer;
-use super::{Shared, DONE, IDLE, IN_TXN};
+use super::{Shared, DONE, IDLE, IN_TXN, RECONNECTING};
 
 /// How one transaction ended.
 enum TxnEnd {
@@ -17,6 +17,8 @@ enum TxnEnd {
     Failed,
     /// The deadline passed while it ran: abandoned, not recorded.
     Abandoned,
+    /// The connection was lost: the transaction failed; reconnect.
+    Lost,
     /// An error that is neither retryable nor ignored: the run stops.
     Fatal(DbError),
 }
@@ -30,6 +32,7 @@ pub(super) fn run(
     let timeline = shared.timeline.get().expect("timeline set before release");
     let mut buf = TxnBuffer::default();
     let mut measured_txns = 0u64;
+    let mut on_this_connection = 0u64;
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             break;
@@ -48,6 +51,17 @@ pub(super) fn run(
                     break;
                 }
             }
+        }
+        if shared
+            .reconnect_every
+            .is_some_and(|n| on_this_connection >= n)
+        {
+            drop(conn);
+            match reconnect(id, shared, &mut buf) {
+                Some(c) => conn = c,
+                None => break,
+            }
+            on_this_connection = 0;
         }
         shared.state[id].store(IN_TXN, Ordering::Release);
         buf.clear();
@@ -68,6 +82,16 @@ pub(super) fn run(
                 buf.counters.failed = 1;
                 shared.recorder.flush(id, &buf, None, measured);
             }
+            TxnEnd::Lost => {
+                buf.counters.failed = 1;
+                shared.recorder.flush(id, &buf, None, measured);
+                drop(conn);
+                match reconnect(id, shared, &mut buf) {
+                    Some(c) => conn = c,
+                    None => break,
+                }
+                on_this_connection = 0;
+            }
             TxnEnd::Fatal(e) => {
                 shared.recorder.flush(id, &buf, None, measured);
                 let mut f = shared.fatal.lock().unwrap_or_else(|p| p.into_inner());
@@ -81,6 +105,7 @@ pub(super) fn run(
         if measured {
             measured_txns += 1;
         }
+        on_this_connection += 1;
         shared.state[id].store(IDLE, Ordering::Release);
     }
     shared.state[id].store(DONE, Ordering::Release);
@@ -108,6 +133,9 @@ fn transaction(
             return TxnEnd::Abandoned;
         }
         buf.counters.count_error(err.kind);
+        if err.kind == ErrorKind::ConnectionLost {
+            return TxnEnd::Lost;
+        }
         // Best effort: the statement that failed may have ended the
         // transaction already, and a dead connection cannot roll back.
         let _ = conn.rollback();
@@ -125,6 +153,35 @@ fn transaction(
             return TxnEnd::Failed;
         }
         return TxnEnd::Fatal(err);
+    }
+}
+
+/// Opens a new connection for client `id` and prepares the workload's
+/// statements on it, trying again every 100 ms while the server is away.
+/// Gives up (None) when the run stops. Each success counts as a reconnect.
+fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn Connection>> {
+    shared.state[id].store(RECONNECTING, Ordering::Release);
+    let timeline = shared.timeline.get().expect("timeline set before release");
+    loop {
+        if shared.stop.load(Ordering::Relaxed) || timeline.end.is_some_and(|e| Instant::now() >= e)
+        {
+            return None;
+        }
+        let attempt = (shared.connect)().and_then(|mut c| c.prepare_all(&shared.sql).map(|_| c));
+        match attempt {
+            Ok(c) => {
+                *shared.interrupters[id]
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = c.interrupter();
+                buf.clear();
+                buf.counters.reconnects = 1;
+                let measured = Instant::now() >= timeline.measure_start;
+                shared.recorder.flush(id, buf, None, measured);
+                shared.state[id].store(IDLE, Ordering::Release);
+                return Some(c);
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
     }
 }
 

@@ -26,10 +26,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use crate::driver::DbResult;
 use crate::driver::{Connection, ErrorKind, Interrupter, ServerInfo};
 use crate::rand::Rng;
 use crate::stats::histogram::Histogram;
-use crate::workload::{Connector, Workload};
+use crate::workload::Workload;
+
+/// Opens a new connection to the run's target. Owned and shareable, because
+/// clients call it again to re-establish a lost connection.
+pub type Connect = Arc<dyn Fn() -> DbResult<Box<dyn Connection>> + Send + Sync>;
 use crate::UsageError;
 
 use self::cpu::CpuTimes;
@@ -85,6 +90,9 @@ pub struct RunConfig {
     pub grace: Duration,
     /// Seed of the run; client `i` draws from `Rng::for_client(seed, i)`.
     pub seed: u64,
+    /// Close and re-open each client's connection every N transactions
+    /// (sysbench's `--reconnect`).
+    pub reconnect_every: Option<u64>,
 }
 
 /// Why the run stopped.
@@ -150,6 +158,8 @@ pub struct RunResult {
 const IDLE: u8 = 0;
 const IN_TXN: u8 = 1;
 const DONE: u8 = 2;
+/// Re-establishing a lost connection: not a transaction, never abandoned.
+const RECONNECTING: u8 = 3;
 
 /// Points in time shared by the clients, fixed when they are released.
 struct Timeline {
@@ -180,13 +190,19 @@ struct Shared {
     stmt_kind: Vec<u16>,
     begin_kind: u16,
     commit_kind: u16,
+    /// For reconnects: how to connect, and what to prepare.
+    connect: Connect,
+    sql: Vec<String>,
+    reconnect_every: Option<u64>,
+    /// Per client: how to interrupt its current connection at the deadline.
+    interrupters: Vec<Mutex<Option<Box<dyn Interrupter>>>>,
 }
 
 /// Runs `workload` on connections from `connect` as `cfg` says. `cancel` is
 /// polled to stop early (Ctrl-C); `on_interval` receives each interval sample.
 pub fn run(
     workload: &dyn Workload,
-    connect: Connector<'_>,
+    connect: Connect,
     cfg: &RunConfig,
     cancel: &AtomicBool,
     on_interval: &mut dyn FnMut(&IntervalSample),
@@ -208,9 +224,8 @@ pub fn run(
     let commit_kind = kind_of("commit");
     let sql: Vec<String> = statements.iter().map(|s| s.sql.clone()).collect();
 
-    let (conns, server) = connect_all(connect, threads, &sql)?;
-    let interrupters: Vec<Option<Box<dyn Interrupter>>> =
-        conns.iter().map(|c| c.interrupter()).collect();
+    let (conns, server) = connect_all(&*connect, threads, &sql)?;
+    let interrupters = conns.iter().map(|c| Mutex::new(c.interrupter())).collect();
 
     let shared = Arc::new(Shared {
         recorder: Recorder::new(threads, kinds.len()),
@@ -232,6 +247,10 @@ pub fn run(
         stmt_kind,
         begin_kind,
         commit_kind,
+        connect,
+        sql,
+        reconnect_every: cfg.reconnect_every,
+        interrupters,
     });
 
     let gate = Arc::new(Barrier::new(threads + 1));
@@ -300,7 +319,7 @@ pub fn run(
         }
         if let Some(d) = deadline {
             if now >= d {
-                abandoned = abandon(&shared, &interrupters);
+                abandoned = abandon(&shared);
                 break d;
             }
         }
@@ -394,7 +413,7 @@ pub fn run(
 /// Opens and prepares every client's connection in parallel; the first
 /// connection also reports the server's version and settings.
 fn connect_all(
-    connect: Connector<'_>,
+    connect: &(dyn Fn() -> DbResult<Box<dyn Connection>> + Send + Sync),
     threads: usize,
     sql: &[String],
 ) -> anyhow::Result<(Vec<Box<dyn Connection>>, ServerInfo)> {
@@ -435,14 +454,20 @@ fn connect_all(
 
 /// At the deadline: counts the transactions still in flight, tells their
 /// clients to give up, and interrupts their statements.
-fn abandon(shared: &Shared, interrupters: &[Option<Box<dyn Interrupter>>]) -> u64 {
+fn abandon(shared: &Shared) -> u64 {
     shared.stop.store(true, Ordering::Relaxed);
     shared.abandon.store(true, Ordering::Release);
     let mut n = 0;
     for (id, state) in shared.state.iter().enumerate() {
-        if state.load(Ordering::Acquire) == IN_TXN {
+        let s = state.load(Ordering::Acquire);
+        if s == IN_TXN {
             n += 1;
-            if let Some(i) = &interrupters[id] {
+        }
+        if s == IN_TXN || s == RECONNECTING {
+            if let Some(i) = &*shared.interrupters[id]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+            {
                 i.interrupt();
             }
         }

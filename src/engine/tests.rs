@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::*;
 use crate::driver::{self, Target, Value};
-use crate::workload::{ClientScript, Op, OptionValues, Progress, StatementDef};
+use crate::workload::{ClientScript, Connector, Op, OptionValues, Progress, StatementDef};
 
 /// BEGIN; SELECT; UPDATE; COMMIT — four queries: 1 read, 1 write, 2 other.
 struct TestWorkload {
@@ -98,6 +98,7 @@ fn config(threads: usize) -> RunConfig {
         ignore_errors: ErrorSet::NONE,
         grace: Duration::from_millis(300),
         seed: 7,
+        reconnect_every: None,
     }
 }
 
@@ -107,8 +108,8 @@ fn run_fake(url: &str, cfg: &RunConfig) -> RunResult {
 
 fn run_fake_cancel(url: &str, cfg: &RunConfig, cancel: &AtomicBool) -> RunResult {
     let target = Target::parse(url).unwrap();
-    let connect = || driver::connect(&target);
-    run(&TestWorkload::new(), &connect, cfg, cancel, &mut |_| {}).unwrap()
+    let connect: Connect = Arc::new(move || driver::connect(&target));
+    run(&TestWorkload::new(), connect, cfg, cancel, &mut |_| {}).unwrap()
 }
 
 #[test]
@@ -299,4 +300,36 @@ fn time_limit_ends_the_run_on_time() {
     );
     assert_eq!(r.stop, StopReason::Time);
     assert!(r.counters.transactions > 100);
+}
+
+#[test]
+fn lost_connections_are_reestablished_and_counted() {
+    // Every 10th statement on a connection loses it; a new connection
+    // starts counting again, so each connection completes 2 transactions
+    // (8 statements) and loses the third.
+    let cfg = RunConfig {
+        events: Some(90),
+        ..config(1)
+    };
+    let r = run_fake("fake://?error_every=10:connection_lost", &cfg);
+    let c = &r.counters;
+    assert_eq!(r.stop, StopReason::Events);
+    assert_eq!(c.transactions + c.failed, 90);
+    assert_eq!(c.transactions, 60);
+    assert_eq!(c.failed, 30);
+    assert_eq!(c.errors[ErrorKind::ConnectionLost.index()], 30);
+    assert_eq!(c.reconnects, 30);
+}
+
+#[test]
+fn reconnect_every_n_transactions() {
+    let cfg = RunConfig {
+        events: Some(100),
+        reconnect_every: Some(10),
+        ..config(1)
+    };
+    let r = run_fake("fake://", &cfg);
+    assert_eq!(r.counters.transactions, 100);
+    // After transactions 10, 20, …, 90 (the 100th ends the run first).
+    assert_eq!(r.counters.reconnects, 9);
 }
