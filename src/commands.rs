@@ -21,13 +21,8 @@ use crate::workload::{self, options, RandConfig, Workload};
 use crate::UsageError;
 
 fn connect_checked(target: &Target) -> anyhow::Result<Box<dyn Connection>> {
-    driver::connect(target).map_err(|e| {
-        UsageError(format!(
-            "cannot connect to {}: {}",
-            target.display, e.message
-        ))
-        .into()
-    })
+    // The drivers' messages name the server, user and database themselves.
+    driver::connect(target).map_err(|e| UsageError(e.message).into())
 }
 
 /// SQLite creates a missing database file on open; only `prepare` may do

@@ -1,0 +1,419 @@
+//! Packet framing over a blocking byte stream, with one reusable read buffer
+//! and one reusable write buffer.
+//!
+//! Every MySQL packet is a 3-byte little-endian payload length, a 1-byte
+//! sequence id and the payload. A payload of 2^24 - 1 bytes or more is split
+//! into packets of exactly 2^24 - 1 bytes followed by a shorter (possibly
+//! empty) one; [`Io::read_packet`] joins them and [`Io::send`] splits.
+//!
+//! Reading: the socket is read in chunks as large as the free part of the
+//! buffer (64 KiB to start with), and packets are parsed out of the buffer,
+//! so a whole result set of a typical OLTP statement costs one `read`.
+//! Writing: a command is built in the write buffer behind a 4-byte gap for
+//! the header, which is filled in just before the one `write`.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::ops::Range;
+use std::os::unix::net::UnixStream;
+
+/// The largest payload one packet carries; a payload this long continues in
+/// the next packet.
+pub const MAX_PAYLOAD: usize = 0xFF_FFFF;
+
+/// Initial size of the read buffer: large enough for the result of a
+/// sysbench range select (100 rows of ~125 bytes) in one `read`.
+const READ_BUF: usize = 64 * 1024;
+
+/// Initial capacity of the write buffer.
+const WRITE_BUF: usize = 16 * 1024;
+
+/// Buffers that grew beyond this for one large packet are shrunk back once
+/// it is done, so that a single 16 MiB value does not pin 32 MiB per
+/// connection for the rest of the run.
+const KEEP: usize = 4 << 20;
+
+/// A connected socket: TCP or a unix socket.
+pub enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    pub fn try_clone(&self) -> io::Result<Stream> {
+        Ok(match self {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+        })
+    }
+
+    /// Shuts both directions down, which wakes up a thread blocked reading
+    /// the same socket (through another handle) with end-of-file.
+    pub fn shutdown(&self) {
+        let _ = match self {
+            Stream::Tcp(s) => s.shutdown(Shutdown::Both),
+            Stream::Unix(s) => s.shutdown(Shutdown::Both),
+        };
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+        }
+    }
+
+    /// Bounds how long a read may wait (None: forever).
+    pub fn set_read_timeout(&self, t: Option<std::time::Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_read_timeout(t),
+            Stream::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.write_all(buf),
+            Stream::Unix(s) => s.write_all(buf),
+        }
+    }
+}
+
+/// The framed connection: the socket, its buffers and the sequence id.
+pub struct Io {
+    stream: Stream,
+    /// Received bytes; `rbuf[start..end]` is not consumed yet. Its length is
+    /// its usable size (kept initialised so that reads need no `unsafe`).
+    rbuf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The packet being built: 4 bytes reserved for the header, then the
+    /// payload. Callers append the payload directly.
+    pub wbuf: Vec<u8>,
+    /// Sequence id of the next packet, sent or received. Each command starts
+    /// at 0; both sides then count up across the exchange.
+    seq: u8,
+}
+
+impl Io {
+    pub fn new(stream: Stream) -> Io {
+        Io {
+            stream,
+            rbuf: vec![0; READ_BUF],
+            start: 0,
+            end: 0,
+            wbuf: Vec::with_capacity(WRITE_BUF),
+            seq: 0,
+        }
+    }
+
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// Starts a new packet in the write buffer (continuing the exchange's
+    /// sequence ids).
+    #[inline]
+    pub fn begin_packet(&mut self) {
+        self.wbuf.clear();
+        self.wbuf.extend_from_slice(&[0; 4]);
+    }
+
+    /// Starts a new command: sequence ids restart at 0.
+    #[inline]
+    pub fn begin_command(&mut self, command: u8) {
+        self.seq = 0;
+        if self.wbuf.capacity() > KEEP {
+            self.wbuf = Vec::with_capacity(WRITE_BUF);
+        }
+        self.begin_packet();
+        self.wbuf.push(command);
+    }
+
+    /// Sends the packet in the write buffer: one `write` unless the payload
+    /// needs splitting.
+    #[inline]
+    pub fn send(&mut self) -> io::Result<()> {
+        let len = self.wbuf.len() - 4;
+        if len >= MAX_PAYLOAD {
+            return self.send_split();
+        }
+        self.wbuf[..4].copy_from_slice(&[len as u8, (len >> 8) as u8, (len >> 16) as u8, self.seq]);
+        self.seq = self.seq.wrapping_add(1);
+        self.stream.write_all(&self.wbuf)
+    }
+
+    /// Sends a payload of 16 MiB or more as a series of maximal packets and
+    /// a final shorter (possibly empty) one.
+    #[cold]
+    fn send_split(&mut self) -> io::Result<()> {
+        let mut off = 4;
+        loop {
+            let n = (self.wbuf.len() - off).min(MAX_PAYLOAD);
+            let header = [n as u8, (n >> 8) as u8, (n >> 16) as u8, self.seq];
+            self.seq = self.seq.wrapping_add(1);
+            self.stream.write_all(&header)?;
+            self.stream.write_all(&self.wbuf[off..off + n])?;
+            off += n;
+            if n < MAX_PAYLOAD {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads the next packet and returns where its payload lies in the read
+    /// buffer ([`Io::payload`]). The range stays valid until the next read.
+    #[inline]
+    pub fn read_packet(&mut self) -> io::Result<Range<usize>> {
+        if self.start == self.end {
+            // Nothing buffered: read into the whole buffer from the front.
+            self.start = 0;
+            self.end = 0;
+            if self.rbuf.len() > KEEP {
+                self.rbuf = vec![0; READ_BUF];
+            }
+        }
+        if self.end - self.start < 4 {
+            self.fill(4)?;
+        }
+        let h = &self.rbuf[self.start..self.start + 4];
+        let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
+        self.seq = h[3].wrapping_add(1);
+        if self.end - self.start < 4 + len {
+            self.fill(4 + len)?;
+        }
+        if len == MAX_PAYLOAD {
+            return self.read_continued();
+        }
+        let begin = self.start + 4;
+        self.start = begin + len;
+        Ok(begin..begin + len)
+    }
+
+    /// Joins a payload that continues over several packets, in place: each
+    /// continuation's header is cut out of the buffer so that the payload
+    /// ends up contiguous.
+    #[cold]
+    fn read_continued(&mut self) -> io::Result<Range<usize>> {
+        // Offsets are relative to `start` (the first header), because `fill`
+        // may move the buffered bytes to the front.
+        let mut rel_end = 4 + MAX_PAYLOAD;
+        loop {
+            self.fill(rel_end + 4)?;
+            let at = self.start + rel_end;
+            let h = &self.rbuf[at..at + 4];
+            let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
+            self.seq = h[3].wrapping_add(1);
+            self.rbuf.copy_within(at + 4..self.end, at);
+            self.end -= 4;
+            self.fill(rel_end + len)?;
+            rel_end += len;
+            if len < MAX_PAYLOAD {
+                break;
+            }
+        }
+        let begin = self.start + 4;
+        self.start += rel_end;
+        Ok(begin..self.start)
+    }
+
+    /// Ensures `need` bytes are buffered from `start`, moving the buffered
+    /// bytes to the front or growing the buffer when they would not fit.
+    fn fill(&mut self, need: usize) -> io::Result<()> {
+        if self.start + need > self.rbuf.len() {
+            self.rbuf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            if need > self.rbuf.len() {
+                self.rbuf.resize(need.next_power_of_two(), 0);
+            }
+        }
+        while self.end - self.start < need {
+            match self.stream.read(&mut self.rbuf[self.end..]) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection",
+                    ))
+                }
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes of a payload returned by [`Io::read_packet`].
+    #[inline]
+    pub fn payload(&self, r: Range<usize>) -> &[u8] {
+        &self.rbuf[r]
+    }
+}
+
+/// Reads a length-encoded integer at `*pos`, advancing it; None if the bytes
+/// run out or the prefix is not an integer (0xFB is NULL, 0xFF an error).
+pub fn lenenc(p: &[u8], pos: &mut usize) -> Option<u64> {
+    let first = *p.get(*pos)?;
+    let (n, width) = match first {
+        0..=0xFA => (u64::from(first), 0),
+        0xFC => (0, 2),
+        0xFD => (0, 3),
+        0xFE => (0, 8),
+        _ => return None,
+    };
+    *pos += 1;
+    if width == 0 {
+        return Some(n);
+    }
+    let bytes = p.get(*pos..*pos + width)?;
+    *pos += width;
+    Some(
+        bytes
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &b| acc << 8 | u64::from(b)),
+    )
+}
+
+/// Reads a length-encoded string at `*pos`; `Some(None)` is SQL NULL.
+pub fn lenenc_str<'a>(p: &'a [u8], pos: &mut usize) -> Option<Option<&'a [u8]>> {
+    if p.get(*pos) == Some(&0xFB) {
+        *pos += 1;
+        return Some(None);
+    }
+    let n = lenenc(p, pos)? as usize;
+    let s = p.get(*pos..*pos + n)?;
+    *pos += n;
+    Some(Some(s))
+}
+
+/// Appends a length-encoded integer.
+#[inline]
+pub fn put_lenenc(out: &mut Vec<u8>, n: u64) {
+    if n < 0xFB {
+        out.push(n as u8);
+    } else if n < 1 << 16 {
+        out.push(0xFC);
+        out.extend_from_slice(&(n as u16).to_le_bytes());
+    } else if n < 1 << 24 {
+        out.push(0xFD);
+        out.extend_from_slice(&(n as u32).to_le_bytes()[..3]);
+    } else {
+        out.push(0xFE);
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+}
+
+/// A little-endian u16 at `pos` (0 if out of range: callers treat short
+/// packets as having the field unset).
+pub fn u16_at(p: &[u8], pos: usize) -> u16 {
+    p.get(pos..pos + 2)
+        .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
+}
+
+/// A little-endian u32 at `pos` (0 if out of range).
+pub fn u32_at(p: &[u8], pos: usize) -> u32 {
+    p.get(pos..pos + 4)
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lenenc_round_trips() {
+        for n in [
+            0u64,
+            1,
+            250,
+            251,
+            65535,
+            65536,
+            (1 << 24) - 1,
+            1 << 24,
+            u64::MAX,
+        ] {
+            let mut b = Vec::new();
+            put_lenenc(&mut b, n);
+            let mut pos = 0;
+            assert_eq!(lenenc(&b, &mut pos), Some(n), "{n}");
+            assert_eq!(pos, b.len());
+        }
+        let mut pos = 0;
+        assert_eq!(lenenc(&[0xFC, 1], &mut pos), None);
+        let mut pos = 0;
+        assert_eq!(lenenc_str(&[0xFB], &mut pos), Some(None));
+        let mut pos = 0;
+        assert_eq!(
+            lenenc_str(&[2, b'h', b'i', 9], &mut pos),
+            Some(Some(&b"hi"[..]))
+        );
+        assert_eq!(pos, 3);
+    }
+
+    /// A pair of connected unix sockets: `Io` on one end, raw bytes on the other.
+    fn pair() -> (Io, UnixStream) {
+        let (a, b) = UnixStream::pair().unwrap();
+        (Io::new(Stream::Unix(a)), b)
+    }
+
+    #[test]
+    fn reads_packets_split_and_joined_across_reads() {
+        let (mut io, mut peer) = pair();
+        // Two packets in one write, then one arriving byte by byte.
+        peer.write_all(&[3, 0, 0, 1, b'a', b'b', b'c', 0, 0, 0, 2])
+            .unwrap();
+        let r = io.read_packet().unwrap();
+        assert_eq!(io.payload(r), b"abc");
+        let r = io.read_packet().unwrap();
+        assert_eq!(io.payload(r), b"");
+        let t = std::thread::spawn(move || {
+            for b in [2u8, 0, 0, 3, b'x', b'y'] {
+                peer.write_all(&[b]).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            peer
+        });
+        let r = io.read_packet().unwrap();
+        assert_eq!(io.payload(r), b"xy");
+        assert_eq!(io.seq, 4);
+        drop(t.join().unwrap());
+        assert_eq!(
+            io.read_packet().unwrap_err().kind(),
+            io::ErrorKind::UnexpectedEof
+        );
+    }
+
+    #[test]
+    fn joins_and_splits_payloads_of_16_mib_and_more() {
+        let (mut io, peer) = pair();
+        let mut peer_io = Io::new(Stream::Unix(peer));
+        // Exactly MAX_PAYLOAD bytes: a full packet and an empty one; then
+        // MAX_PAYLOAD + 10 bytes, then a short packet after them.
+        let sizes = [MAX_PAYLOAD, MAX_PAYLOAD + 10, 5];
+        let writer = std::thread::spawn(move || {
+            for (i, n) in sizes.into_iter().enumerate() {
+                peer_io.begin_packet();
+                peer_io
+                    .wbuf
+                    .extend((0..n).map(|j| (j % 251) as u8 ^ i as u8));
+                peer_io.send().unwrap();
+            }
+            peer_io
+        });
+        for (i, n) in sizes.into_iter().enumerate() {
+            let r = io.read_packet().unwrap();
+            let p = io.payload(r);
+            assert_eq!(p.len(), n);
+            assert!(p
+                .iter()
+                .enumerate()
+                .all(|(j, &b)| b == (j % 251) as u8 ^ i as u8));
+        }
+        // 2 packets, then 2, then 1: sequence ids 0..=4.
+        assert_eq!(io.seq, 5);
+        drop(writer.join().unwrap());
+    }
+}

@@ -1,0 +1,485 @@
+//! PostgreSQL over its wire protocol (3.0), on a blocking socket, without an
+//! async runtime or a client library: the shortest path from a benchmark
+//! client to the server, so that the client's own cost stays below libpq's.
+//!
+//! # Layout
+//! - [`startup`]: the socket (TCP or unix domain), StartupMessage,
+//!   authentication (trust, password, MD5, SCRAM-SHA-256).
+//! - [`wire`]: the socket with its two long-lived buffers, message framing,
+//!   the response loop, ErrorResponse parsing and SQLSTATE classification.
+//! - [`text`]: values as Bind parameters, SQL literals and COPY fields, and
+//!   the statement templates of text mode.
+//!
+//! # Statements
+//! In prepared mode (the default) `prepare_all` parses every statement as a
+//! named server-side statement `s0..sN` and describes it, to learn whether it
+//! returns rows (Execute alone sends no RowDescription). `execute` then sends
+//! Bind (parameters as text) + Execute + Sync in one write and reads the
+//! response, normally in one read: one round trip, two system calls, no
+//! allocation. Rows are counted and skipped where they lie in the buffer;
+//! values are never decoded.
+//!
+//! In text mode (sysbench's `--db-ps-mode disable`) each execution formats
+//! the parameters as literals into the statement text (into a reused string)
+//! and sends it as a simple Query.
+//!
+//! Message encoding and authentication come from the `postgres-protocol`
+//! crate; decoding is by hand (see [`wire`] for why).
+
+mod startup;
+mod text;
+mod wire;
+
+use std::io::Write as _;
+use std::time::Duration;
+
+use bytes::{BufMut, BytesMut};
+use postgres_protocol::message::frontend;
+use postgres_protocol::IsNull;
+
+use self::startup::Place;
+use self::text::Template;
+use self::wire::{Stream, TextRows, Wire};
+use super::{
+    Connection, DbError, DbResult, Dialect, ErrorKind, Interrupter, Outcome, PsMode, ServerAddr,
+    ServerInfo, StmtId, Value,
+};
+
+/// Size of one CopyData message in `bulk_load`: large enough that a message
+/// costs one write per 64 KiB, small enough to notice a server error early.
+const COPY_CHUNK: usize = 64 * 1024;
+
+/// How long an interrupter may wait to deliver a CancelRequest.
+const CANCEL_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// A statement prepared on the server.
+struct Prepared {
+    /// Its name on the server, `s{index}`.
+    name: String,
+    /// Whether it returns rows (its Describe answered RowDescription, not
+    /// NoData): Execute sends no RowDescription, so `result_set` comes from here.
+    returns_rows: bool,
+}
+
+/// What a CancelRequest needs: where the server listens and which backend
+/// runs this session.
+#[derive(Clone)]
+struct CancelKey {
+    place: Place,
+    pid: i32,
+    secret: i32,
+}
+
+impl CancelKey {
+    /// Asks the server, on a new connection, to cancel what the backend is
+    /// running. Best effort: nothing is reported.
+    fn send(&self) {
+        let mut msg = BytesMut::with_capacity(16);
+        frontend::cancel_request(self.pid, self.secret, &mut msg);
+        if let Ok(mut s) = self.place.open(CANCEL_TIMEOUT) {
+            let _ = s.set_write_timeout(Some(CANCEL_TIMEOUT));
+            let _ = s.write_all(&msg);
+        }
+    }
+}
+
+/// One session with a PostgreSQL server.
+pub struct PgConnection {
+    /// The socket and its buffers.
+    wire: Wire,
+    /// Server-side prepared statements, or literals in the text.
+    mode: PsMode,
+    /// Prepared mode: the statements on the server, by [`StmtId`].
+    prepared: Vec<Prepared>,
+    /// Text mode: the statements' text with their placeholders located.
+    templates: Vec<Template>,
+    /// Text mode: where a statement's SQL is rendered; reused so that
+    /// execution allocates nothing once it has grown.
+    sql: String,
+    /// For the interrupter.
+    cancel: Option<CancelKey>,
+    /// `server_version` as reported at startup, e.g. "15.10 (Debian …)".
+    version: String,
+}
+
+impl PgConnection {
+    /// Opens a session to `a` (TCP, or the unix socket `a.socket`).
+    pub fn connect(a: &ServerAddr) -> DbResult<Box<dyn Connection>> {
+        let s = startup::connect(a)?;
+        Ok(Box::new(PgConnection {
+            wire: s.wire,
+            mode: a.ps_mode,
+            prepared: Vec::new(),
+            templates: Vec::new(),
+            sql: String::new(),
+            cancel: s.key.map(|(pid, secret)| CancelKey {
+                place: s.place,
+                pid,
+                secret,
+            }),
+            version: s.server_version,
+        }))
+    }
+
+    /// Runs `sql` through the simple Query protocol; with `rows`, decodes
+    /// the values into it.
+    fn simple(&mut self, sql: &str, rows: Option<&mut TextRows>) -> DbResult<Outcome> {
+        simple(&mut self.wire, sql, rows)
+    }
+
+    /// Runs a query whose first row's first value is wanted.
+    fn scalar(&mut self, sql: &str) -> DbResult<Option<String>> {
+        let mut rows = TextRows::new();
+        self.simple(sql, Some(&mut rows))?;
+        Ok(rows
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten()))
+    }
+
+    fn execute_prepared(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
+        let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
+        let out = &mut self.wire.out;
+        out.clear();
+        let bound = frontend::bind(
+            "",
+            &st.name,
+            // No format codes: every parameter and every result column is text.
+            std::iter::empty(),
+            params,
+            |v, buf| {
+                Ok(if text::push_param(buf, v) {
+                    IsNull::No
+                } else {
+                    IsNull::Yes
+                })
+            },
+            std::iter::empty(),
+            out,
+        );
+        if bound.is_err() {
+            out.clear();
+            return Err(DbError::new(
+                ErrorKind::Other,
+                "",
+                format!(
+                    "cannot bind {} parameters to statement {id}: too many, or a NUL byte in the statement name",
+                    params.len()
+                ),
+            ));
+        }
+        // Execute all rows of the unnamed portal; Sync ends the batch (and
+        // the implicit transaction outside BEGIN) and asks for ReadyForQuery.
+        frontend::execute("", 0, out).map_err(other)?;
+        frontend::sync(out);
+        let returns_rows = st.returns_rows;
+        self.wire.send()?;
+        let mut o = Outcome::default();
+        self.wire.finish(&mut o, returns_rows, None)?;
+        Ok(o)
+    }
+
+    fn execute_text(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
+        let t = self.templates.get(id).ok_or_else(|| unknown(id))?;
+        t.render(params, &mut self.sql).map_err(|n| {
+            DbError::new(
+                ErrorKind::Other,
+                "",
+                format!(
+                    "statement {id} uses ${n} but only {} parameters were given",
+                    params.len()
+                ),
+            )
+        })?;
+        simple(&mut self.wire, &self.sql, None)
+    }
+
+    /// Prepared mode: Parse and Describe every statement, each followed by
+    /// its own Sync so that an error names its statement; all in one write.
+    fn prepare_on_server(&mut self, sql: &[String]) -> DbResult<()> {
+        let out = &mut self.wire.out;
+        out.clear();
+        // Statements of an earlier prepare_all would clash with the new names.
+        let closing = !self.prepared.is_empty();
+        for old in &self.prepared {
+            frontend::close(b'S', &old.name, out).map_err(other)?;
+        }
+        if closing {
+            frontend::sync(out);
+        }
+        let mut prepared = Vec::with_capacity(sql.len());
+        for (i, s) in sql.iter().enumerate() {
+            let name = format!("s{i}");
+            // No parameter types: the server infers them from the context.
+            let parsed = frontend::parse(&name, s, std::iter::empty(), out);
+            if let Err(e) = parsed {
+                out.clear();
+                return Err(DbError::new(
+                    ErrorKind::Other,
+                    "",
+                    format!("cannot prepare statement {i} ({s}): {e}"),
+                ));
+            }
+            frontend::describe(b'S', &name, out).map_err(other)?;
+            frontend::sync(out);
+            prepared.push(Prepared {
+                name,
+                returns_rows: false,
+            });
+        }
+        self.prepared.clear();
+        self.wire.send()?;
+        if closing {
+            self.wire.finish(&mut Outcome::default(), false, None)?;
+        }
+        // Read every statement's answer even after an error, so that the
+        // connection stays in step; report the first error.
+        let mut first_error = None;
+        for (i, p) in prepared.iter_mut().enumerate() {
+            let mut o = Outcome::default();
+            match self.wire.finish(&mut o, false, None) {
+                Ok(()) => p.returns_rows = o.result_set,
+                Err(e) if e.kind == ErrorKind::ConnectionLost => return Err(e),
+                Err(e) => {
+                    first_error.get_or_insert(DbError {
+                        message: format!(
+                            "cannot prepare statement {i} ({}): {}",
+                            sql[i], e.message
+                        ),
+                        ..e
+                    });
+                }
+            }
+        }
+        // Kept even after an error: the statements that did parse exist on
+        // the server, and the next prepare_all must close them.
+        self.prepared = prepared;
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// The simple Query protocol: one Query message, the response up to
+/// ReadyForQuery (several statements' results add up).
+fn simple(wire: &mut Wire, sql: &str, rows: Option<&mut TextRows>) -> DbResult<Outcome> {
+    frontend::query(sql, &mut wire.out).map_err(|e| {
+        wire.out.clear();
+        other(e)
+    })?;
+    wire.send()?;
+    let mut o = Outcome::default();
+    wire.finish(&mut o, false, rows)?;
+    Ok(o)
+}
+
+fn unknown(id: StmtId) -> DbError {
+    DbError::new(
+        ErrorKind::Other,
+        "",
+        format!("statement {id} was not prepared on this connection"),
+    )
+}
+
+fn other(e: std::io::Error) -> DbError {
+    DbError::new(ErrorKind::Other, "", e.to_string())
+}
+
+/// Unblocks a call on another thread: shuts the socket down (the blocked
+/// read returns at once, as ConnectionLost), then asks the server to cancel
+/// the running statement, so that the backend does not go on holding locks
+/// and CPU for a client that has left.
+struct PgInterrupter {
+    /// A second handle on the connection's socket.
+    stream: Stream,
+    cancel: Option<CancelKey>,
+}
+
+impl Interrupter for PgInterrupter {
+    fn interrupt(&self) {
+        let _ = self.stream.shutdown();
+        if let Some(c) = &self.cancel {
+            c.send();
+        }
+    }
+}
+
+impl Connection for PgConnection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn prepare_all(&mut self, sql: &[String]) -> DbResult<()> {
+        match self.mode {
+            PsMode::Prepared => self.prepare_on_server(sql),
+            PsMode::Disable => {
+                self.templates = sql.iter().map(|s| Template::new(s)).collect();
+                let longest = sql.iter().map(String::len).max().unwrap_or(0);
+                // Room for the text plus typical literals, so that the first
+                // executions do not grow it step by step.
+                self.sql.reserve(2 * longest + 256);
+                Ok(())
+            }
+        }
+    }
+
+    fn execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
+        match self.mode {
+            PsMode::Prepared => self.execute_prepared(id, params),
+            PsMode::Disable => self.execute_text(id, params),
+        }
+    }
+
+    fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome> {
+        self.simple(sql, None)
+    }
+
+    fn begin(&mut self) -> DbResult<Outcome> {
+        self.simple("BEGIN", None).map(|_| Outcome::default())
+    }
+
+    fn commit(&mut self) -> DbResult<Outcome> {
+        self.simple("COMMIT", None).map(|_| Outcome::default())
+    }
+
+    fn rollback(&mut self) -> DbResult<Outcome> {
+        if self.wire.status == b'I' {
+            // No transaction open (e.g. the error ended an autocommit
+            // statement): a ROLLBACK would only earn a warning.
+            return Ok(Outcome::default());
+        }
+        self.simple("ROLLBACK", None).map(|_| Outcome::default())
+    }
+
+    fn table_exists(&mut self, table: &str) -> DbResult<bool> {
+        // to_regclass resolves the name as a statement would (search path,
+        // case folding, quotes), so "exists" means "a query on it finds it".
+        let mut sql = String::from(
+            "SELECT 1 FROM pg_catalog.pg_class WHERE relkind IN ('r', 'p') AND oid = to_regclass(",
+        );
+        text::push_literal(&mut sql, &Value::Text(table.to_string()));
+        sql.push(')');
+        Ok(self.simple(&sql, None)?.rows > 0)
+    }
+
+    fn count_rows(&mut self, table: &str) -> DbResult<u64> {
+        let n = self.scalar(&format!("SELECT count(*) FROM {table}"))?;
+        n.and_then(|n| n.parse().ok()).ok_or_else(|| {
+            DbError::new(
+                ErrorKind::Other,
+                "",
+                format!("SELECT count(*) FROM {table} returned no number"),
+            )
+        })
+    }
+
+    /// `COPY table (columns) FROM STDIN` in text format, rows streamed in
+    /// CopyData messages of about [`COPY_CHUNK`] bytes, one write each.
+    /// Between chunks the socket is polled: the server only speaks during
+    /// COPY to report an error, which then ends the load at once instead of
+    /// after the last row.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn FnMut(&mut Vec<Value>) -> bool,
+    ) -> DbResult<u64> {
+        let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
+        frontend::query(&sql, &mut self.wire.out).map_err(other)?;
+        self.wire.send()?;
+        self.wire.start_copy()?;
+        let mut row = Vec::with_capacity(columns.len());
+        loop {
+            let out = &mut self.wire.out;
+            out.clear();
+            // CopyData header; the length is filled in once the chunk is full.
+            out.put_u8(b'd');
+            out.put_u32(0);
+            let mut done = false;
+            while out.len() < COPY_CHUNK {
+                row.clear();
+                if !rows(&mut row) {
+                    done = true;
+                    break;
+                }
+                for (i, v) in row.iter().enumerate() {
+                    if i > 0 {
+                        out.put_u8(b'\t');
+                    }
+                    text::push_copy_field(out, v);
+                }
+                out.put_u8(b'\n');
+            }
+            if out.len() == 5 {
+                out.clear();
+            } else {
+                let len = (out.len() - 1) as u32;
+                out[1..5].copy_from_slice(&len.to_be_bytes());
+            }
+            if done {
+                frontend::copy_done(out);
+            }
+            self.wire.send()?;
+            if done {
+                break;
+            }
+            if let Some(e) = self.wire.copy_error()? {
+                // The server has given up on the COPY and sent its
+                // ReadyForQuery; whatever else it said is of no interest.
+                let _ = self.wire.finish(&mut Outcome::default(), false, None);
+                return Err(e);
+            }
+        }
+        let mut o = Outcome::default();
+        self.wire.finish(&mut o, false, None)?;
+        Ok(o.affected)
+    }
+
+    fn server_info(&mut self) -> DbResult<ServerInfo> {
+        if self.version.is_empty() {
+            self.version = self.scalar("SHOW server_version")?.unwrap_or_default();
+        }
+        let mut rows = TextRows::new();
+        // Every setting, as SHOW renders it ("128MB", not "16384" in 8 kB
+        // pages); the second argument turns a setting that vanished between
+        // the two reads into NULL instead of an error.
+        self.simple(
+            "SELECT name, current_setting(name, true) FROM pg_catalog.pg_settings ORDER BY name",
+            Some(&mut rows),
+        )?;
+        let mut settings: Vec<(String, String)> = rows
+            .into_iter()
+            .filter_map(|r| {
+                let mut r = r.into_iter();
+                Some((r.next()??, r.next().flatten().unwrap_or_default()))
+            })
+            .collect();
+        let mode = match self.mode {
+            PsMode::Prepared => "prepared",
+            PsMode::Disable => "disable",
+        };
+        // How statements were sent is part of what was measured.
+        settings.push(("dbsweep.ps_mode".to_string(), mode.to_string()));
+        Ok(ServerInfo {
+            version: format!("PostgreSQL {}", self.version),
+            settings,
+        })
+    }
+
+    fn interrupter(&self) -> Option<Box<dyn Interrupter>> {
+        let stream = self.wire.stream().try_clone().ok()?;
+        Some(Box::new(PgInterrupter {
+            stream,
+            cancel: self.cancel.clone(),
+        }))
+    }
+}
+
+impl Drop for PgConnection {
+    /// Says goodbye (Terminate), so that the server ends the session
+    /// cleanly instead of logging an unexpected EOF. Best effort.
+    fn drop(&mut self) {
+        self.wire.out.clear();
+        frontend::terminate(&mut self.wire.out);
+        let _ = self.wire.stream().set_write_timeout(Some(CANCEL_TIMEOUT));
+        let _ = self.wire.send();
+    }
+}

@@ -1,0 +1,305 @@
+//! Opening a session: the socket (TCP or unix domain), the StartupMessage,
+//! authentication (trust, cleartext password, MD5, SCRAM-SHA-256), and the
+//! parameters the server reports before its first ReadyForQuery.
+//!
+//! Every failure names where and as whom we tried to connect, and carries
+//! the server's own message or the operating system's error.
+
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::{BufMut, BytesMut};
+use postgres_protocol::authentication::md5_hash;
+use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM_SHA_256};
+use postgres_protocol::message::backend::Message;
+use postgres_protocol::message::frontend;
+
+use super::wire::{classify, parse_error, Stream, Wire};
+use crate::driver::{DbError, DbResult, ErrorKind, ServerAddr};
+
+/// How long to wait for a TCP connection to be accepted.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long the server may take over each step of the handshake: a server
+/// that accepts connections but never answers must not hang the caller.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where the server listens, as opened: what a CancelRequest must reach.
+#[derive(Debug, Clone)]
+pub(super) enum Place {
+    Tcp(SocketAddr),
+    Unix(PathBuf),
+}
+
+impl Place {
+    /// Opens a new connection to the same place (for CancelRequest).
+    pub(super) fn open(&self, timeout: Duration) -> std::io::Result<Stream> {
+        Ok(match self {
+            Place::Tcp(addr) => {
+                let s = TcpStream::connect_timeout(addr, timeout)?;
+                s.set_nodelay(true)?;
+                Stream::Tcp(s)
+            }
+            Place::Unix(path) => Stream::Unix(UnixStream::connect(path)?),
+        })
+    }
+}
+
+/// A session, ready for its first command.
+pub(super) struct Session {
+    pub wire: Wire,
+    pub place: Place,
+    /// BackendKeyData: the backend's process id and secret, for CancelRequest.
+    pub key: Option<(i32, i32)>,
+    /// The `server_version` parameter reported at startup.
+    pub server_version: String,
+}
+
+/// `at HOST:PORT` or `at socket PATH`, then user and database: the start of
+/// every connection error message.
+fn target(a: &ServerAddr, socket: Option<&PathBuf>) -> String {
+    let place = match socket {
+        Some(p) => format!("socket {}", p.display()),
+        None => format!("{}:{}", a.host, a.port),
+    };
+    format!(
+        "cannot connect to PostgreSQL at {place} as user '{}', database '{}'",
+        a.user, a.database
+    )
+}
+
+/// The unix socket to use: `a.socket` itself if it is a file, or
+/// `.s.PGSQL.PORT` inside it if it is a directory (as libpq's `host=/dir`).
+fn socket_path(a: &ServerAddr) -> Option<PathBuf> {
+    let s = a.socket.as_ref()?;
+    Some(if s.is_dir() {
+        s.join(format!(".s.PGSQL.{}", a.port))
+    } else {
+        s.clone()
+    })
+}
+
+/// Connects the socket: TCP_NODELAY (statements are single small writes
+/// waiting for their answer; Nagle would hold them back), every resolved
+/// address tried in turn.
+fn open(a: &ServerAddr, socket: Option<&PathBuf>) -> std::io::Result<(Stream, Place)> {
+    if let Some(path) = socket {
+        let s = UnixStream::connect(path)?;
+        return Ok((Stream::Unix(s), Place::Unix(path.clone())));
+    }
+    let mut last = None;
+    for addr in (a.host.as_str(), a.port).to_socket_addrs()? {
+        match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
+            Ok(s) => {
+                s.set_nodelay(true)?;
+                return Ok((Stream::Tcp(s), Place::Tcp(addr)));
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("host name '{}' resolves to no address", a.host),
+        )
+    }))
+}
+
+/// Opens a session to `a`.
+pub(super) fn connect(a: &ServerAddr) -> DbResult<Session> {
+    let socket = socket_path(a);
+    let target = target(a, socket.as_ref());
+    let (stream, place) = open(a, socket.as_ref()).map_err(|e| {
+        DbError::new(
+            ErrorKind::ConnectionLost,
+            "",
+            format!("{target}: {e}; is the server running and listening there?"),
+        )
+    })?;
+    stream
+        .set_read_timeout(Some(HANDSHAKE_TIMEOUT))
+        .and_then(|_| stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT)))
+        .map_err(|e| DbError::new(ErrorKind::ConnectionLost, "", format!("{target}: {e}")))?;
+    let mut wire = Wire::new(stream);
+    let (key, server_version) = handshake(&mut wire, a).map_err(|e| DbError {
+        message: format!("{target}: {}", e.message),
+        ..e
+    })?;
+    // From now on a statement may legitimately run for hours.
+    wire.stream()
+        .set_read_timeout(None)
+        .and_then(|_| wire.stream().set_write_timeout(None))
+        .map_err(|e| DbError::new(ErrorKind::ConnectionLost, "", format!("{target}: {e}")))?;
+    Ok(Session {
+        wire,
+        place,
+        key,
+        server_version,
+    })
+}
+
+/// Sends the StartupMessage and answers authentication requests until the
+/// first ReadyForQuery. Returns the cancel key and the server version.
+fn handshake(wire: &mut Wire, a: &ServerAddr) -> DbResult<(Option<(i32, i32)>, String)> {
+    let params = [
+        ("user", a.user.as_str()),
+        ("database", a.database.as_str()),
+        ("application_name", "dbsweep"),
+        // Text values are exchanged as UTF-8 whatever the database's encoding.
+        ("client_encoding", "UTF8"),
+    ];
+    frontend::startup_message(params, &mut wire.out).map_err(other)?;
+    wire.send()?;
+
+    let mut scram: Option<ScramSha256> = None;
+    let mut key = None;
+    let mut version = String::new();
+    loop {
+        let (tag, len) = wire.header().map_err(|e| wire.fail(e))?;
+        let body = wire.body(len).map_err(|e| wire.fail(e))?;
+        match tag {
+            b'R' => {
+                // Rebuild the message for postgres-protocol's parser, which
+                // knows every authentication request's layout.
+                let mut m = BytesMut::with_capacity(len + 5);
+                m.put_u8(tag);
+                m.put_u32(len as u32 + 4);
+                m.put_slice(wire.bytes(body));
+                let msg = Message::parse(&mut m)
+                    .map_err(other)?
+                    .ok_or_else(|| protocol("truncated authentication request"))?;
+                let reply = authenticate(msg, a, &mut scram, &mut wire.out)?;
+                if reply {
+                    wire.send()?;
+                }
+            }
+            b'K' => {
+                let b = wire.bytes(body);
+                if b.len() == 8 {
+                    let pid = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+                    let secret = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+                    key = Some((pid, secret));
+                }
+            }
+            b'S' => {
+                let mut parts = wire.bytes(body).split(|&c| c == 0);
+                if parts.next() == Some(b"server_version") {
+                    version =
+                        String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
+                }
+            }
+            b'E' => {
+                let mut e = parse_error(wire.bytes(body));
+                // The server ends the session after any startup error; only
+                // "not now" (starting up, too many connections…) is worth
+                // retrying, which is what ConnectionLost tells the engine.
+                // Wrong passwords and missing databases are not.
+                e.kind = classify(&e.code, false);
+                if e.code == "53300" {
+                    e.kind = ErrorKind::ConnectionLost;
+                }
+                return Err(e);
+            }
+            b'Z' => return Ok((key, version)),
+            // NoticeResponse, NegotiateProtocolVersion: nothing to do.
+            _ => {}
+        }
+    }
+}
+
+/// Answers one authentication request into `out`; false when there is
+/// nothing to send (AuthenticationOk, SASL final).
+fn authenticate(
+    msg: Message,
+    a: &ServerAddr,
+    scram: &mut Option<ScramSha256>,
+    out: &mut BytesMut,
+) -> DbResult<bool> {
+    let password = || {
+        a.password.as_deref().ok_or_else(|| {
+            DbError::new(
+                ErrorKind::Other,
+                "",
+                "the server asks for a password and the URL has none: \
+                 use postgres://USER:PASSWORD@HOST:PORT/DB",
+            )
+        })
+    };
+    match msg {
+        Message::AuthenticationOk => Ok(false),
+        Message::AuthenticationCleartextPassword => {
+            frontend::password_message(password()?.as_bytes(), out).map_err(other)?;
+            Ok(true)
+        }
+        Message::AuthenticationMd5Password(body) => {
+            let hash = md5_hash(a.user.as_bytes(), password()?.as_bytes(), body.salt());
+            frontend::password_message(hash.as_bytes(), out).map_err(other)?;
+            Ok(true)
+        }
+        Message::AuthenticationSasl(body) => {
+            let mut mechanisms = body.mechanisms();
+            let mut offered = Vec::new();
+            while let Some(m) =
+                fallible_iterator::FallibleIterator::next(&mut mechanisms).map_err(other)?
+            {
+                offered.push(m.to_string());
+            }
+            if !offered.iter().any(|m| m == SCRAM_SHA_256) {
+                return Err(DbError::new(
+                    ErrorKind::Other,
+                    "",
+                    format!(
+                        "the server offers SASL mechanisms {} and dbsweep speaks only {SCRAM_SHA_256}",
+                        offered.join(", ")
+                    ),
+                ));
+            }
+            // No TLS, so no channel binding: "n,," as libpq sends without SSL.
+            let s = ScramSha256::new(password()?.as_bytes(), ChannelBinding::unsupported());
+            frontend::sasl_initial_response(SCRAM_SHA_256, s.message(), out).map_err(other)?;
+            *scram = Some(s);
+            Ok(true)
+        }
+        Message::AuthenticationSaslContinue(body) => {
+            let s = scram
+                .as_mut()
+                .ok_or_else(|| protocol("SASL continue before start"))?;
+            s.update(body.data()).map_err(scram_error)?;
+            frontend::sasl_response(s.message(), out).map_err(other)?;
+            Ok(true)
+        }
+        Message::AuthenticationSaslFinal(body) => {
+            // Verifies the server's signature: it knows the password too.
+            let s = scram
+                .as_mut()
+                .ok_or_else(|| protocol("SASL final before start"))?;
+            s.finish(body.data()).map_err(scram_error)?;
+            Ok(false)
+        }
+        _ => Err(DbError::new(
+            ErrorKind::Other,
+            "",
+            "the server asks for an authentication method dbsweep does not support \
+             (Kerberos, GSSAPI, SSPI or SCM credentials); use scram-sha-256, md5, \
+             password or trust in pg_hba.conf",
+        )),
+    }
+}
+
+fn other(e: std::io::Error) -> DbError {
+    DbError::new(ErrorKind::Other, "", e.to_string())
+}
+
+fn protocol(what: &str) -> DbError {
+    DbError::new(ErrorKind::Other, "", format!("protocol error: {what}"))
+}
+
+fn scram_error(e: std::io::Error) -> DbError {
+    DbError::new(
+        ErrorKind::Other,
+        "",
+        format!("SCRAM-SHA-256 authentication failed: {e}"),
+    )
+}

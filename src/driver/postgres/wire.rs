@@ -1,0 +1,535 @@
+//! The wire: one blocking socket with a read buffer and a write buffer that
+//! live as long as the connection, the framing of protocol 3.0 messages, and
+//! the loop that reads a response up to ReadyForQuery.
+//!
+//! Reading is done by hand rather than through
+//! `postgres_protocol::message::backend::Message::parse`, which moves every
+//! message into a reference-counted `Bytes`: here a DataRow is only counted
+//! and skipped where it lies in the buffer (or, if it is larger than the
+//! buffer, skipped as it streams by), and only the few small messages whose
+//! content matters (CommandComplete, ErrorResponse, ReadyForQuery) are looked
+//! at. Nothing is allocated unless the server reports an error.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::ops::Range;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use postgres_protocol::message::frontend;
+
+use super::text::tag_affected;
+use crate::driver::{DbError, ErrorKind, Outcome};
+
+/// Initial capacity of both buffers: a typical response (a range select of
+/// 100 rows is ~14 KiB) arrives in one read, and a COPY chunk fits the write
+/// buffer without growing it.
+const BUF_SIZE: usize = 96 * 1024;
+
+/// A connected socket: TCP or unix domain.
+pub(super) enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    pub(super) fn try_clone(&self) -> io::Result<Stream> {
+        Ok(match self {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+        })
+    }
+
+    /// Shuts both directions down: a read blocked on any handle of this
+    /// socket returns at once.
+    pub(super) fn shutdown(&self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.shutdown(Shutdown::Both),
+            Stream::Unix(s) => s.shutdown(Shutdown::Both),
+        }
+    }
+
+    pub(super) fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_read_timeout(t),
+            Stream::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+
+    pub(super) fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_write_timeout(t),
+            Stream::Unix(s) => s.set_write_timeout(t),
+        }
+    }
+
+    fn raw_fd(&self) -> RawFd {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.write_all(buf),
+            Stream::Unix(s) => s.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Rows of a response decoded as text, for the few administrative queries
+/// whose values matter (settings, counts); never used on the hot path.
+pub(super) type TextRows = Vec<Vec<Option<String>>>;
+
+/// One connection's socket and buffers.
+pub(super) struct Wire {
+    stream: Stream,
+    /// Received bytes; `rbuf[rpos..rend]` are not consumed yet. Its length
+    /// is its capacity (zero-filled once), so reads go straight into it.
+    rbuf: Vec<u8>,
+    rpos: usize,
+    rend: usize,
+    /// Messages being composed; sent with one write by [`Wire::send`].
+    pub(super) out: BytesMut,
+    /// Transaction status from the last ReadyForQuery: `I` idle, `T` in a
+    /// transaction, `E` in a failed transaction.
+    pub(super) status: u8,
+    /// Set after an I/O error: where the response stream stands is unknown,
+    /// so every later call fails fast instead of misreading it.
+    broken: bool,
+}
+
+impl Wire {
+    pub(super) fn new(stream: Stream) -> Wire {
+        Wire {
+            stream,
+            rbuf: vec![0; BUF_SIZE],
+            rpos: 0,
+            rend: 0,
+            out: BytesMut::with_capacity(BUF_SIZE),
+            status: b'I',
+            broken: false,
+        }
+    }
+
+    pub(super) fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// Sends what `out` holds in one write and empties it.
+    pub(super) fn send(&mut self) -> Result<(), DbError> {
+        if self.broken {
+            self.out.clear();
+            return Err(lost_error("the connection was lost earlier"));
+        }
+        let r = self.stream.write_all(&self.out);
+        self.out.clear();
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// Marks the connection unusable and describes why.
+    pub(super) fn fail(&mut self, e: io::Error) -> DbError {
+        self.broken = true;
+        lost_error(&e.to_string())
+    }
+
+    /// Reads until at least `n` unconsumed bytes are buffered, growing the
+    /// buffer only for a message larger than it.
+    fn fill(&mut self, n: usize) -> io::Result<()> {
+        if self.rpos == self.rend {
+            self.rpos = 0;
+            self.rend = 0;
+        }
+        while self.rend - self.rpos < n {
+            if self.rpos + n > self.rbuf.len() {
+                self.rbuf.copy_within(self.rpos..self.rend, 0);
+                self.rend -= self.rpos;
+                self.rpos = 0;
+                if n > self.rbuf.len() {
+                    self.rbuf.resize(n, 0);
+                }
+            }
+            match self.stream.read(&mut self.rbuf[self.rend..]) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection",
+                    ))
+                }
+                Ok(k) => self.rend += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the next message's header: its tag and body length.
+    pub(super) fn header(&mut self) -> io::Result<(u8, usize)> {
+        self.fill(5)?;
+        let h = &self.rbuf[self.rpos..self.rpos + 5];
+        let tag = h[0];
+        let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
+        if len < 4 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("malformed message from the server (tag {tag}, length {len})"),
+            ));
+        }
+        self.rpos += 5;
+        Ok((tag, len - 4))
+    }
+
+    /// Buffers and consumes a body of `len` bytes; the range indexes
+    /// [`Wire::bytes`] until the next read.
+    pub(super) fn body(&mut self, len: usize) -> io::Result<Range<usize>> {
+        self.fill(len)?;
+        let r = self.rpos..self.rpos + len;
+        self.rpos += len;
+        Ok(r)
+    }
+
+    pub(super) fn bytes(&self, r: Range<usize>) -> &[u8] {
+        &self.rbuf[r]
+    }
+
+    /// Consumes a body of `len` bytes without keeping it whole: a huge
+    /// DataRow passes through the buffer instead of growing it.
+    fn skip(&mut self, mut len: usize) -> io::Result<()> {
+        loop {
+            let take = len.min(self.rend - self.rpos);
+            self.rpos += take;
+            len -= take;
+            if len == 0 {
+                return Ok(());
+            }
+            self.fill(1)?;
+        }
+    }
+
+    /// Whether the server has sent something (without reading it): during
+    /// COPY, that can only be an error, and there is no point streaming on.
+    pub(super) fn readable(&self) -> bool {
+        if self.rend > self.rpos {
+            return true;
+        }
+        let mut p = libc::pollfd {
+            fd: self.stream.raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, zero timeout; poll only writes `revents`.
+        let n = unsafe { libc::poll(&mut p, 1, 0) };
+        n > 0 && p.revents != 0
+    }
+
+    /// Reads the answer to `COPY … FROM STDIN` up to CopyInResponse; an
+    /// error (no such table, say) comes with its ReadyForQuery, read too.
+    pub(super) fn start_copy(&mut self) -> Result<(), DbError> {
+        let mut error = None;
+        loop {
+            let step = self.header().and_then(|(tag, len)| {
+                let r = self.body(len)?;
+                Ok((tag, r))
+            });
+            let (tag, r) = step.map_err(|e| self.fail(e))?;
+            match tag {
+                b'G' => return Ok(()),
+                b'E' => {
+                    error.get_or_insert(parse_error(self.bytes(r)));
+                }
+                b'Z' => {
+                    self.status = self.bytes(r).first().copied().unwrap_or(b'I');
+                    return Err(error.unwrap_or_else(|| {
+                        DbError::new(ErrorKind::Other, "", "the server did not start the COPY")
+                    }));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// During COPY FROM STDIN: reads whatever the server has sent so far
+    /// without waiting, and returns its error if it reported one. Notices
+    /// and parameter changes are skipped and the COPY goes on.
+    pub(super) fn copy_error(&mut self) -> Result<Option<DbError>, DbError> {
+        while self.readable() {
+            let step = self.header().and_then(|(tag, len)| {
+                let r = self.body(len)?;
+                Ok((tag, r))
+            });
+            let (tag, r) = step.map_err(|e| self.fail(e))?;
+            if tag == b'E' {
+                return Ok(Some(parse_error(self.bytes(r))));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Reads a response up to and including ReadyForQuery, adding what it
+    /// says to `out`: rows counted from DataRow messages, `result_set` set by
+    /// a RowDescription (or by `returns_rows`, for Execute, which sends
+    /// none), rows affected from CommandComplete tags. With `rows`, DataRow
+    /// values are decoded into it as text.
+    ///
+    /// Returns the first ErrorResponse, if any, once ReadyForQuery has
+    /// arrived, so that the connection is ready for the next command.
+    pub(super) fn finish(
+        &mut self,
+        out: &mut Outcome,
+        returns_rows: bool,
+        mut rows: Option<&mut TextRows>,
+    ) -> Result<(), DbError> {
+        if self.broken {
+            return Err(lost_error("the connection was lost earlier"));
+        }
+        let mut error: Option<DbError> = None;
+        // Whether the command now completing returned rows, for SELECT tags.
+        let mut described = returns_rows;
+        out.result_set |= returns_rows;
+        loop {
+            let r = self.next(out, &mut described, returns_rows, &mut error, &mut rows);
+            match r {
+                Ok(true) => return error.map_or(Ok(()), Err),
+                Ok(false) => {}
+                Err(e) => {
+                    let lost = self.fail(e);
+                    // A FATAL error (e.g. the server shutting down) explains
+                    // the lost connection better than the EOF that follows.
+                    return Err(match error {
+                        Some(mut err) => {
+                            err.kind = ErrorKind::ConnectionLost;
+                            err
+                        }
+                        None => lost,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Handles one message of a response; true at ReadyForQuery.
+    fn next(
+        &mut self,
+        out: &mut Outcome,
+        described: &mut bool,
+        returns_rows: bool,
+        error: &mut Option<DbError>,
+        rows: &mut Option<&mut TextRows>,
+    ) -> io::Result<bool> {
+        let (tag, len) = self.header()?;
+        match tag {
+            b'D' => {
+                out.rows += 1;
+                match rows {
+                    Some(rows) => {
+                        let r = self.body(len)?;
+                        rows.push(decode_row(self.bytes(r))?);
+                    }
+                    None => self.skip(len)?,
+                }
+            }
+            b'T' => {
+                out.result_set = true;
+                *described = true;
+                self.skip(len)?;
+            }
+            b'C' => {
+                let r = self.body(len)?;
+                let tag = self.bytes(r);
+                let tag = tag.strip_suffix(&[0]).unwrap_or(tag);
+                out.affected += tag_affected(tag, *described);
+                *described = returns_rows;
+            }
+            b'E' => {
+                let r = self.body(len)?;
+                let e = parse_error(self.bytes(r));
+                error.get_or_insert(e);
+            }
+            b'Z' => {
+                let r = self.body(len)?;
+                self.status = self.bytes(r).first().copied().unwrap_or(b'I');
+                return Ok(true);
+            }
+            b'G' => {
+                // COPY FROM STDIN outside bulk_load: refuse it, which ends
+                // the command with an error and a ReadyForQuery.
+                self.skip(len)?;
+                frontend::copy_fail(
+                    "COPY FROM STDIN is only supported by bulk_load",
+                    &mut self.out,
+                )?;
+                let r = self.stream.write_all(&self.out);
+                self.out.clear();
+                r?;
+            }
+            // ParseComplete, BindComplete, NoData, ParameterDescription,
+            // notices, parameter changes, COPY TO STDOUT data: nothing to do.
+            _ => self.skip(len)?,
+        }
+        Ok(false)
+    }
+}
+
+/// The error of a connection that is gone.
+pub(super) fn lost_error(why: &str) -> DbError {
+    DbError::new(
+        ErrorKind::ConnectionLost,
+        "",
+        format!("connection to the PostgreSQL server lost: {why}"),
+    )
+}
+
+/// A DataRow's values as text (NULL as None).
+fn decode_row(mut b: &[u8]) -> io::Result<Vec<Option<String>>> {
+    let bad = || io::Error::new(io::ErrorKind::InvalidData, "malformed DataRow");
+    let n = u16::from_be_bytes(b.get(..2).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
+    b = &b[2..];
+    let mut row = Vec::with_capacity(n.into());
+    for _ in 0..n {
+        let len = i32::from_be_bytes(b.get(..4).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
+        b = &b[4..];
+        if len < 0 {
+            row.push(None);
+            continue;
+        }
+        let v = b.get(..len as usize).ok_or_else(bad)?;
+        row.push(Some(String::from_utf8_lossy(v).into_owned()));
+        b = &b[len as usize..];
+    }
+    Ok(row)
+}
+
+/// Turns an ErrorResponse body (fields of a type byte and a C string, up to
+/// a zero byte) into a classified error: SQLSTATE as the code, the message
+/// with its detail and hint.
+pub(super) fn parse_error(mut b: &[u8]) -> DbError {
+    let (mut severity, mut code, mut message, mut detail, mut hint) =
+        (&b""[..], &b""[..], &b""[..], &b""[..], &b""[..]);
+    while let Some((&field, rest)) = b.split_first() {
+        if field == 0 {
+            break;
+        }
+        let end = rest.iter().position(|&c| c == 0).unwrap_or(rest.len());
+        let value = &rest[..end];
+        match field {
+            // 'V' is never localised; 'S' is, so it only stands in.
+            b'V' => severity = value,
+            b'S' if severity.is_empty() => severity = value,
+            b'C' => code = value,
+            b'M' => message = value,
+            b'D' => detail = value,
+            b'H' => hint = value,
+            _ => {}
+        }
+        b = rest.get(end + 1..).unwrap_or_default();
+    }
+    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned();
+    let mut msg = text(message);
+    if !detail.is_empty() {
+        msg.push_str(" (");
+        msg.push_str(&String::from_utf8_lossy(detail));
+        msg.push(')');
+    }
+    if !hint.is_empty() {
+        msg.push_str("; hint: ");
+        msg.push_str(&String::from_utf8_lossy(hint));
+    }
+    let code = text(code);
+    let fatal = matches!(severity, b"FATAL" | b"PANIC");
+    DbError::new(classify(&code, fatal), code, msg)
+}
+
+/// Maps a SQLSTATE onto the engine's error kinds. `fatal` (severity FATAL
+/// or PANIC) means the server is closing the session.
+pub(super) fn classify(sqlstate: &str, fatal: bool) -> ErrorKind {
+    match sqlstate {
+        "40P01" => ErrorKind::Deadlock,
+        "40001" => ErrorKind::Serialization,
+        // lock_not_available: lock_timeout expired (or NOWAIT). A
+        // statement_timeout is 57014, which stays Other: it says nothing
+        // about locks.
+        "55P03" => ErrorKind::LockTimeout,
+        "23505" => ErrorKind::DuplicateKey,
+        // admin_shutdown, crash_shutdown, cannot_connect_now,
+        // database_dropped; class 08 is connection_exception.
+        "57P01" | "57P02" | "57P03" | "57P04" => ErrorKind::ConnectionLost,
+        s if s.starts_with("08") => ErrorKind::ConnectionLost,
+        _ if fatal => ErrorKind::ConnectionLost,
+        _ => ErrorKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_fields_are_parsed_and_classified() {
+        let body = b"SERROR\0VERROR\0C40P01\0Mdeadlock detected\0DProcess 1 waits.\0\0";
+        let e = parse_error(body);
+        assert_eq!(e.kind, ErrorKind::Deadlock);
+        assert_eq!(e.code, "40P01");
+        assert_eq!(e.message, "deadlock detected (Process 1 waits.)");
+
+        let e = parse_error(b"SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed\0\0");
+        assert_eq!(
+            (e.kind, e.code.as_str()),
+            (ErrorKind::ConnectionLost, "28P01")
+        );
+        let e = parse_error(b"SFEHLER\0C23505\0Mdoppelt\0Hfix it\0\0");
+        assert_eq!(e.kind, ErrorKind::DuplicateKey);
+        assert_eq!(e.message, "doppelt; hint: fix it");
+        // Truncated input still yields an error rather than a panic.
+        let e = parse_error(b"C55P03\0Mlock timeout");
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (ErrorKind::LockTimeout, "lock timeout")
+        );
+    }
+
+    #[test]
+    fn sqlstates_map_to_kinds() {
+        assert_eq!(classify("40001", false), ErrorKind::Serialization);
+        assert_eq!(classify("08006", false), ErrorKind::ConnectionLost);
+        assert_eq!(classify("57P01", true), ErrorKind::ConnectionLost);
+        assert_eq!(classify("57014", false), ErrorKind::Other);
+        assert_eq!(classify("42P01", false), ErrorKind::Other);
+        assert_eq!(classify("40P01", true), ErrorKind::Deadlock);
+    }
+
+    #[test]
+    fn data_rows_decode_to_text() {
+        let body = [0, 2, 0, 0, 0, 2, b'4', b'2', 0xff, 0xff, 0xff, 0xff];
+        assert_eq!(
+            decode_row(&body).unwrap(),
+            vec![Some("42".to_string()), None]
+        );
+        assert!(decode_row(&body[..7]).is_err());
+    }
+}
