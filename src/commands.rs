@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 
-use crate::cli::args::{DistArgs, RunArgs, TargetArgs};
+use crate::cli::args::{DistArgs, RunArgs, ServerCommand, ServerStartArgs, TargetArgs};
 use crate::cli::progress::Bar;
 use crate::cli::resolve::{self, JsonOut};
 use crate::driver::{self, Connection, Dialect, Target, TargetKind};
@@ -17,6 +17,7 @@ use crate::engine;
 use crate::metrics::machine::Machine;
 use crate::rand::dist::Dist;
 use crate::report::{self, Exporter, RunRecord};
+use crate::server;
 use crate::workload::{self, options, RandConfig, Workload};
 use crate::UsageError;
 
@@ -285,4 +286,102 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         engine::StopReason::Interrupted => RunStatus::Interrupted,
         _ => RunStatus::Ok,
     })
+}
+
+/// Where `dbsweep server` keeps servers when no `--dir` is given.
+const SERVERS_DIR: &str = "dbsweep-servers";
+
+pub fn server(cmd: &ServerCommand) -> anyhow::Result<()> {
+    match cmd {
+        ServerCommand::Start(a) => server_start(a),
+        ServerCommand::Stop(a) => {
+            for dir in server_dirs(a.dir.as_deref())? {
+                match server::stop(&dir).map_err(server::ServerError::into_anyhow)? {
+                    true => eprintln!("Stopped the server in {}", dir.display()),
+                    false => eprintln!("No server running in {}", dir.display()),
+                }
+            }
+            Ok(())
+        }
+        ServerCommand::Status(a) => {
+            for dir in server_dirs(a.dir.as_deref())? {
+                match server::status(&dir).map_err(server::ServerError::into_anyhow)? {
+                    Some(s) => println!(
+                        "{}: {} running, pid {}, port {}\n    {}\n    {}",
+                        dir.display(),
+                        s.kind,
+                        s.pid,
+                        s.port,
+                        s.url,
+                        s.version
+                    ),
+                    None => println!("{}: not running", dir.display()),
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The server directories `stop`/`status` act on: the one given, or every
+/// server directory under ./dbsweep-servers.
+fn server_dirs(dir: Option<&Path>) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    if let Some(d) = dir {
+        return Ok(vec![d.to_path_buf()]);
+    }
+    let mut dirs: Vec<_> = std::fs::read_dir(SERVERS_DIR)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.join(server::STATE_FILE).exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    if dirs.is_empty() {
+        return Err(UsageError(format!(
+            "no servers under ./{SERVERS_DIR}: name one with --dir DIR"
+        ))
+        .into());
+    }
+    Ok(dirs)
+}
+
+fn server_start(a: &ServerStartArgs) -> anyhow::Result<()> {
+    let kind: server::ServerKind = a.kind.parse().map_err(server::ServerError::into_anyhow)?;
+    let dir = a
+        .dir
+        .clone()
+        .unwrap_or_else(|| Path::new(SERVERS_DIR).join(kind.name()));
+    let mut spec = server::ServerSpec::new(kind, dir);
+    spec.port = a.port;
+    spec.config_file = a.config_file.clone();
+    spec.binaries = a.binaries.clone();
+    for s in &a.settings {
+        spec.settings
+            .push(server::parse_setting(s).map_err(server::ServerError::into_anyhow)?);
+    }
+    if let Some(list) = &a.cpus {
+        spec.cpus = Some(server::parse_cpu_list(list).map_err(server::ServerError::into_anyhow)?);
+    }
+    // Ctrl-C while the server initialises: stop what was started.
+    let _ = ctrlc::set_handler(|| {
+        server::stop_all_started();
+        std::process::exit(130);
+    });
+    eprintln!("Starting {} in {} ...", kind, spec.dir.display());
+    let s = server::start(&spec).map_err(server::ServerError::into_anyhow)?;
+    eprintln!(
+        "{} running (pid {}, port {}{})\n  socket URL: {}\n  stop with: dbsweep server stop --dir {}",
+        s.version,
+        s.pid,
+        s.port,
+        s.cpus
+            .as_ref()
+            .map(|c| format!(", CPUs {}", server::format_cpu_list(c)))
+            .unwrap_or_default(),
+        s.socket_url(),
+        s.dir.display()
+    );
+    println!("{}", s.url);
+    Ok(())
 }

@@ -26,6 +26,7 @@ pub mod engine;
 pub mod metrics;
 pub mod rand;
 pub mod report;
+pub mod server;
 pub mod stats;
 pub mod workload;
 

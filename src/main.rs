@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         Command::Cleanup(t) => commands::cleanup(t).map(|_| RunStatus::Ok),
         Command::Workloads => commands::workloads().map(|_| RunStatus::Ok),
         Command::Dist(d) => commands::dist(d).map(|_| RunStatus::Ok),
+        Command::Server(s) => commands::server(s).map(|_| RunStatus::Ok),
     };
     match result {
         Ok(RunStatus::Ok) => ExitCode::SUCCESS,

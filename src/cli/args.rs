@@ -61,6 +61,62 @@ pub enum Command {
     Workloads,
     /// Draw numbers from a distribution and show the access pattern it produces.
     Dist(DistArgs),
+    /// Start, stop or describe a local MariaDB or PostgreSQL server that
+    /// dbsweep runs in a scratch directory.
+    #[command(subcommand)]
+    Server(ServerCommand),
+}
+
+const SERVER_EXAMPLES: &str = "\
+Examples:
+  URL=$(dbsweep server start mariadb --dir /tmp/my --set innodb_buffer_pool_size=2G)
+  dbsweep prepare oltp_read_write --db \"$URL\" --table-size 1000000
+  dbsweep server start postgres --dir /tmp/pg --cpus 0 --set shared_buffers=2GB
+  dbsweep server status
+  dbsweep server stop --dir /tmp/my";
+
+#[derive(Debug, Subcommand)]
+pub enum ServerCommand {
+    /// Create (first time) and start a server; prints its URL on stdout.
+    #[command(after_help = SERVER_EXAMPLES)]
+    Start(ServerStartArgs),
+    /// Stop a server started by `dbsweep server start`.
+    Stop(ServerDirArgs),
+    /// Show whether servers are running, with their URLs and versions.
+    Status(ServerDirArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServerStartArgs {
+    /// mariadb (or mysql) or postgres.
+    pub kind: String,
+    /// The server's directory (data, config, socket, log); created on first
+    /// use and reused afterwards. Default: ./dbsweep-servers/KIND.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+    /// Port on 127.0.0.1 (default: a free one).
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    /// A server setting, name=value (repeatable); lands in my.cnf or
+    /// postgresql.conf after dbsweep's base settings.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub settings: Vec<String>,
+    /// A config file (my.cnf or postgresql.conf syntax) to include.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<std::path::PathBuf>,
+    /// Pin the server to these CPUs, e.g. 0 or 0,1 or 0-3.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// A directory with another installed version's server programs.
+    #[arg(long, value_name = "DIR")]
+    pub binaries: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServerDirArgs {
+    /// The server's directory. Default: every server under ./dbsweep-servers.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// The workload and where it runs; shared by prepare, run and cleanup.

@@ -137,3 +137,70 @@ pub fn assert_valid_run_json(doc: &serde_json::Value) {
         errors.join("\n")
     );
 }
+
+/// A server started with `dbsweep server start` in a scratch directory,
+/// stopped (with `dbsweep server stop`) when dropped.
+pub struct Server {
+    pub dir: Dir,
+    pub url: String,
+    pub kind: &'static str,
+}
+
+impl Server {
+    /// Starts a `kind` (mariadb or postgres) server with extra arguments
+    /// such as `--set name=value`.
+    pub fn start(kind: &'static str, extra: &[&str]) -> Server {
+        let dir = Dir::new();
+        // The servers run as their own OS users: the path must be traversable.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let sdir = dir.join("server").display().to_string();
+        let mut args = vec!["server", "start", kind, "--dir", &sdir];
+        args.extend_from_slice(extra);
+        let r = dbsweep(&args);
+        r.ok();
+        let url = r.stdout.trim().to_string();
+        assert!(url.contains("://"), "no URL printed: {}", r.stdout);
+        Server { dir, url, kind }
+    }
+
+    pub fn server_dir(&self) -> PathBuf {
+        self.dir.join("server")
+    }
+
+    /// The server's main process id, from `dbsweep server status`.
+    pub fn pid(&self) -> u32 {
+        let sdir = self.server_dir().display().to_string();
+        let r = dbsweep(&["server", "status", "--dir", &sdir]);
+        r.ok();
+        let line = r.stdout.lines().next().unwrap_or("");
+        line.split("pid ")
+            .nth(1)
+            .and_then(|s| s.split(',').next())
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no pid in status: {}", r.stdout))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let sdir = self.server_dir().display().to_string();
+        let _ = Command::new(env!("CARGO_BIN_EXE_dbsweep"))
+            .args(["server", "stop", "--dir", &sdir])
+            .output();
+    }
+}
+
+/// True if process `pid` exists and has not exited (zombies count as gone).
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|s| s.split_whitespace().next());
+            !matches!(state, Some("Z") | Some("X"))
+        }
+        Err(_) => false,
+    }
+}
