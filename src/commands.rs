@@ -9,7 +9,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 
-use crate::cli::args::{DistArgs, RunArgs, ServerCommand, ServerStartArgs, TargetArgs};
+use crate::cli::args::{
+    DistArgs, ResultsArgs, RunArgs, ServerCommand, ServerStartArgs, StudyArgs, TargetArgs,
+};
 use crate::cli::progress::Bar;
 use crate::cli::resolve::{self, JsonOut};
 use crate::driver::{self, Connection, Dialect, Target, TargetKind};
@@ -383,5 +385,67 @@ fn server_start(a: &ServerStartArgs) -> anyhow::Result<()> {
         s.dir.display()
     );
     println!("{}", s.url);
+    Ok(())
+}
+
+/// The cancel flag of `dbsweep study`: static, because the runner's point
+/// watchdog borrows it for the whole command.
+static STUDY_CANCEL: AtomicBool = AtomicBool::new(false);
+
+pub fn study(a: &StudyArgs) -> anyhow::Result<RunStatus> {
+    let study = crate::study::load(&a.file)?;
+    let plan = crate::study::plan(&study);
+    if a.dry_run {
+        print!("{}", plan.describe(&study));
+        return Ok(RunStatus::Ok);
+    }
+    let _ = ctrlc::set_handler(|| {
+        if STUDY_CANCEL.swap(true, Ordering::SeqCst) {
+            eprintln!("\nInterrupted again: stopping servers and exiting now.");
+            server::stop_all_started();
+            std::process::exit(130);
+        }
+        eprintln!("\nInterrupted: stopping the current point; finished points are stored (resume with --resume).");
+    });
+    let opts = crate::study::runner::Options {
+        out: a.out.clone(),
+        resume: a.resume,
+    };
+    let o = crate::study::runner::run(&study, &plan, &opts, &STUDY_CANCEL)?;
+    eprintln!(
+        "{}: {} point(s) finished, {} skipped, {} failed{} in {:.1}s; results in {}",
+        if o.interrupted { "Interrupted" } else { "Done" },
+        o.finished,
+        o.skipped,
+        o.failed,
+        if o.already > 0 {
+            format!(" ({} stored earlier)", o.already)
+        } else {
+            String::new()
+        },
+        o.wall.as_secs_f64(),
+        o.out.join(crate::store::FILE_NAME).display()
+    );
+    Ok(if o.interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Ok
+    })
+}
+
+pub fn results(a: &ResultsArgs) -> anyhow::Result<()> {
+    let path = crate::store::resolve_path(&a.path);
+    let store = crate::store::Store::open_existing(&path)?;
+    let points = store.point_figures(None)?;
+    let out = if a.csv {
+        crate::store::results_csv(&points)
+    } else {
+        let mut summaries = Vec::new();
+        for s in store.studies()? {
+            summaries.extend(store.summaries(s.id)?);
+        }
+        crate::store::results_table(&points, &summaries)
+    };
+    std::io::stdout().write_all(out.as_bytes())?;
     Ok(())
 }

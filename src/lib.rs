@@ -28,6 +28,8 @@ pub mod rand;
 pub mod report;
 pub mod server;
 pub mod stats;
+pub mod store;
+pub mod study;
 pub mod workload;
 
 /// Bad input from the user: printed as one message, exit status 2.

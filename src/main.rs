@@ -15,6 +15,8 @@ fn main() -> ExitCode {
         Command::Workloads => commands::workloads().map(|_| RunStatus::Ok),
         Command::Dist(d) => commands::dist(d).map(|_| RunStatus::Ok),
         Command::Server(s) => commands::server(s).map(|_| RunStatus::Ok),
+        Command::Study(s) => commands::study(s),
+        Command::Results(r) => commands::results(r).map(|_| RunStatus::Ok),
     };
     match result {
         Ok(RunStatus::Ok) => ExitCode::SUCCESS,

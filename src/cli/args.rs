@@ -61,10 +61,47 @@ pub enum Command {
     Workloads,
     /// Draw numbers from a distribution and show the access pattern it produces.
     Dist(DistArgs),
+    /// Run a whole benchmark campaign described by a study file (TOML).
+    #[command(after_help = STUDY_EXAMPLES)]
+    Study(StudyArgs),
+    /// Print the points stored in a study's results database.
+    Results(ResultsArgs),
     /// Start, stop or describe a local MariaDB or PostgreSQL server that
     /// dbsweep runs in a scratch directory.
     #[command(subcommand)]
     Server(ServerCommand),
+}
+
+const STUDY_EXAMPLES: &str = "\
+Examples:
+  dbsweep study studies/quickstart.toml --dry-run   # the plan: points, restarts, estimated time
+  dbsweep study studies/quickstart.toml             # results in results/quickstart/results.db
+  dbsweep study studies/quickstart.toml --resume    # after Ctrl-C: continue with the first unfinished point
+  dbsweep results results/quickstart";
+
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    /// The study file (see docs/study.md).
+    pub file: std::path::PathBuf,
+    /// Output directory (default: the study's `out`, else results/NAME).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
+    /// Continue a study: run only the points not yet finished or skipped.
+    #[arg(long)]
+    pub resume: bool,
+    /// Print the plan (points, server restarts, estimated duration) and exit.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResultsArgs {
+    /// A study's output directory or its results.db.
+    #[arg(default_value = ".")]
+    pub path: std::path::PathBuf,
+    /// Print every point as CSV instead of a table.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 const SERVER_EXAMPLES: &str = "\

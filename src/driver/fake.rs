@@ -8,7 +8,8 @@
 //! COMMIT and ROLLBACK affect none — so sysbench's read/write/other
 //! classification runs through the same code path as with a real engine.
 //!
-//! Reached with the URL `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1`.
+//! Reached with the URL
+//! `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1&collapse_at=8`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -30,7 +31,40 @@ pub struct FakeScript {
     pub hang_after: Option<u64>,
     /// Rows returned by a SELECT.
     pub rows: u64,
+    /// Scripted collapse: while at least this many fake connections are
+    /// open in the process, every latency is 20 times longer (a server past
+    /// its saturation point, as in seed 000).
+    pub collapse_at: Option<usize>,
 }
+
+/// Tables dropped (and not created again) through fake connections, so that
+/// prepare and cleanup behave as on a database: a table exists unless
+/// dropped.
+static DROPPED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Applies the table effect of a DDL statement to [`DROPPED`].
+fn track_ddl(sql: &str) {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .map(|w| w.trim_end_matches('(').to_ascii_lowercase())
+        .collect();
+    let mut dropped = DROPPED.lock().unwrap_or_else(|p| p.into_inner());
+    match words.as_slice() {
+        [drop, table, if_, exists, name, ..]
+            if drop == "drop" && table == "table" && if_ == "if" && exists == "exists" =>
+        {
+            dropped.push(name.clone())
+        }
+        [drop, table, name, ..] if drop == "drop" && table == "table" => dropped.push(name.clone()),
+        [create, table, name, ..] if create == "create" && table == "table" => {
+            dropped.retain(|t| t != name)
+        }
+        _ => {}
+    }
+}
+
+/// Fake connections open in this process, for `collapse_at`.
+static OPEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 pub struct FakeConnection {
     script: FakeScript,
@@ -44,6 +78,7 @@ impl FakeConnection {
         if script.rows == 0 {
             script.rows = 1;
         }
+        OPEN.fetch_add(1, Ordering::Relaxed);
         FakeConnection {
             script,
             statements: Vec::new(),
@@ -65,7 +100,14 @@ impl FakeConnection {
             }
         }
         if !self.script.latencies.is_empty() {
-            let d = self.script.latencies[(n % self.script.latencies.len() as u64) as usize];
+            let mut d = self.script.latencies[(n % self.script.latencies.len() as u64) as usize];
+            if self
+                .script
+                .collapse_at
+                .is_some_and(|c| OPEN.load(Ordering::Relaxed) >= c)
+            {
+                d *= 20;
+            }
             sleep_precise(d);
         }
         if let Some((every, kind)) = self.script.error_every {
@@ -109,6 +151,12 @@ fn is_select(sql: &str) -> bool {
         .is_some_and(|s| s.eq_ignore_ascii_case("select"))
 }
 
+impl Drop for FakeConnection {
+    fn drop(&mut self) {
+        OPEN.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 struct FakeInterrupter(Arc<AtomicBool>);
 
 impl Interrupter for FakeInterrupter {
@@ -133,6 +181,7 @@ impl Connection for FakeConnection {
     }
 
     fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome> {
+        track_ddl(sql);
         self.step(is_select(sql), false)
     }
 
@@ -149,12 +198,14 @@ impl Connection for FakeConnection {
         Ok(Outcome::default())
     }
 
-    fn table_exists(&mut self, _table: &str) -> DbResult<bool> {
-        Ok(true)
+    fn table_exists(&mut self, table: &str) -> DbResult<bool> {
+        let dropped = DROPPED.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(!dropped.iter().any(|t| t.eq_ignore_ascii_case(table)))
     }
 
-    fn count_rows(&mut self, _table: &str) -> DbResult<u64> {
-        Ok(0)
+    fn count_rows(&mut self, table: &str) -> DbResult<u64> {
+        // An existing fake table is never empty, so read workloads accept it.
+        Ok(u64::from(self.table_exists(table)?))
     }
 
     fn bulk_load(

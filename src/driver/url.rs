@@ -264,6 +264,12 @@ fn parse_fake(rest: &str) -> Result<FakeScript, String> {
                 script.hang_after = Some(v.parse().map_err(|_| format!("bad count '{v}'"))?)
             }
             "rows" => script.rows = v.parse().map_err(|_| format!("bad row count '{v}'"))?,
+            "collapse_at" => {
+                script.collapse_at = Some(
+                    v.parse()
+                        .map_err(|_| format!("bad connection count '{v}'"))?,
+                )
+            }
             _ => return Err(format!("unknown fake option '{k}'")),
         }
     }

@@ -1,0 +1,341 @@
+//! The database schema, its version and the migrations between versions.
+//!
+//! The version lives in the file's header (`PRAGMA user_version`), next to
+//! an application id (`PRAGMA application_id`) that marks the file as
+//! dbsweep's. [`MIGRATIONS`]`[i]` takes a file from version `i` to `i + 1`;
+//! a new file runs them all. Opening a file whose version is newer than
+//! [`SCHEMA_VERSION`] fails without touching it, since this program cannot
+//! know what the newer columns mean.
+//!
+//! Policy (also in `docs/results-db.md`): a released migration is never
+//! edited, only appended to; a new version only adds (tables, columns,
+//! views), so queries written against an older version keep working.
+
+use std::path::Path;
+
+use anyhow::Context;
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::UsageError;
+
+/// `PRAGMA application_id` of a dbsweep results file: "dbsw" in ASCII, so
+/// `file results.db` and other tools can tell it from any SQLite file.
+pub const APPLICATION_ID: i32 = 0x6462_7377;
+
+/// Version 1: studies, sessions, targets, variants, points and their
+/// errors, intervals, histograms and settings; the `point_summary` view.
+///
+/// Plain (non-STRICT) tables and no newer syntax than window functions, so
+/// any `sqlite3` from 3.25 (2018) on can query the file.
+const V1: &str = r#"
+CREATE TABLE study (
+    id              INTEGER PRIMARY KEY,
+    name            TEXT NOT NULL UNIQUE,
+    description     TEXT NOT NULL,
+    file_text       TEXT NOT NULL,
+    started_unix_s  INTEGER NOT NULL,
+    tool_version    TEXT NOT NULL,
+    machine_json    TEXT NOT NULL
+);
+
+CREATE TABLE session (
+    id              INTEGER PRIMARY KEY,
+    study_id        INTEGER NOT NULL REFERENCES study(id) ON DELETE CASCADE,
+    started_unix_s  INTEGER NOT NULL,
+    tool_version    TEXT NOT NULL,
+    machine_json    TEXT NOT NULL,
+    file_text       TEXT NOT NULL
+);
+
+CREATE TABLE target (
+    id              INTEGER PRIMARY KEY,
+    study_id        INTEGER NOT NULL REFERENCES study(id) ON DELETE CASCADE,
+    name            TEXT NOT NULL,
+    kind            TEXT NOT NULL,
+    url_redacted    TEXT NOT NULL,
+    UNIQUE (study_id, name)
+);
+
+CREATE TABLE variant (
+    id              INTEGER PRIMARY KEY,
+    study_id        INTEGER NOT NULL,
+    target          TEXT NOT NULL,
+    name            TEXT NOT NULL,
+    settings_json   TEXT NOT NULL,
+    UNIQUE (study_id, target, name),
+    FOREIGN KEY (study_id, target) REFERENCES target(study_id, name) ON DELETE CASCADE
+);
+
+CREATE TABLE point (
+    id                    INTEGER PRIMARY KEY,
+    study_id              INTEGER NOT NULL,
+    session_id            INTEGER NOT NULL REFERENCES session(id),
+    key                   TEXT NOT NULL,
+    target                TEXT NOT NULL,
+    variant               TEXT NOT NULL,
+    cpus                  TEXT,
+    workload              TEXT NOT NULL,
+    workload_label        TEXT NOT NULL,
+    workload_options_json TEXT NOT NULL,
+    clients               INTEGER NOT NULL CHECK (clients >= 1),
+    instances             INTEGER NOT NULL CHECK (instances >= 1),
+    repeat                INTEGER NOT NULL,
+    status                TEXT NOT NULL CHECK (status IN ('finished', 'skipped', 'failed')),
+    reason                TEXT,
+    committed_unix_s      INTEGER NOT NULL,
+    started_unix_s        INTEGER,
+    seed                  TEXT,
+    stop_reason           TEXT,
+    measured_s            REAL,
+    transactions          INTEGER,
+    tps                   REAL,
+    qps                   REAL,
+    reads                 INTEGER,
+    writes                INTEGER,
+    others                INTEGER,
+    failed_transactions   INTEGER,
+    retries               INTEGER,
+    ignored_errors        INTEGER,
+    errors                INTEGER,
+    reconnects            INTEGER,
+    abandoned             INTEGER,
+    lat_min_us            REAL,
+    lat_avg_us            REAL,
+    lat_p50_us            REAL,
+    lat_p95_us            REAL,
+    lat_p99_us            REAL,
+    lat_max_us            REAL,
+    client_cpu_s          REAL,
+    server_version        TEXT,
+    result_json           TEXT,
+    FOREIGN KEY (study_id, target, variant) REFERENCES variant(study_id, target, name) ON DELETE CASCADE,
+    -- A reason says why a point did not finish; a finished one has none.
+    CHECK ((status = 'finished') = (reason IS NULL)),
+    -- Only a run produces a document; a finished point always has one.
+    CHECK (status <> 'finished' OR result_json IS NOT NULL),
+    CHECK (status <> 'skipped' OR result_json IS NULL)
+);
+
+-- A point is finished or skipped at most once; failed attempts stay as
+-- history and may be followed by another attempt.
+CREATE UNIQUE INDEX point_done ON point(study_id, key) WHERE status <> 'failed';
+CREATE INDEX point_study ON point(study_id, key);
+
+CREATE TABLE point_error (
+    point_id  INTEGER NOT NULL REFERENCES point(id) ON DELETE CASCADE,
+    kind      TEXT NOT NULL,
+    count     INTEGER NOT NULL,
+    PRIMARY KEY (point_id, kind)
+);
+
+CREATE TABLE point_interval (
+    point_id      INTEGER NOT NULL REFERENCES point(id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    t_s           REAL NOT NULL,
+    duration_s    REAL NOT NULL,
+    warmup        INTEGER NOT NULL CHECK (warmup IN (0, 1)),
+    threads       INTEGER NOT NULL,
+    transactions  INTEGER NOT NULL,
+    failed        INTEGER NOT NULL,
+    reads         INTEGER NOT NULL,
+    writes        INTEGER NOT NULL,
+    others        INTEGER NOT NULL,
+    errors        INTEGER NOT NULL,
+    reconnects    INTEGER NOT NULL,
+    p50_us        REAL,
+    p95_us        REAL,
+    p99_us        REAL,
+    max_us        REAL,
+    PRIMARY KEY (point_id, seq)
+);
+
+CREATE TABLE point_histogram (
+    id              INTEGER PRIMARY KEY,
+    point_id        INTEGER NOT NULL REFERENCES point(id) ON DELETE CASCADE,
+    name            TEXT NOT NULL,
+    histogram_json  TEXT NOT NULL,
+    UNIQUE (point_id, name)
+);
+
+CREATE TABLE point_setting (
+    id        INTEGER PRIMARY KEY,
+    point_id  INTEGER NOT NULL REFERENCES point(id) ON DELETE CASCADE,
+    name      TEXT NOT NULL,
+    value     TEXT NOT NULL,
+    UNIQUE (point_id, name)
+);
+
+-- Repeats of one point grouped: counts by status, and over the finished
+-- repeats avg/min/max and the sample variance (divisor n - 1, NULL below
+-- two repeats) of tps, qps and p95 latency. SQLite has no sqrt without its
+-- math functions, so the standard deviation is sqrt(*_variance) where they
+-- exist; Store::summaries computes it and the 95 % interval in Rust.
+-- The variance is two-pass (deviations from the group mean, from a window),
+-- which stays exact where sum(x*x) - sum(x)^2/n would cancel.
+CREATE VIEW point_summary AS
+SELECT study_id, target, variant, cpus, workload, workload_label, workload_options_json, clients, instances,
+       sum(status = 'finished') AS n,
+       sum(status = 'skipped') AS skipped,
+       sum(status = 'failed') AS failed,
+       avg(f_tps) AS tps_avg,
+       min(f_tps) AS tps_min,
+       max(f_tps) AS tps_max,
+       sum((f_tps - m_tps) * (f_tps - m_tps)) / (count(f_tps) - 1) AS tps_variance,
+       avg(f_qps) AS qps_avg,
+       min(f_qps) AS qps_min,
+       max(f_qps) AS qps_max,
+       sum((f_qps - m_qps) * (f_qps - m_qps)) / (count(f_qps) - 1) AS qps_variance,
+       avg(f_p95) AS lat_p95_us_avg,
+       min(f_p95) AS lat_p95_us_min,
+       max(f_p95) AS lat_p95_us_max,
+       sum((f_p95 - m_p95) * (f_p95 - m_p95)) / (count(f_p95) - 1) AS lat_p95_us_variance
+FROM (
+    SELECT *,
+           avg(f_tps) OVER g AS m_tps,
+           avg(f_qps) OVER g AS m_qps,
+           avg(f_p95) OVER g AS m_p95
+    FROM (
+        SELECT id, study_id, target, variant, cpus, workload, workload_label, workload_options_json,
+               clients, instances, status,
+               CASE WHEN status = 'finished' THEN tps END AS f_tps,
+               CASE WHEN status = 'finished' THEN qps END AS f_qps,
+               CASE WHEN status = 'finished' THEN lat_p95_us END AS f_p95
+        FROM point
+    )
+    WINDOW g AS (PARTITION BY study_id, target, variant, cpus, workload, workload_label,
+                              workload_options_json, clients, instances)
+)
+GROUP BY study_id, target, variant, cpus, workload, workload_label, workload_options_json, clients, instances
+ORDER BY min(id);
+"#;
+
+/// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
+const MIGRATIONS: &[&str] = &[V1];
+
+/// The schema version this build writes and reads (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Refuses files that are not dbsweep's or are newer than this build, before
+/// anything is written to them. Returns the file's version.
+pub fn check(conn: &Connection, path: &Path) -> anyhow::Result<i64> {
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| not_sqlite(path, e))?;
+    let app_id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Err(UsageError(format!(
+            "'{}' is a results database of version {version}, newer than this dbsweep {} \
+             understands (up to version {SCHEMA_VERSION}); read it with a newer dbsweep",
+            path.display(),
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .into());
+    }
+    let objects: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+    let ours = if version == 0 {
+        objects == 0 // a new, empty file
+    } else {
+        app_id == APPLICATION_ID
+    };
+    if !ours {
+        return Err(UsageError(format!(
+            "'{}' is an SQLite database but not a dbsweep results database; \
+             give the study's output directory or its results.db",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(version)
+}
+
+/// Brings the file up to [`SCHEMA_VERSION`], one transaction per step so a
+/// crash leaves it at a whole version. The version is read again inside the
+/// write lock, so two processes opening a new file do not both migrate it.
+pub fn migrate(conn: &mut Connection, path: &Path) -> anyhow::Result<()> {
+    // Up to date: no write lock, so reading a file others are writing (or a
+    // read-only copy) never waits or fails here.
+    if check(conn, path)? == SCHEMA_VERSION {
+        return Ok(());
+    }
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version = check(&tx, path)?;
+        if version == SCHEMA_VERSION {
+            return Ok(());
+        }
+        tx.execute_batch(MIGRATIONS[version as usize])
+            .with_context(|| {
+                format!(
+                    "Could not upgrade '{}' to version {}",
+                    path.display(),
+                    version + 1
+                )
+            })?;
+        tx.pragma_update(None, "user_version", version + 1)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        tx.commit()?;
+    }
+}
+
+/// "file is not a database" and friends, said in the user's terms.
+fn not_sqlite(path: &Path, e: rusqlite::Error) -> anyhow::Error {
+    UsageError(format!(
+        "'{}' is not a dbsweep results database ({e}); give the study's output directory or its results.db",
+        path.display()
+    ))
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_build_the_latest_schema_in_memory() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, Path::new(":memory:")).unwrap();
+        let v: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        // Idempotent: a second open finds nothing to do.
+        migrate(&mut conn, Path::new(":memory:")).unwrap();
+        let tables: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            tables,
+            [
+                "point",
+                "point_error",
+                "point_histogram",
+                "point_interval",
+                "point_setting",
+                "point_summary",
+                "session",
+                "study",
+                "target",
+                "variant"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_foreign_database_is_refused_untouched() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t(x)").unwrap();
+        let e = check(&conn, Path::new("other.db")).unwrap_err();
+        assert!(
+            e.to_string().contains("not a dbsweep results database"),
+            "{e}"
+        );
+        let v: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 0);
+    }
+}

@@ -1,0 +1,52 @@
+//! Studies: a whole benchmark campaign described in one TOML file.
+//!
+//! A study names its *targets* (existing databases by URL, SQLite files, or
+//! MariaDB / PostgreSQL servers dbsweep starts itself), the *variants* of
+//! each managed server (named setting overrides, e.g. `bp8` =
+//! `innodb_buffer_pool_instances = 8`), the *CPU sets* to pin servers to,
+//! the *workloads* with their options, run length and repeats, and the
+//! *client counts* to sweep. Its points are the product
+//! target × variant × CPU set × workload × clients × repeat, plus the
+//! one-setting-at-a-time variants of a `[sweep.parameter]`. Stop rules say
+//! when a series is not worth continuing. docs/study.md is the reference of
+//! every key.
+//!
+//! This module reads and checks the file ([`load()`]) and expands it into an
+//! ordered [`Plan`] ([`plan()`]) that says, point by point, when to restart a
+//! server and when to reload data; running the plan is `runner.rs`'s job.
+//!
+//! # Layout
+//!
+//! - `raw.rs`: serde structs mirroring the file, unknown keys denied, and
+//!   the value forms a person writes (durations, CPU sets, client lists).
+//! - `load.rs`: [`load()`]: parsing and validation into a [`Study`]; every
+//!   error names `FILE:LINE:COL`, the field and what was expected. The
+//!   checks themselves are in `targets.rs`, `variants.rs` (with the
+//!   parameter sweep) and `workloads.rs`.
+//! - `locate.rs`: byte offsets to lines, columns and field paths;
+//!   "did you mean" suggestions.
+//! - `model.rs`: the validated [`Study`] and its parts.
+//! - `clients.rs`: client-count range expressions (`"pow2 1..1024"`).
+//! - `plan.rs`: [`plan()`], [`Plan`], [`Point`], [`PointKey`], estimates and
+//!   the dry-run description.
+
+pub mod clients;
+mod load;
+mod locate;
+mod model;
+mod plan;
+mod raw;
+pub mod runner;
+mod targets;
+mod variants;
+mod workloads;
+
+pub use load::{load, load_str};
+pub use model::{
+    ManagedServer, ParameterSweep, Reprepare, Restart, StopRules, Study, TargetKind, TargetSpec,
+    VariantOrigin, VariantSpec, WorkloadSpec,
+};
+pub use plan::{
+    plan, Plan, Point, PointKey, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC, POINT_OVERHEAD,
+    SERVER_START,
+};

@@ -1,0 +1,343 @@
+//! A validated study: every name resolved, every default filled in, every
+//! value checked, so the planner and the runner never meet bad input.
+//! Built by [`super::load()`]; what each TOML key means is in docs/study.md.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::driver::{PsMode, Target};
+use crate::engine::{ErrorSet, RunConfig};
+use crate::rand::dist::{DistKind, DistParams};
+use crate::server::{ServerKind, ServerSpec};
+use crate::workload::{OptionValues, RandConfig, WorkloadInfo};
+
+/// A whole campaign: targets × variants × CPU sets × workloads × client
+/// counts × repeats, plus how to run and when to give up on a series.
+#[derive(Debug, Clone)]
+pub struct Study {
+    /// The file the study was loaded from, as given; error messages and the
+    /// results record name it.
+    pub source: PathBuf,
+    /// Names the study in reports and the default output directory.
+    pub name: String,
+    pub description: String,
+    /// Where the runner writes the results database and reports
+    /// (default `results/<name>`, relative to the working directory).
+    pub out: PathBuf,
+    pub targets: Vec<TargetSpec>,
+    /// Every (target, variant) pair, grouped by target in target order; each
+    /// target's `base` comes first, then the declared variants that apply to
+    /// it in file order, then the parameter sweep's generated ones.
+    /// [`crate::study::Point::variant`] indexes this.
+    pub variants: Vec<VariantSpec>,
+    pub workloads: Vec<WorkloadSpec>,
+    pub restart: Restart,
+    pub stop: StopRules,
+    /// The `[sweep.parameter]` table, if any; its variants are already
+    /// expanded into `variants`.
+    pub sweep: Option<ParameterSweep>,
+}
+
+/// One database to benchmark.
+#[derive(Debug, Clone)]
+pub struct TargetSpec {
+    /// Unique within the study; appears in point keys and reports.
+    pub name: String,
+    pub kind: TargetKind,
+    /// The CPU-set axis of this target: the sets to pin its server to, in
+    /// order, or `[None]` (not pinned) for unmanaged targets and managed ones
+    /// without `cpus`. Never empty.
+    pub cpus: Vec<Option<Vec<usize>>>,
+}
+
+impl TargetSpec {
+    /// The managed server's description, if dbsweep starts this target.
+    pub fn managed(&self) -> Option<&ManagedServer> {
+        match &self.kind {
+            TargetKind::Managed(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The SQL dialect its workloads are built for.
+    pub fn dialect(&self) -> crate::driver::Dialect {
+        use crate::driver::Dialect;
+        match &self.kind {
+            TargetKind::Url(t) => t.dialect(),
+            TargetKind::Sqlite(_) => Dialect::Sqlite,
+            TargetKind::Managed(m) => match m.kind {
+                ServerKind::Mariadb => Dialect::Mysql,
+                ServerKind::Postgres => Dialect::Postgres,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum TargetKind {
+    /// An existing database, by URL (`url = "postgres://…"`), run as it is:
+    /// no settings, variants or CPU pinning apply. `ps_mode = "disable"` is
+    /// already applied.
+    Url(Target),
+    /// An SQLite file (`sqlite = "path"`), or None for a temporary database
+    /// the runner creates and removes (`sqlite = true`, or no target at all).
+    Sqlite(Option<PathBuf>),
+    /// A server dbsweep starts, restarts with each variant's settings, and
+    /// stops (`server = "mariadb" | "postgres"`).
+    Managed(ManagedServer),
+}
+
+#[derive(Debug, Clone)]
+pub struct ManagedServer {
+    pub kind: ServerKind,
+    /// The server's directory (data, config, log), kept between restarts so
+    /// a new variant does not reload data. Default `<out>/servers/<target>`.
+    pub dir: PathBuf,
+    /// The target's own settings (`settings = {…}`), in file order: what the
+    /// `base` variant runs and what other variants override.
+    pub settings: Vec<(String, String)>,
+    pub config_file: Option<PathBuf>,
+    /// Another installed version's programs, instead of the system's.
+    pub binaries: Option<PathBuf>,
+    /// Statement protocol the clients use (`ps_mode`).
+    pub ps_mode: PsMode,
+}
+
+/// One configuration of one target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariantSpec {
+    /// Unique per target; `base` is the target's own settings.
+    pub name: String,
+    /// Index into [`Study::targets`].
+    pub target: usize,
+    /// What this variant changes, in file order (empty for `base`).
+    pub overrides: Vec<(String, String)>,
+    /// The full settings the server runs with: the target's settings with
+    /// the overrides replacing same-named ones in place and new ones
+    /// appended. Two points whose settings are equal need no restart between
+    /// them. Empty for unmanaged targets.
+    pub settings: Vec<(String, String)>,
+    pub origin: VariantOrigin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VariantOrigin {
+    /// The target's own settings; every target has one.
+    Base,
+    /// A `[[variant]]` of the file; the index is its position there.
+    Declared(usize),
+    /// Generated by `[sweep.parameter]`: its baseline with one setting changed.
+    Sweep { setting: String, value: String },
+}
+
+/// One workload of the study with everything the engine needs to run it.
+#[derive(Debug, Clone)]
+pub struct WorkloadSpec {
+    /// The built-in workload's name (see `dbsweep workloads`).
+    pub name: String,
+    /// How reports name it: `label`, default the workload name. Two entries
+    /// of the same workload with different options tell apart by it.
+    pub label: String,
+    /// The options the file gave, as `workload::build` takes them (booleans
+    /// as on/off, numbers in decimal), in file order.
+    pub options: Vec<(String, String)>,
+    /// The effective options: defaults overlaid with `options`, validated.
+    pub values: OptionValues,
+    /// Measured window; None when the run ends on events or rounds only.
+    pub time: Option<Duration>,
+    pub events: Option<u64>,
+    pub rounds: Option<u64>,
+    pub warmup: Duration,
+    /// How often each point runs (≥ 1).
+    pub repeats: u32,
+    /// The client counts of the sweep, sorted, distinct. Empty only in a
+    /// study whose points all come from `[sweep.parameter]`.
+    pub clients: Vec<u32>,
+    pub rand_type: DistKind,
+    /// Seed of the random streams; None = a fresh one per point (from time).
+    pub rand_seed: Option<u64>,
+    /// Interval samples this often; None = off. Default 1 s in a study.
+    pub report_interval: Option<Duration>,
+    pub max_retries: Option<u64>,
+    pub ignore_errors: ErrorSet,
+    /// How long in-flight transactions may finish after the end.
+    pub grace: Duration,
+    /// Copies of the workload run at once, each with its own connections and
+    /// table set; a point's `clients` is the client count of each copy.
+    pub instances: u32,
+    pub reprepare: Reprepare,
+}
+
+/// The engine's defaults that a study does not expose.
+const INTERVAL_PERCENTILE: f64 = 95.0;
+
+impl WorkloadSpec {
+    /// The registry entry (validated at load, so always present).
+    pub fn info(&self) -> &'static WorkloadInfo {
+        crate::workload::find(&self.name).expect("validated at load")
+    }
+
+    /// The engine configuration of one instance of this workload at
+    /// `clients` clients, with the given seed (the runner draws one when
+    /// `rand_seed` is None).
+    pub fn run_config(&self, clients: u32, seed: u64) -> RunConfig {
+        RunConfig {
+            threads: clients as usize,
+            time: self.time,
+            events: self.events,
+            rounds: self.rounds,
+            warmup: self.warmup,
+            report_interval: self.report_interval,
+            interval_percentile: INTERVAL_PERCENTILE,
+            max_retries: self.max_retries,
+            ignore_errors: self.ignore_errors,
+            grace: self.grace,
+            seed,
+            reconnect_every: None,
+        }
+    }
+
+    /// The random configuration for `workload::build`, with sysbench's
+    /// default distribution knobs.
+    pub fn rand_config(&self, seed: u64) -> RandConfig {
+        RandConfig {
+            kind: self.rand_type,
+            params: DistParams::default(),
+            seed,
+        }
+    }
+}
+
+/// When the runner restarts a managed server. A server is always
+/// (re)started when its settings or CPU set change; this says when else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Restart {
+    /// Only when the settings or CPUs change (and at the first point).
+    Never,
+    /// Also at the start of each variant and CPU set, even when the settings
+    /// equal the previous ones: every series starts from a fresh server.
+    #[default]
+    PerVariant,
+    /// Before every point: each measurement starts cold.
+    PerPoint,
+}
+
+impl Restart {
+    /// The study file's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Restart::Never => "never",
+            Restart::PerVariant => "per-variant",
+            Restart::PerPoint => "per-point",
+        }
+    }
+}
+
+/// When a workload's data is loaded again, for workloads that change it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reprepare {
+    /// Only when the data on the target is not this workload's.
+    Never,
+    /// Before the first repeat of each point (client count, variant, CPUs).
+    PerPoint,
+    /// Before every repeat.
+    PerRepeat,
+}
+
+impl Reprepare {
+    /// The study file's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reprepare::Never => "never",
+            Reprepare::PerPoint => "per-point",
+            Reprepare::PerRepeat => "per-repeat",
+        }
+    }
+
+    /// The default for a workload: per-point for those that add or remove
+    /// rows (so each point starts from the same table sizes), never for the
+    /// rest.
+    pub fn default_for(workload: &str) -> Reprepare {
+        match workload {
+            "oltp_delete" | "oltp_insert" | "bulk_insert" => Reprepare::PerPoint,
+            _ => Reprepare::Never,
+        }
+    }
+}
+
+/// When the runner gives up on the rest of a series or on a point. Skipped
+/// points are recorded as skipped with the reason, never as zeros.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StopRules {
+    /// Stop a series (one target, variant, CPU set and workload over its
+    /// client counts) once a point's throughput falls below this fraction of
+    /// the series' peak so far. In (0, 1).
+    pub below_peak: Option<f64>,
+    /// Stop a series once a point's failed transactions (errors that were
+    /// not retried away, e.g. deadlocks) exceed this fraction. In [0, 1].
+    pub max_failed_rate: Option<f64>,
+    /// Abandon a point (server start, data load and run) after this long.
+    pub point_timeout: Option<Duration>,
+}
+
+/// `[sweep.parameter]`: one setting changed at a time from a baseline, at
+/// one client count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParameterSweep {
+    pub clients: u32,
+    /// The baseline variant's name (default `base`).
+    pub baseline: String,
+    /// The targets it applies to.
+    pub targets: Vec<usize>,
+    /// Each setting with the values it takes, in file order.
+    pub values: Vec<(String, Vec<String>)>,
+}
+
+impl Study {
+    /// The variants of target `t`, with their indexes into `variants`.
+    pub fn variants_of(&self, t: usize) -> impl Iterator<Item = (usize, &VariantSpec)> {
+        self.variants
+            .iter()
+            .enumerate()
+            .filter(move |(_, v)| v.target == t)
+    }
+
+    /// The client counts variant `v` runs workload `w` at. A generated sweep
+    /// variant runs only at the sweep's count; its baseline runs at the
+    /// workload's counts plus the sweep's; other variants at the workload's,
+    /// or at the sweep's when the workload has none (a study that is only a
+    /// parameter sweep).
+    pub fn clients_for(&self, v: usize, w: usize) -> Vec<u32> {
+        let variant = &self.variants[v];
+        let mut counts = self.workloads[w].clients.clone();
+        if let Some(sweep) = &self.sweep {
+            let swept_target = sweep.targets.contains(&variant.target);
+            match &variant.origin {
+                VariantOrigin::Sweep { .. } => counts = vec![sweep.clients],
+                _ if swept_target && variant.name == sweep.baseline => counts.push(sweep.clients),
+                _ if counts.is_empty() => counts.push(sweep.clients),
+                _ => {}
+            }
+            counts.sort_unstable();
+            counts.dedup();
+        }
+        counts
+    }
+
+    /// What to start for a point on a managed target: its kind, directory,
+    /// the variant's full settings, config file, binaries and CPU set. None
+    /// for unmanaged targets.
+    pub fn server_spec(&self, point: &super::Point) -> Option<ServerSpec> {
+        let m = self.targets[point.target].managed()?;
+        let mut spec = ServerSpec::new(m.kind, &m.dir);
+        spec.settings = self.variants[point.variant].settings.clone();
+        spec.config_file = m.config_file.clone();
+        spec.binaries = m.binaries.clone();
+        spec.cpus = point.cpus.clone();
+        Some(spec)
+    }
+}

@@ -1,0 +1,568 @@
+//! Expanding a [`Study`] into the ordered list of points to measure.
+//!
+//! Order: target → variant → CPU set → workload → client count → repeat,
+//! outermost first. Target, variant and CPU set are outermost because
+//! changing them restarts a managed server; repeats are innermost so the
+//! stop rules can judge a client count from all its repeats before the next
+//! one runs. Each point says whether the runner must (re)start the server
+//! and (re)load the data before it, so the runner only follows the plan.
+//!
+//! A *series* is one target × variant × CPU set × workload over its client
+//! counts: the curve a report draws and the unit the stop rules cut short.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+use std::time::Duration;
+
+use super::model::{Reprepare, Restart, Study, WorkloadSpec};
+use crate::server::{format_cpu_list, parse_cpu_list};
+
+/// Estimated cost of a point beyond its warmup and measured time:
+/// connecting the clients, preparing statements, committing the result.
+pub const POINT_OVERHEAD: Duration = Duration::from_secs(1);
+/// Estimated cost of (re)starting a managed server: a clean shutdown and a
+/// start that waits for connections (MariaDB and PostgreSQL take 1–3 s on a
+/// small data directory; the first start also initialises it).
+pub const SERVER_START: Duration = Duration::from_secs(5);
+/// Estimated fixed cost of a data load (drop, create, index), on top of
+/// its rows at [`LOAD_ROWS_PER_SEC`].
+pub const LOAD_OVERHEAD: Duration = Duration::from_secs(1);
+/// Estimated load rate of sysbench rows (SQLite inserts, MariaDB's LOAD
+/// DATA and PostgreSQL's COPY all manage at least this on 2 cores).
+pub const LOAD_ROWS_PER_SEC: f64 = 100_000.0;
+
+/// The ordered points of a study, and the series they form.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub points: Vec<Point>,
+    pub series: Vec<Series>,
+}
+
+/// One target × variant × CPU set × workload over its client counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub target: usize,
+    pub variant: usize,
+    pub cpus: Option<Vec<usize>>,
+    pub workload: usize,
+    /// Ascending client counts.
+    pub clients: Vec<u32>,
+    /// Its points: a contiguous range of [`Plan::points`].
+    pub points: Range<usize>,
+}
+
+/// One measurement: a workload at a client count on one configuration of a
+/// target, for one repeat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Stable identity, for the results database and resuming.
+    pub key: PointKey,
+    /// Index into [`Plan::series`].
+    pub series: usize,
+    /// Index into [`Study::targets`].
+    pub target: usize,
+    /// Index into [`Study::variants`] (which belongs to `target`).
+    pub variant: usize,
+    /// CPUs the managed server is pinned to; None = not pinned.
+    pub cpus: Option<Vec<usize>>,
+    /// Index into [`Study::workloads`].
+    pub workload: usize,
+    /// Clients of each instance of the workload.
+    pub clients: u32,
+    /// Instances of the workload that run at once (total connections =
+    /// `clients × instances`).
+    pub instances: u32,
+    /// 1-based.
+    pub repeat: u32,
+    /// Before this point, (re)start the managed server with the variant's
+    /// settings and this CPU set: at the target's first point, whenever the
+    /// settings or CPUs differ from the previous point's, and as the
+    /// study's `restart` asks. Always false for unmanaged targets.
+    pub start_server: bool,
+    /// Before this point, drop and load the workload's data on the target:
+    /// when the target does not hold this workload's data yet (another
+    /// workload's differs, or a data-changing one ran since), and as the
+    /// workload's `reprepare` asks.
+    pub prepare: bool,
+}
+
+/// A point's identity, stable across runs of the same study file. Its
+/// string form, e.g.
+/// `target=pg/variant=base/cpus=0-1/workload=0:oltp_read_only/clients=64/instances=1/repeat=2`,
+/// is what the results database stores; `cpus=all` means not pinned, and
+/// `%` and `/` in names are written `%25` and `%2F`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PointKey {
+    pub target: String,
+    pub variant: String,
+    pub cpus: Option<Vec<usize>>,
+    /// Position of the workload in the file, then its name.
+    pub workload_index: usize,
+    pub workload: String,
+    pub clients: u32,
+    pub instances: u32,
+    pub repeat: u32,
+}
+
+impl fmt::Display for PointKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cpus = self
+            .cpus
+            .as_deref()
+            .map_or("all".to_string(), format_cpu_list);
+        write!(
+            f,
+            "target={}/variant={}/cpus={cpus}/workload={}:{}/clients={}/instances={}/repeat={}",
+            escape(&self.target),
+            escape(&self.variant),
+            self.workload_index,
+            escape(&self.workload),
+            self.clients,
+            self.instances,
+            self.repeat
+        )
+    }
+}
+
+impl FromStr for PointKey {
+    type Err = String;
+
+    /// Parses the string form back; anything else is an error naming it.
+    fn from_str(s: &str) -> Result<PointKey, String> {
+        let bad = || {
+            format!("bad point key '{s}': expected target=…/variant=…/cpus=…/workload=N:NAME/clients=N/instances=N/repeat=N")
+        };
+        let parts: Vec<&str> = s.split('/').collect();
+        let names = [
+            "target",
+            "variant",
+            "cpus",
+            "workload",
+            "clients",
+            "instances",
+            "repeat",
+        ];
+        if parts.len() != names.len() {
+            return Err(bad());
+        }
+        let mut values = Vec::new();
+        for (part, name) in parts.iter().zip(names) {
+            match part.split_once('=') {
+                Some((n, v)) if n == name => values.push(v),
+                _ => return Err(bad()),
+            }
+        }
+        let num = |v: &str| v.parse::<u32>().map_err(|_| bad());
+        let (wi, wname) = values[3].split_once(':').ok_or_else(bad)?;
+        Ok(PointKey {
+            target: unescape(values[0]).ok_or_else(bad)?,
+            variant: unescape(values[1]).ok_or_else(bad)?,
+            cpus: match values[2] {
+                "all" => None,
+                list => Some(parse_cpu_list(list).map_err(|_| bad())?),
+            },
+            workload_index: wi.parse().map_err(|_| bad())?,
+            workload: unescape(wname).ok_or_else(bad)?,
+            clients: num(values[4])?,
+            instances: num(values[5])?,
+            repeat: num(values[6])?,
+        })
+    }
+}
+
+/// Makes a name safe inside a key segment (see [`PointKey`]).
+fn escape(s: &str) -> String {
+    s.replace('%', "%25").replace('/', "%2F")
+}
+
+/// Reverses [`escape`]; None for a `%` that is not `%25` or `%2F`.
+fn unescape(s: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        match rest.get(i..i + 3) {
+            Some("%25") => out.push('%'),
+            Some("%2F") => out.push('/'),
+            _ => return None,
+        }
+        rest = &rest[i + 3..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A managed server's settings and CPU set: when they change, it restarts.
+type ServerConfig = (Vec<(String, String)>, Option<Vec<usize>>);
+
+/// What a target's server and database hold while the plan is walked.
+#[derive(Default)]
+struct TargetState {
+    /// Settings and CPUs of the running server.
+    server: Option<ServerConfig>,
+    /// Data signature of what is loaded.
+    loaded: Option<String>,
+    /// A workload that changes data ran since the load.
+    changed_by: Option<usize>,
+}
+
+/// Expands the study into its points, in run order.
+pub fn plan(study: &Study) -> Plan {
+    let mut points = Vec::new();
+    let mut series = Vec::new();
+    for (t, target) in study.targets.iter().enumerate() {
+        let managed = target.managed().is_some();
+        let mut state = TargetState::default();
+        for (v, variant) in study.variants_of(t) {
+            for cpus in &target.cpus {
+                let mut group_start = true;
+                for (w, wl) in study.workloads.iter().enumerate() {
+                    let clients = study.clients_for(v, w);
+                    if clients.is_empty() {
+                        continue;
+                    }
+                    let first = points.len();
+                    for &c in &clients {
+                        for repeat in 1..=wl.repeats {
+                            let server = (variant.settings.clone(), cpus.clone());
+                            let start_server = managed
+                                && (state.server.as_ref() != Some(&server)
+                                    || study.restart == Restart::PerPoint
+                                    || (study.restart == Restart::PerVariant && group_start));
+                            if start_server {
+                                state.server = Some(server);
+                            }
+                            group_start = false;
+                            let sig = data_signature(wl, w);
+                            let prepare = state.loaded.as_ref() != Some(&sig)
+                                || state.changed_by.is_some_and(|o| o != w)
+                                || wl.reprepare == Reprepare::PerRepeat
+                                || (wl.reprepare == Reprepare::PerPoint && repeat == 1);
+                            if prepare {
+                                state.loaded = Some(sig);
+                                state.changed_by = None;
+                            }
+                            if wl.reprepare != Reprepare::Never {
+                                state.changed_by = Some(w);
+                            }
+                            points.push(Point {
+                                key: PointKey {
+                                    target: target.name.clone(),
+                                    variant: variant.name.clone(),
+                                    cpus: cpus.clone(),
+                                    workload_index: w,
+                                    workload: wl.name.clone(),
+                                    clients: c,
+                                    instances: wl.instances,
+                                    repeat,
+                                },
+                                series: series.len(),
+                                target: t,
+                                variant: v,
+                                cpus: cpus.clone(),
+                                workload: w,
+                                clients: c,
+                                instances: wl.instances,
+                                repeat,
+                                start_server,
+                                prepare,
+                            });
+                        }
+                    }
+                    series.push(Series {
+                        target: t,
+                        variant: v,
+                        cpus: cpus.clone(),
+                        workload: w,
+                        clients,
+                        points: first..points.len(),
+                    });
+                }
+            }
+        }
+    }
+    Plan { points, series }
+}
+
+/// Options that shape the `sbtestN` tables: two workloads agreeing on them
+/// (and on instances) run on the same data without a reload.
+const DATA_OPTIONS: [&str; 7] = [
+    "tables",
+    "table-size",
+    "auto-inc",
+    "secondary",
+    "create-secondary",
+    "create-table-options",
+    "mysql-storage-engine",
+];
+
+/// What a workload's data looks like, as a comparable string.
+fn data_signature(wl: &WorkloadSpec, index: usize) -> String {
+    // bulk_insert loads no rows; its tables are its own.
+    if wl.name == "bulk_insert" {
+        return format!("bulk_insert#{index}");
+    }
+    let mut sig = format!("sbtest instances={}", wl.instances);
+    for opt in DATA_OPTIONS {
+        // select_random_* work on sbtest1 only: as if tables = 1.
+        let v = wl.values.iter().find(|(k, _)| *k == opt).map(|(_, v)| v);
+        sig.push_str(&format!(" {opt}={}", v.unwrap_or("1")));
+    }
+    sig
+}
+
+/// Rows a load of the workload's data inserts (all instances).
+fn rows(wl: &WorkloadSpec) -> u64 {
+    let get = |name: &str| {
+        wl.values
+            .iter()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.parse::<u64>().ok())
+    };
+    match (wl.name.as_str(), get("table-size")) {
+        ("bulk_insert", _) | (_, None) => 0,
+        (_, Some(size)) => get("tables").unwrap_or(1) * size * u64::from(wl.instances),
+    }
+}
+
+impl Plan {
+    /// Upper estimate of the study's wall time, before stop rules skip any
+    /// point: per point its warmup and measured time plus
+    /// [`POINT_OVERHEAD`], plus [`SERVER_START`] per server (re)start, plus
+    /// per data load [`LOAD_OVERHEAD`] and its rows at [`LOAD_ROWS_PER_SEC`].
+    /// Points that end on events or rounds count no run time (it is not
+    /// known in advance); [`Plan::describe`] says how many there are.
+    pub fn estimated_duration(&self, study: &Study) -> Duration {
+        self.points.iter().map(|p| point_estimate(study, p)).sum()
+    }
+
+    /// What `--dry-run` prints: the study, counts per axis, the number of
+    /// points, server starts and data loads, the estimated duration, then
+    /// one line per series.
+    pub fn describe(&self, study: &Study) -> String {
+        let mut s = String::new();
+        let mut line = |l: String| {
+            s.push_str(&l);
+            s.push('\n');
+        };
+        line(format!(
+            "study {} ({}) → {}",
+            study.name,
+            study.source.display(),
+            study.out.display()
+        ));
+        if !study.description.is_empty() {
+            for l in study.description.lines() {
+                line(format!("  {l}"));
+            }
+        }
+        let used =
+            |f: fn(&Point) -> String| -> BTreeSet<String> { self.points.iter().map(f).collect() };
+        let variants = used(|p| format!("{}/{}", p.target, p.variant)).len();
+        let cpus = used(|p| format!("{:?}", p.cpus)).len();
+        let workloads = used(|p| p.workload.to_string()).len();
+        let counts: BTreeSet<u32> = self.points.iter().map(|p| p.clients).collect();
+        let repeats: BTreeSet<u32> = self
+            .series
+            .iter()
+            .map(|s| study.workloads[s.workload].repeats)
+            .collect();
+        line(format!(
+            "axes: {} target{}, {variants} variant{} (over all targets), {cpus} CPU set{}, {workloads} workload{}, {} client count{} ({}), repeats {}",
+            study.targets.len(),
+            plural(study.targets.len()),
+            plural(variants),
+            plural(cpus),
+            plural(workloads),
+            counts.len(),
+            plural(counts.len()),
+            compact(&counts.iter().copied().collect::<Vec<_>>()),
+            repeats.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+        ));
+        let starts = self.points.iter().filter(|p| p.start_server).count();
+        let loads = self.points.iter().filter(|p| p.prepare).count();
+        line(format!(
+            "points: {} in {} series; server starts: {starts}; data loads: {loads}",
+            self.points.len(),
+            self.series.len()
+        ));
+        let open = self
+            .points
+            .iter()
+            .filter(|p| study.workloads[p.workload].time.is_none())
+            .count();
+        let open = if open > 0 {
+            format!(", not counting the run time of {open} points that end on events or rounds")
+        } else {
+            String::new()
+        };
+        line(format!(
+            "estimated duration: {} at most{open} (per point {}s overhead, {}s per server start, data loads at {} rows/s)",
+            human(self.estimated_duration(study)),
+            POINT_OVERHEAD.as_secs(),
+            SERVER_START.as_secs(),
+            LOAD_ROWS_PER_SEC as u64
+        ));
+        let stop = &study.stop;
+        let mut rules = Vec::new();
+        if let Some(b) = stop.below_peak {
+            rules.push(format!("below_peak {b}"));
+        }
+        if let Some(m) = stop.max_failed_rate {
+            rules.push(format!("max_failed_rate {m}"));
+        }
+        if let Some(t) = stop.point_timeout {
+            rules.push(format!("point_timeout {}", human(t)));
+        }
+        line(format!(
+            "restart: {}; stop rules: {}",
+            study.restart.name(),
+            if rules.is_empty() {
+                "none".to_string()
+            } else {
+                rules.join(", ")
+            }
+        ));
+        line("series (target / variant / cpus / workload: clients × repeats):".into());
+        for (i, se) in self.series.iter().enumerate() {
+            let wl = &study.workloads[se.workload];
+            let pts = &self.points[se.points.clone()];
+            let mut notes = Vec::new();
+            let starts = pts.iter().filter(|p| p.start_server).count();
+            if starts > 0 {
+                notes.push(format!("{starts} server start{}", plural(starts)));
+            }
+            let loads = pts.iter().filter(|p| p.prepare).count();
+            if loads > 0 {
+                notes.push(format!("{loads} data load{}", plural(loads)));
+            }
+            if wl.instances > 1 {
+                notes.push(format!("{} instances", wl.instances));
+            }
+            let label = if wl.label != wl.name {
+                format!(" ({})", wl.label)
+            } else {
+                String::new()
+            };
+            line(format!(
+                "  [{i}] {} / {} / {} / {}:{}{label}: {} × {} = {} point{}{}",
+                study.targets[se.target].name,
+                study.variants[se.variant].name,
+                se.cpus.as_deref().map_or("all".into(), format_cpu_list),
+                se.workload,
+                wl.name,
+                compact(&se.clients),
+                wl.repeats,
+                pts.len(),
+                plural(pts.len()),
+                if notes.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", notes.join(", "))
+                }
+            ));
+        }
+        s
+    }
+}
+
+/// One point's share of [`Plan::estimated_duration`].
+fn point_estimate(study: &Study, p: &Point) -> Duration {
+    let wl = &study.workloads[p.workload];
+    let mut d = wl.warmup + wl.time.unwrap_or_default() + POINT_OVERHEAD;
+    if p.start_server {
+        d += SERVER_START;
+    }
+    if p.prepare {
+        d += LOAD_OVERHEAD + Duration::from_secs_f64(rows(wl) as f64 / LOAD_ROWS_PER_SEC);
+    }
+    d
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `1,2,4,8`, or for long lists `1,2,3,4,5,…,450,500 (14 counts)`.
+fn compact(counts: &[u32]) -> String {
+    let join = |c: &[u32]| c.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    if counts.len() <= 12 {
+        join(counts)
+    } else {
+        format!(
+            "{},…,{} ({} counts)",
+            join(&counts[..5]),
+            join(&counts[counts.len() - 2..]),
+            counts.len()
+        )
+    }
+}
+
+/// `45s`, `5m`, `3m 05s`, `2h 07m`.
+fn human(d: Duration) -> String {
+    let s = d.as_secs_f64().round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 if s % 60 == 0 => format!("{}m", s / 60),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip_through_their_string_form() {
+        let k = PointKey {
+            target: "pg".into(),
+            variant: "base".into(),
+            cpus: Some(vec![0, 1]),
+            workload_index: 0,
+            workload: "oltp_read_only".into(),
+            clients: 64,
+            instances: 1,
+            repeat: 2,
+        };
+        let s = k.to_string();
+        assert_eq!(
+            s,
+            "target=pg/variant=base/cpus=0-1/workload=0:oltp_read_only/clients=64/instances=1/repeat=2"
+        );
+        assert_eq!(s.parse::<PointKey>().unwrap(), k);
+        let odd = PointKey {
+            variant: "dir=/a/b%c".into(),
+            cpus: None,
+            ..k
+        };
+        let s = odd.to_string();
+        assert!(s.contains("variant=dir=%2Fa%2Fb%25c/cpus=all/"), "{s}");
+        assert_eq!(s.parse::<PointKey>().unwrap(), odd);
+        assert!("target=pg".parse::<PointKey>().is_err());
+        assert!(s
+            .replace("clients=64", "clients=x")
+            .parse::<PointKey>()
+            .is_err());
+        assert!(s.replace("%2F", "%zz").parse::<PointKey>().is_err());
+    }
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(human(Duration::from_secs(45)), "45s");
+        assert_eq!(human(Duration::from_secs(185)), "3m 05s");
+        assert_eq!(human(Duration::from_secs(300)), "5m");
+        assert_eq!(human(Duration::from_secs(7620)), "2h 07m");
+        assert_eq!(compact(&[1, 2, 4]), "1,2,4");
+        assert_eq!(
+            compact(&(1..=14).collect::<Vec<_>>()),
+            "1,2,3,4,5,…,13,14 (14 counts)"
+        );
+    }
+}

@@ -1,0 +1,467 @@
+//! The study file as written: serde structs that mirror the TOML one to one,
+//! with spans kept wherever validation may later need to point at a value.
+//!
+//! Every table denies unknown keys, so a typo is an error rather than a
+//! silently ignored setting. The small value types below accept the forms
+//! a person writes (a duration as `30` or `"10m"`, a CPU set as `[0, 1]` or
+//! `"0-1"`, …) and say which forms they accept when given something else.
+//! Meaning (defaults, references, the workload registry) is checked in
+//! `load.rs`; `model.rs` holds the validated result.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::time::Duration;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::model::{Reprepare, Restart};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawStudy {
+    pub name: Option<Spanned<String>>,
+    #[serde(default)]
+    pub description: String,
+    pub out: Option<Spanned<String>>,
+    pub restart: Option<Restart>,
+    pub clients: Option<Spanned<ClientList>>,
+    pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
+    #[serde(default, rename = "target")]
+    pub targets: Vec<Spanned<RawTarget>>,
+    #[serde(default, rename = "variant")]
+    pub variants: Vec<Spanned<RawVariant>>,
+    #[serde(default, rename = "workload")]
+    pub workloads: Vec<Spanned<RawWorkload>>,
+    #[serde(default)]
+    pub stop: RawStop,
+    #[serde(default)]
+    pub sweep: RawSweep,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTarget {
+    pub name: Option<Spanned<String>>,
+    pub url: Option<Spanned<String>>,
+    pub server: Option<Spanned<String>>,
+    pub sqlite: Option<Spanned<SqliteSpec>>,
+    pub settings: Option<Spanned<Ordered<SettingValue>>>,
+    pub binaries: Option<Spanned<String>>,
+    pub config_file: Option<Spanned<String>>,
+    pub dir: Option<Spanned<String>>,
+    pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
+    pub ps_mode: Option<Spanned<PsModeName>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawVariant {
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub settings: Ordered<SettingValue>,
+    pub targets: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawWorkload {
+    pub name: Spanned<String>,
+    pub label: Option<Spanned<String>>,
+    pub options: Option<Spanned<Ordered<OptValue>>>,
+    pub time: Option<Dur>,
+    pub events: Option<u64>,
+    pub rounds: Option<u64>,
+    pub warmup: Option<Dur>,
+    pub repeats: Option<Spanned<u32>>,
+    pub clients: Option<Spanned<ClientList>>,
+    pub rand_type: Option<Spanned<String>>,
+    pub rand_seed: Option<u64>,
+    pub report_interval: Option<Dur>,
+    pub max_retries: Option<u64>,
+    pub ignore_errors: Option<Spanned<NameList>>,
+    pub grace: Option<Dur>,
+    pub instances: Option<Spanned<u32>>,
+    pub reprepare: Option<Reprepare>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawStop {
+    pub below_peak: Option<Spanned<f64>>,
+    pub max_failed_rate: Option<Spanned<f64>>,
+    pub point_timeout: Option<Spanned<Dur>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSweep {
+    pub parameter: Option<Spanned<RawParameterSweep>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawParameterSweep {
+    pub clients: Spanned<u32>,
+    pub baseline: Option<Spanned<String>>,
+    pub targets: Option<Spanned<Vec<Spanned<String>>>>,
+    pub values: Spanned<Ordered<Vec<Spanned<SettingValue>>>>,
+}
+
+/// A table's entries in file order, keys and values with their spans (for
+/// settings and options, whose names are the user's, not fields of ours).
+#[derive(Debug)]
+pub(super) struct Ordered<V>(pub Vec<(Spanned<String>, Spanned<V>)>);
+
+impl<V> Default for Ordered<V> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_<V>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for V_<V> {
+            type Value = Ordered<V>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a table of name = value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Ordered<V>, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = m.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        d.deserialize_map(V_(PhantomData))
+    }
+}
+
+/// A duration: seconds as a number (`30`, `0.5`) or a string with a unit
+/// (`"500ms"`, `"30s"`, `"10m"`, `"1h"`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Dur(pub Duration);
+
+const DUR_EXPECTED: &str =
+    "a duration: seconds as a number, or a string such as \"500ms\", \"30s\", \"10m\", \"1h\"";
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl Visitor<'_> for V_ {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(DUR_EXPECTED)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
+                if v.is_finite() && (0.0..1e9).contains(&v) {
+                    Ok(Dur(Duration::from_secs_f64(v)))
+                } else {
+                    Err(E::custom(format!(
+                        "bad duration {v}: expected {DUR_EXPECTED}, not negative"
+                    )))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
+                parse_duration(v).map(Dur).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+/// `"500ms"`, `"1.5s"`, `"10m"`, `"1h"`, or a bare number of seconds.
+pub(super) fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let bad = || format!("bad duration '{s}': expected {DUR_EXPECTED}");
+    let n: f64 = num.parse().map_err(|_| bad())?;
+    let secs = match unit.trim() {
+        "ms" => n / 1e3,
+        "" | "s" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !(0.0..1e9).contains(&secs) {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// A server setting's value: strings as they are, numbers in decimal,
+/// booleans as `on` / `off` (which both servers accept).
+#[derive(Debug, Clone)]
+pub(super) struct SettingValue(pub String);
+
+impl<'de> Deserialize<'de> for SettingValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl Visitor<'_> for V_ {
+            type Value = SettingValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a setting value: a string, a number or a boolean")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<SettingValue, E> {
+                Ok(SettingValue(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<SettingValue, E> {
+                Ok(SettingValue(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<SettingValue, E> {
+                Ok(SettingValue(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<SettingValue, E> {
+                Ok(SettingValue(v.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<SettingValue, E> {
+                Ok(SettingValue(if v { "on" } else { "off" }.to_string()))
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+/// A workload option's value, rendered as the command line would give it:
+/// integers in decimal, booleans as `on` / `off`, strings as they are.
+#[derive(Debug, Clone)]
+pub(super) struct OptValue(pub String);
+
+impl<'de> Deserialize<'de> for OptValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl Visitor<'_> for V_ {
+            type Value = OptValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an option value: an integer, a boolean or a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<OptValue, E> {
+                Ok(OptValue(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<OptValue, E> {
+                Ok(OptValue(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<OptValue, E> {
+                Ok(OptValue(v.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<OptValue, E> {
+                Ok(OptValue(if v { "on" } else { "off" }.to_string()))
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+/// One CPU set: `[0, 1]` or the kernel's list syntax `"0-1,3"`.
+#[derive(Debug, Clone)]
+pub(super) struct CpuSet(pub Vec<usize>);
+
+const CPUS_EXPECTED: &str =
+    "a CPU set: an array of CPU numbers such as [0, 1], or a string such as \"0-1\"";
+
+impl<'de> Deserialize<'de> for CpuSet {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl<'de> Visitor<'de> for V_ {
+            type Value = CpuSet;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(CPUS_EXPECTED)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CpuSet, E> {
+                crate::server::parse_cpu_list(v)
+                    .map(CpuSet)
+                    .map_err(|e| E::custom(e.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<CpuSet, E> {
+                Err(E::custom(format!(
+                    "{v} is not {CPUS_EXPECTED}; `cpus` is a list of sets, so pinning to CPU {v} alone is [{v}]"
+                )))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<CpuSet, A::Error> {
+                let mut cpus = Vec::new();
+                while let Some(c) = s.next_element::<usize>()? {
+                    cpus.push(c);
+                }
+                if cpus.is_empty() {
+                    return Err(de::Error::custom("an empty CPU set: name at least one CPU"));
+                }
+                cpus.sort_unstable();
+                cpus.dedup();
+                Ok(CpuSet(cpus))
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+/// One element of a client list: a count or a range expression.
+#[derive(Debug, Clone)]
+pub(super) enum ClientTerm {
+    Count(i64),
+    Expr(String),
+}
+
+/// `clients`: a count, an expression string, or an array of both. Elements
+/// of an array keep their spans so an error points at the bad one.
+#[derive(Debug, Clone)]
+pub(super) struct ClientList(pub Vec<(Option<Range<usize>>, ClientTerm)>);
+
+const CLIENTS_EXPECTED: &str = "client counts: an integer, an array such as [1, 2, 4], or a string such as \"1,5,10..100 step 10\" or \"pow2 1..1024\"";
+
+impl<'de> Deserialize<'de> for ClientTerm {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl Visitor<'_> for V_ {
+            type Value = ClientTerm;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(CLIENTS_EXPECTED)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<ClientTerm, E> {
+                Ok(ClientTerm::Count(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ClientTerm, E> {
+                Ok(ClientTerm::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ClientTerm, E> {
+                Ok(ClientTerm::Expr(v.to_string()))
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+impl<'de> Deserialize<'de> for ClientList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl<'de> Visitor<'de> for V_ {
+            type Value = ClientList;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(CLIENTS_EXPECTED)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<ClientList, E> {
+                Ok(ClientList(vec![(None, ClientTerm::Count(v))]))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ClientList, E> {
+                self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ClientList, E> {
+                Ok(ClientList(vec![(None, ClientTerm::Expr(v.to_string()))]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<ClientList, A::Error> {
+                let mut terms = Vec::new();
+                while let Some(t) = s.next_element::<Spanned<ClientTerm>>()? {
+                    terms.push((Some(t.span()), t.into_inner()));
+                }
+                Ok(ClientList(terms))
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+/// `sqlite = "path"` or `sqlite = true` (a temporary database).
+#[derive(Debug, Clone)]
+pub(super) enum SqliteSpec {
+    Temporary,
+    Path(String),
+}
+
+impl<'de> Deserialize<'de> for SqliteSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl Visitor<'_> for V_ {
+            type Value = SqliteSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a database file path, or true for a temporary database")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<SqliteSpec, E> {
+                if v {
+                    Ok(SqliteSpec::Temporary)
+                } else {
+                    Err(E::custom("sqlite = false names no database: give a file path, or true for a temporary database"))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<SqliteSpec, E> {
+                if v.is_empty() {
+                    Err(E::custom(
+                        "an empty path: give a file path, or true for a temporary database",
+                    ))
+                } else {
+                    Ok(SqliteSpec::Path(v.to_string()))
+                }
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+/// A list of names as an array of strings or one comma-separated string.
+#[derive(Debug, Clone)]
+pub(super) struct NameList(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for NameList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl<'de> Visitor<'de> for V_ {
+            type Value = NameList;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an array of names, or one comma-separated string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<NameList, E> {
+                Ok(NameList(
+                    v.split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect(),
+                ))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<NameList, A::Error> {
+                let mut names = Vec::new();
+                while let Some(n) = s.next_element::<String>()? {
+                    names.push(n);
+                }
+                Ok(NameList(names))
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+/// `ps_mode`: the statement protocol of a PostgreSQL or MySQL target.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum PsModeName {
+    Auto,
+    Disable,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_numbers_and_units() {
+        let d = |s: &str| parse_duration(s).unwrap();
+        assert_eq!(d("500ms"), Duration::from_millis(500));
+        assert_eq!(d("1.5s"), Duration::from_millis(1500));
+        assert_eq!(d("10m"), Duration::from_secs(600));
+        assert_eq!(d("1h"), Duration::from_secs(3600));
+        assert_eq!(d("7"), Duration::from_secs(7));
+        assert!(parse_duration("10 parsecs").is_err());
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+}

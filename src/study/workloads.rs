@@ -1,0 +1,269 @@
+//! Validation of `[[workload]]`s: the registry, options, run length,
+//! client counts.
+
+use std::time::Duration;
+
+use toml::Spanned;
+
+use super::clients;
+use super::load::{Loader, R};
+use super::locate::suggest;
+use super::model::*;
+use super::raw::*;
+use crate::driver::ErrorKind;
+use crate::engine::ErrorSet;
+use crate::rand::dist::DistKind;
+use crate::workload::{self, options, OptionValues};
+
+/// Measured time of a workload that gives none of time, events or rounds
+/// (the command line's default).
+const DEFAULT_TIME: Duration = Duration::from_secs(10);
+/// Studies sample intervals every second by default: a sweep's plots and
+/// stop rules want to see throughput over time.
+const DEFAULT_REPORT_INTERVAL: Duration = Duration::from_secs(1);
+/// The command line's default grace.
+const DEFAULT_GRACE: Duration = Duration::from_secs(1);
+
+impl Loader<'_> {
+    /// Every `[[workload]]`, with defaults filled in; each is built once per
+    /// dialect of the study's targets so the workload's own checks run too.
+    pub(super) fn workloads(
+        &self,
+        raw: &RawStudy,
+        targets: &[TargetSpec],
+        has_sweep: bool,
+    ) -> R<Vec<WorkloadSpec>> {
+        if raw.workloads.is_empty() {
+            return Err(self.src.error(None, "workload", "the study has no [[workload]]: add at least one, e.g.\n  [[workload]]\n  name = \"oltp_read_only\""));
+        }
+        let study_clients = match &raw.clients {
+            Some(c) => Some(self.clients(c, "clients")?),
+            None => None,
+        };
+        let mut dialects = Vec::new();
+        for d in targets.iter().map(|t| t.dialect()) {
+            if !dialects.contains(&d) {
+                dialects.push(d);
+            }
+        }
+        let mut out = Vec::new();
+        for (i, sw) in raw.workloads.iter().enumerate() {
+            let w = sw.get_ref();
+            let field = format!("workload[{i}]");
+            let f = |key: &str| format!("{field}.{key}");
+            let name = w.name.get_ref();
+            let Some(info) = workload::find(name) else {
+                let names: Vec<&str> = workload::registry().iter().map(|w| w.name).collect();
+                let hint = suggest(name, &names, "built-in workloads are");
+                return Err(self.src.at(
+                    &w.name,
+                    &f("name"),
+                    format!("unknown workload '{name}'{hint} (see `dbsweep workloads`)"),
+                ));
+            };
+            let (options, values) = self.options(w, info, &field)?;
+            let rand_type = match &w.rand_type {
+                Some(r) => DistKind::from_name(r.get_ref()).ok_or_else(|| {
+                    self.src.at(
+                        r,
+                        &f("rand_type"),
+                        format!(
+                            "unknown distribution '{}': expected one of {}",
+                            r.get_ref(),
+                            DistKind::ALL.map(|k| k.name()).join(", ")
+                        ),
+                    )
+                })?,
+                None => DistKind::Uniform,
+            };
+            let spec_rand = crate::workload::RandConfig {
+                kind: rand_type,
+                params: Default::default(),
+                seed: 1,
+            };
+            // Building checks what only the workload knows (e.g. --tables
+            // ≥ 1), once per dialect the study's targets speak.
+            for &dialect in &dialects {
+                if let Err(e) = (info.build)(&values, dialect, spec_rand) {
+                    let at = w.options.as_ref().map_or(w.name.span(), |o| o.span());
+                    return Err(self.src.error(
+                        Some(at),
+                        &f("options"),
+                        e.to_string().replace("--", ""),
+                    ));
+                }
+            }
+            let clients = match (&w.clients, &study_clients) {
+                (Some(c), _) => self.clients(c, &f("clients"))?,
+                (None, Some(c)) => c.clone(),
+                (None, None) if has_sweep => Vec::new(),
+                (None, None) => return Err(self.src.at(sw, &field, "no client counts: set clients = [1, 2, 4] (or an expression such as \"pow2 1..64\") at the top of the study or in this workload")),
+            };
+            let events = w.events.filter(|&e| e > 0);
+            let rounds = w.rounds.filter(|&r| r > 0);
+            let time = match w.time {
+                Some(t) => Some(t.0).filter(|t| !t.is_zero()),
+                None if events.is_some() || rounds.is_some() => None,
+                None => Some(DEFAULT_TIME),
+            };
+            if time.is_none() && events.is_none() && rounds.is_none() {
+                return Err(self.src.at(
+                    sw,
+                    &field,
+                    "the run has no end: give time (seconds, or e.g. \"1m\"), events or rounds",
+                ));
+            }
+            let repeats = match &w.repeats {
+                Some(r) if *r.get_ref() == 0 => {
+                    return Err(self.src.at(
+                        r,
+                        &f("repeats"),
+                        "0 repeats: each point runs at least once",
+                    ))
+                }
+                Some(r) => *r.get_ref(),
+                None => 1,
+            };
+            let instances = match &w.instances {
+                Some(n) if *n.get_ref() == 0 => {
+                    return Err(self
+                        .src
+                        .at(n, &f("instances"), "0 instances: run at least one"))
+                }
+                Some(n) => *n.get_ref(),
+                None => 1,
+            };
+            let ignore_errors = match &w.ignore_errors {
+                Some(l) => self.error_kinds(l, &f("ignore_errors"))?,
+                None => ErrorSet::NONE,
+            };
+            let label = match &w.label {
+                Some(l)
+                    if l.get_ref().trim().is_empty()
+                        || l.get_ref().chars().any(char::is_control) =>
+                {
+                    return Err(self
+                        .src
+                        .at(l, &f("label"), "a label must be printable text"))
+                }
+                Some(l) => l.get_ref().clone(),
+                None => name.clone(),
+            };
+            out.push(WorkloadSpec {
+                name: name.clone(),
+                label,
+                options,
+                values,
+                time,
+                events,
+                rounds,
+                warmup: w.warmup.map_or(Duration::ZERO, |d| d.0),
+                repeats,
+                clients,
+                rand_type,
+                rand_seed: w.rand_seed.filter(|&s| s != 0),
+                report_interval: Some(w.report_interval.map_or(DEFAULT_REPORT_INTERVAL, |d| d.0))
+                    .filter(|d| !d.is_zero()),
+                max_retries: w.max_retries,
+                ignore_errors,
+                grace: w.grace.map_or(DEFAULT_GRACE, |d| d.0),
+                instances,
+                reprepare: w.reprepare.unwrap_or_else(|| Reprepare::default_for(name)),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The workload's options, validated by the registry exactly as the
+    /// command line's are; each problem points at its option.
+    pub(super) fn options(
+        &self,
+        w: &RawWorkload,
+        info: &workload::WorkloadInfo,
+        field: &str,
+    ) -> R<(Vec<(String, String)>, OptionValues)> {
+        let field = format!("{field}.options");
+        let mut given = Vec::new();
+        if let Some(opts) = &w.options {
+            for (k, v) in &opts.get_ref().0 {
+                let name = k.get_ref();
+                if !info.options.contains(&name.as_str()) {
+                    let msg = if options::spec(name).is_some() {
+                        format!(
+                            "option '{name}' does not apply to {}; its options are: {}",
+                            info.name,
+                            info.options.join(", ")
+                        )
+                    } else {
+                        let hint = suggest(name, info.options, "its options are");
+                        format!("unknown option '{name}' for {}{hint}", info.name)
+                    };
+                    return Err(self.src.at(k, &field, msg));
+                }
+                if given.iter().any(|(n, _): &(String, String)| n == name) {
+                    return Err(self
+                        .src
+                        .at(k, &field, format!("option '{name}' is given twice")));
+                }
+                let pair = (name.clone(), v.get_ref().0.clone());
+                OptionValues::resolve(info, std::slice::from_ref(&pair))
+                    .map_err(|e| self.src.at(v, &field, e.0.replace("'--", "'")))?;
+                given.push(pair);
+            }
+        }
+        let values =
+            OptionValues::resolve(info, &given).map_err(|e| self.src.error(None, &field, e.0))?;
+        Ok((given, values))
+    }
+
+    /// A client list: counts ≥ 1 and expressions, merged, sorted, distinct.
+    pub(super) fn clients(&self, c: &Spanned<ClientList>, field: &str) -> R<Vec<u32>> {
+        let mut counts = Vec::new();
+        for (i, (span, term)) in c.get_ref().0.iter().enumerate() {
+            let at = span.clone().unwrap_or(c.span());
+            let f = if span.is_some() {
+                format!("{field}[{i}]")
+            } else {
+                field.to_string()
+            };
+            match term {
+                ClientTerm::Count(n) => match u32::try_from(*n) {
+                    Ok(n) if n > 0 => counts.push(n),
+                    _ => {
+                        return Err(self.src.error(
+                            Some(at),
+                            &f,
+                            format!("{n} is not a client count: expected an integer ≥ 1"),
+                        ))
+                    }
+                },
+                ClientTerm::Expr(e) => {
+                    counts.extend(clients::parse(e).map_err(|m| self.src.error(Some(at), &f, m))?)
+                }
+            }
+        }
+        clients::normalize(counts).map_err(|m| self.src.at(c, field, m))
+    }
+
+    /// `ignore_errors`: `all` or known error kinds.
+    pub(super) fn error_kinds(&self, l: &Spanned<NameList>, field: &str) -> R<ErrorSet> {
+        let mut set = ErrorSet::NONE;
+        for name in &l.get_ref().0 {
+            if name == "all" {
+                return Ok(ErrorSet::ALL);
+            }
+            let kind = ErrorKind::from_name(name).ok_or_else(|| {
+                self.src.at(
+                    l,
+                    field,
+                    format!(
+                        "unknown error kind '{name}': expected all or a list of {}",
+                        ErrorKind::ALL.map(|k| k.name()).join(", ")
+                    ),
+                )
+            })?;
+            set.insert(kind);
+        }
+        Ok(set)
+    }
+}

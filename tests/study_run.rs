@@ -1,0 +1,266 @@
+//! `dbsweep study` end to end: every point committed as it ends, resume
+//! after Ctrl-C without losing or repeating a point, stop rules that store
+//! skipped points with their reason, variants that restart a managed server
+//! with their settings, and bad study files rejected before anything runs.
+
+mod util;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use util::{dbsweep_in, Dir};
+
+fn write(dir: &Dir, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// (key, status, reason, tps) of every stored point, in commit order.
+fn points(dir: &Dir, out: &str) -> Vec<(String, String, Option<String>, Option<f64>)> {
+    let path = dir.join(out).join("results.db");
+    let conn = rusqlite::Connection::open(path).unwrap();
+    // Before the study created its tables there is nothing to read.
+    let Ok(mut stmt) = conn.prepare("SELECT key, status, reason, tps FROM point ORDER BY id")
+    else {
+        return Vec::new();
+    };
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    rows
+}
+
+const FAKE_STUDY: &str = r#"
+name = "fake"
+out = "out"
+clients = [1, 2, 3]
+
+[[target]]
+name = "fake"
+url = "fake://?latency=200us"
+
+[[workload]]
+name = "oltp_point_select"
+time = 0.6
+repeats = 2
+"#;
+
+#[test]
+fn resume_after_ctrl_c_loses_and_repeats_nothing() {
+    let dir = Dir::new();
+    let file = write(&dir, "fake.toml", FAKE_STUDY);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dbsweep"))
+        .args(["study", &file])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupt once two points are stored.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if dir.join("out").exists() && points(&dir, "out").len() >= 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    let before = points(&dir, "out");
+    assert!(before.len() >= 2 && before.len() < 6, "{before:?}");
+    assert!(before.iter().all(|p| p.1 == "finished"));
+
+    // Resume: only the missing points run; the stored ones are untouched.
+    let r = dbsweep_in(dir.path(), &["study", &file, "--resume"]);
+    r.ok();
+    let after = points(&dir, "out");
+    assert_eq!(after.len(), 6, "{after:?}");
+    assert_eq!(&after[..before.len()], &before[..], "stored points changed");
+    let mut keys: Vec<_> = after.iter().map(|p| p.0.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 6, "a point was measured twice");
+    assert!(r.stderr.contains("stored earlier"), "{}", r.stderr);
+
+    // Without --resume, a study with results is refused (exit 2).
+    let r = dbsweep_in(dir.path(), &["study", &file]);
+    r.expect_status(2);
+    assert!(r.stderr.contains("--resume"), "{}", r.stderr);
+
+    // The results command shows them.
+    let r = dbsweep_in(dir.path(), &["results", "out"]);
+    r.ok();
+    assert!(r.stdout.contains("oltp_point_select"));
+    let rows = r
+        .stdout
+        .lines()
+        .filter(|l| l.trim_end().ends_with("finished"))
+        .count();
+    assert_eq!(rows, 6, "{}", r.stdout);
+}
+
+#[test]
+fn stop_rules_store_skipped_points_with_their_reason() {
+    let dir = Dir::new();
+    // Throughput collapses from 4 open connections on: the sweep stops there.
+    let file = write(
+        &dir,
+        "collapse.toml",
+        r#"
+name = "collapse"
+out = "out"
+clients = [1, 2, 4, 8, 16]
+
+[[target]]
+name = "fake"
+url = "fake://?latency=300us&collapse_at=4"
+
+[[workload]]
+name = "oltp_point_select"
+time = 0.5
+
+[stop]
+below_peak = 0.5
+"#,
+    );
+    dbsweep_in(dir.path(), &["study", &file]).ok();
+    let pts = points(&dir, "out");
+    let status: Vec<_> = pts.iter().map(|p| p.1.as_str()).collect();
+    assert_eq!(
+        status,
+        ["finished", "finished", "finished", "skipped", "skipped"],
+        "{pts:?}"
+    );
+    let reason = pts[3].2.as_deref().unwrap();
+    assert!(reason.contains("below 50 % of the peak"), "{reason}");
+    assert_eq!(pts[3].3, None, "a skipped point has no throughput, never 0");
+
+    // Failed transactions above the limit stop a sweep too.
+    let file = write(
+        &dir,
+        "failing.toml",
+        r#"
+name = "failing"
+out = "out2"
+clients = [1, 2, 4]
+
+[[target]]
+name = "fake"
+url = "fake://?error_every=3:lock_timeout"
+
+[[workload]]
+name = "oltp_point_select"
+events = 300
+max_retries = 0
+
+[stop]
+max_failed_rate = 0.1
+"#,
+    );
+    dbsweep_in(dir.path(), &["study", &file]).ok();
+    let pts = points(&dir, "out2");
+    let status: Vec<_> = pts.iter().map(|p| p.1.as_str()).collect();
+    assert_eq!(status, ["finished", "skipped", "skipped"], "{pts:?}");
+    assert!(pts[1].2.as_deref().unwrap().contains("failed"));
+}
+
+#[test]
+fn bad_study_files_are_rejected_before_anything_runs() {
+    let dir = Dir::new();
+    for (name, text, expected) in [
+        ("unknown.toml", "bogus = 1\nclients = [1]\n", "bogus"),
+        ("type.toml", "clients = \"many\"\n", "clients"),
+        ("empty.toml", "clients = []\n", "clients"),
+        (
+            "workload.toml",
+            "clients = [1]\n[[workload]]\nname = \"no_such\"\n",
+            "no_such",
+        ),
+    ] {
+        let body = if name == "workload.toml" {
+            text.to_string()
+        } else {
+            format!("{text}[[workload]]\nname = \"oltp_read_only\"\n")
+        };
+        let file = write(&dir, name, &body);
+        let r = dbsweep_in(dir.path(), &["study", &file]);
+        r.expect_status(2);
+        assert!(
+            r.stderr.contains(name) && r.stderr.contains(expected),
+            "{}",
+            r.stderr
+        );
+        assert!(
+            !dir.join("results").exists(),
+            "{name}: something was written"
+        );
+    }
+}
+
+#[test]
+fn variants_restart_a_managed_server_with_their_settings() {
+    let dir = Dir::new();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = write(
+        &dir,
+        "maria.toml",
+        r#"
+name = "maria"
+out = "out"
+clients = [2]
+
+[[target]]
+name = "maria"
+server = "mariadb"
+dir = "server"
+settings = { max_connections = 200 }
+
+[[variant]]
+name = "mc321"
+settings = { max_connections = 321 }
+
+[[workload]]
+name = "oltp_point_select"
+options = { table-size = 1000 }
+time = 0.5
+"#,
+    );
+    let r = dbsweep_in(dir.path(), &["study", &file]);
+    r.ok();
+    let conn = rusqlite::Connection::open(dir.join("out/results.db")).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT p.variant, s.value FROM point p JOIN point_setting s ON s.point_id = p.id
+             WHERE s.name = 'max_connections' ORDER BY p.id",
+        )
+        .unwrap();
+    let got: Vec<(String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("base".to_string(), "200".to_string()),
+            ("mc321".to_string(), "321".to_string())
+        ]
+    );
+    // The study stopped its server.
+    let r = dbsweep_in(dir.path(), &["server", "status", "--dir", "server"]);
+    assert!(r.stdout.contains("not running"), "{}", r.stdout);
+}
