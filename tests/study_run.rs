@@ -264,3 +264,49 @@ time = 0.5
     let r = dbsweep_in(dir.path(), &["server", "status", "--dir", "server"]);
     assert!(r.stdout.contains("not running"), "{}", r.stdout);
 }
+
+#[test]
+fn real_deadlocks_stop_a_sweep() {
+    // 8 writers on 10 rows with no retries: deadlocks fail transactions and
+    // the failed-transaction rule stops the sweep after its first point.
+    let dir = Dir::new();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = write(
+        &dir,
+        "deadlocks.toml",
+        r#"
+name = "deadlocks"
+out = "out"
+clients = [8, 16]
+
+[[target]]
+name = "maria"
+server = "mariadb"
+dir = "server"
+
+[[workload]]
+name = "oltp_write_only"
+options = { table-size = 10, index-updates = 4, non-index-updates = 4 }
+time = 2
+max_retries = 0
+
+[stop]
+max_failed_rate = 0.001
+"#,
+    );
+    dbsweep_in(dir.path(), &["study", &file]).ok();
+    let pts = points(&dir, "out");
+    let status: Vec<_> = pts.iter().map(|p| p.1.as_str()).collect();
+    assert_eq!(status, ["finished", "skipped"], "{pts:?}");
+    assert!(pts[1].2.as_deref().unwrap().contains("failed"), "{pts:?}");
+    let conn = rusqlite::Connection::open(dir.join("out/results.db")).unwrap();
+    let deadlocks: i64 = conn
+        .query_row(
+            "SELECT count FROM point_error e JOIN point p ON p.id = e.point_id WHERE e.kind = 'deadlock'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(deadlocks > 0);
+}
