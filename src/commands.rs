@@ -388,8 +388,7 @@ fn server_start(a: &ServerStartArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The cancel flag of `dbsweep study`: static, because the runner's point
-/// watchdog borrows it for the whole command.
+/// The cancel flag of `dbsweep study`, set by the Ctrl-C handler.
 static STUDY_CANCEL: AtomicBool = AtomicBool::new(false);
 
 pub fn study(a: &StudyArgs) -> anyhow::Result<RunStatus> {

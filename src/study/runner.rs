@@ -346,41 +346,36 @@ pub fn run(
         }
 
         // Run, with the point's hard timeout as a second reason to stop.
-        let point_cancel = Arc::new(AtomicBool::new(false));
-        let timed_out = Arc::new(AtomicBool::new(false));
-        let watcher_done = Arc::new(AtomicBool::new(false));
-        let watcher = {
-            let (pc, to, wd) = (
-                point_cancel.clone(),
-                timed_out.clone(),
-                watcher_done.clone(),
-            );
-            let limit = study.stop.point_timeout;
-            let global: &'static AtomicBool = unsafe_static(cancel);
-            std::thread::spawn(move || {
-                let t0 = Instant::now();
-                while !wd.load(Ordering::Relaxed) {
-                    if global.load(Ordering::Relaxed) {
-                        pc.store(true, Ordering::Relaxed);
-                    }
-                    if limit.is_some_and(|l| t0.elapsed() >= l) {
-                        to.store(true, Ordering::Relaxed);
-                        pc.store(true, Ordering::Relaxed);
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-            })
-        };
+        let point_cancel = AtomicBool::new(false);
+        let timed_out = AtomicBool::new(false);
+        let watcher_done = AtomicBool::new(false);
         let cfg = wl.run_config(p.clients, seed);
         let connect: engine::Connect = Arc::new(connect_fn);
         let started_unix_s = now_unix();
-        let result = engine::run(w.as_ref(), connect, &cfg, &point_cancel, &mut |s| {
-            if s.duration_s > 0.0 {
-                progress.live(&what, s.counters.transactions as f64 / s.duration_s);
-            }
+        let limit = study.stop.point_timeout;
+        let result = std::thread::scope(|s| {
+            // Watches Ctrl-C and the point's hard timeout while it runs.
+            s.spawn(|| {
+                let t0 = Instant::now();
+                while !watcher_done.load(Ordering::Relaxed) {
+                    if cancel.load(Ordering::Relaxed) {
+                        point_cancel.store(true, Ordering::Relaxed);
+                    }
+                    if limit.is_some_and(|l| t0.elapsed() >= l) {
+                        timed_out.store(true, Ordering::Relaxed);
+                        point_cancel.store(true, Ordering::Relaxed);
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            });
+            let r = engine::run(w.as_ref(), connect, &cfg, &point_cancel, &mut |s| {
+                if s.duration_s > 0.0 {
+                    progress.live(&what, s.counters.transactions as f64 / s.duration_s);
+                }
+            });
+            watcher_done.store(true, Ordering::Relaxed);
+            r
         });
-        watcher_done.store(true, Ordering::Relaxed);
-        let _ = watcher.join();
         let result = match result {
             Ok(r) => r,
             Err(e) => {
@@ -480,15 +475,6 @@ pub fn run(
     drop(running);
     outcome.wall = started.elapsed();
     Ok(outcome)
-}
-
-/// The engine's cancel flag must outlive the watcher thread; the caller's
-/// flag lives for the whole command (a static in the CLI), so extending the
-/// borrow is sound as long as `run` is only called with such a flag.
-fn unsafe_static(flag: &AtomicBool) -> &'static AtomicBool {
-    // SAFETY: `run` joins the watcher thread before returning, so the
-    // reference is never used after `flag`'s borrow ends.
-    unsafe { &*(flag as *const AtomicBool) }
 }
 
 fn humantime(d: Duration) -> String {
