@@ -30,6 +30,7 @@ pub(super) fn run(
     shared: &Shared,
 ) {
     let timeline = shared.timeline.get().expect("timeline set before release");
+    let stmt_kind = shared.stmt_kind[id / shared.per_instance].as_slice();
     let mut buf = TxnBuffer::default();
     let mut measured_txns = 0u64;
     let mut on_this_connection = 0u64;
@@ -65,7 +66,7 @@ pub(super) fn run(
         }
         shared.state[id].store(IN_TXN, Ordering::Release);
         buf.clear();
-        let end = transaction(conn.as_mut(), script.as_mut(), shared, &mut buf);
+        let end = transaction(conn.as_mut(), script.as_mut(), shared, stmt_kind, &mut buf);
         match end {
             TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
             TxnEnd::Done => {
@@ -120,12 +121,13 @@ fn transaction(
     conn: &mut dyn Connection,
     script: &mut dyn ClientScript,
     shared: &Shared,
+    stmt_kind: &[u16],
     buf: &mut TxnBuffer,
 ) -> TxnEnd {
     let mut retries = 0u64;
     loop {
         script.start();
-        let err = match attempt(conn, script, shared, buf) {
+        let err = match attempt(conn, script, shared, stmt_kind, buf) {
             Ok(()) => return TxnEnd::Done,
             Err(e) => e,
         };
@@ -167,7 +169,8 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
         {
             return None;
         }
-        let attempt = (shared.connect)().and_then(|mut c| c.prepare_all(&shared.sql).map(|_| c));
+        let sql = &shared.sql[id / shared.per_instance];
+        let attempt = (shared.connect)().and_then(|mut c| c.prepare_all(sql).map(|_| c));
         match attempt {
             Ok(c) => {
                 *shared.interrupters[id]
@@ -190,6 +193,7 @@ fn attempt(
     conn: &mut dyn Connection,
     script: &mut dyn ClientScript,
     shared: &Shared,
+    stmt_kind: &[u16],
     buf: &mut TxnBuffer,
 ) -> Result<(), DbError> {
     while let Some(op) = script.next() {
@@ -197,7 +201,7 @@ fn attempt(
         let (result, kind) = match op {
             Op::Begin => (conn.begin(), shared.begin_kind),
             Op::Commit => (conn.commit(), shared.commit_kind),
-            Op::Exec(stmt, params) => (conn.execute(stmt, params), shared.stmt_kind[stmt]),
+            Op::Exec(stmt, params) => (conn.execute(stmt, params), stmt_kind[stmt]),
         };
         let ns = t.elapsed().as_nanos() as u64;
         let outcome = result?;

@@ -186,13 +186,16 @@ struct Shared {
     fatal: Mutex<Option<String>>,
     done: Mutex<usize>,
     done_cv: Condvar,
-    /// Statement id → kind index; then the kind indexes of BEGIN and COMMIT.
-    stmt_kind: Vec<u16>,
+    /// Per instance: statement id → kind index; then the kind indexes of
+    /// BEGIN and COMMIT.
+    stmt_kind: Vec<Vec<u16>>,
     begin_kind: u16,
     commit_kind: u16,
-    /// For reconnects: how to connect, and what to prepare.
+    /// For reconnects: how to connect, and what to prepare (per instance).
     connect: Connect,
-    sql: Vec<String>,
+    sql: Vec<Vec<String>>,
+    /// Clients per instance: client `i` belongs to instance `i / per_instance`.
+    per_instance: usize,
     reconnect_every: Option<u64>,
     /// Per client: how to interrupt its current connection at the deadline.
     interrupters: Vec<Mutex<Option<Box<dyn Interrupter>>>>,
@@ -207,8 +210,22 @@ pub fn run(
     cancel: &AtomicBool,
     on_interval: &mut dyn FnMut(&IntervalSample),
 ) -> anyhow::Result<RunResult> {
-    let threads = cfg.threads.max(1);
-    let statements = workload.statements();
+    run_instances(&[workload], connect, cfg, cancel, on_interval)
+}
+
+/// Runs several instances of a workload at once (each on its own tables, as
+/// seed 001 ran 8 sysbench processes), `cfg.threads` clients each, measured
+/// as one run: one timeline, merged counters and histograms.
+pub fn run_instances(
+    instances: &[&dyn Workload],
+    connect: Connect,
+    cfg: &RunConfig,
+    cancel: &AtomicBool,
+    on_interval: &mut dyn FnMut(&IntervalSample),
+) -> anyhow::Result<RunResult> {
+    assert!(!instances.is_empty(), "at least one workload instance");
+    let per_instance = cfg.threads.max(1);
+    let threads = per_instance * instances.len();
     let mut kinds: Vec<String> = Vec::new();
     let mut kind_of = |name: &str| -> u16 {
         match kinds.iter().position(|k| k == name) {
@@ -219,12 +236,23 @@ pub fn run(
             }
         }
     };
-    let stmt_kind: Vec<u16> = statements.iter().map(|s| kind_of(s.kind)).collect();
+    // Statement kinds are shared by name across instances, so their
+    // latencies merge (point_select of every instance is one row).
+    let stmt_kind: Vec<Vec<u16>> = instances
+        .iter()
+        .map(|w| w.statements().iter().map(|s| kind_of(s.kind)).collect())
+        .collect();
     let begin_kind = kind_of("begin");
     let commit_kind = kind_of("commit");
-    let sql: Vec<String> = statements.iter().map(|s| s.sql.clone()).collect();
+    let sql: Vec<Vec<String>> = instances
+        .iter()
+        .map(|w| w.statements().iter().map(|s| s.sql.clone()).collect())
+        .collect();
+    let client_sql: Vec<&[String]> = (0..threads)
+        .map(|i| sql[i / per_instance].as_slice())
+        .collect();
 
-    let (conns, server) = connect_all(&*connect, threads, &sql)?;
+    let (conns, server) = connect_all(&*connect, &client_sql)?;
     let interrupters = conns.iter().map(|c| Mutex::new(c.interrupter())).collect();
 
     let shared = Arc::new(Shared {
@@ -249,6 +277,7 @@ pub fn run(
         commit_kind,
         connect,
         sql,
+        per_instance,
         reconnect_every: cfg.reconnect_every,
         interrupters,
     });
@@ -256,7 +285,11 @@ pub fn run(
     let gate = Arc::new(Barrier::new(threads + 1));
     let mut handles = Vec::with_capacity(threads);
     for (id, conn) in conns.into_iter().enumerate() {
-        let script = workload.client(id, threads, Rng::for_client(cfg.seed, id as u64));
+        let script = instances[id / per_instance].client(
+            id % per_instance,
+            per_instance,
+            Rng::for_client(cfg.seed, id as u64),
+        );
         let shared = shared.clone();
         let gate = gate.clone();
         let h = std::thread::Builder::new()
@@ -414,9 +447,9 @@ pub fn run(
 /// connection also reports the server's version and settings.
 fn connect_all(
     connect: &(dyn Fn() -> DbResult<Box<dyn Connection>> + Send + Sync),
-    threads: usize,
-    sql: &[String],
+    sql: &[&[String]],
 ) -> anyhow::Result<(Vec<Box<dyn Connection>>, ServerInfo)> {
+    let threads = sql.len();
     let parallel = threads.clamp(1, 32);
     let next = AtomicU64::new(0);
     type Slot = Mutex<Option<Result<Box<dyn Connection>, String>>>;
@@ -429,7 +462,7 @@ fn connect_all(
                     break;
                 }
                 let r = connect().map_err(|e| e.to_string()).and_then(|mut c| {
-                    c.prepare_all(sql)
+                    c.prepare_all(sql[i])
                         .map(|_| c)
                         .map_err(|e| format!("preparing the workload's statements failed: {e}"))
                 });

@@ -333,3 +333,43 @@ fn reconnect_every_n_transactions() {
     // After transactions 10, 20, …, 90 (the 100th ends the run first).
     assert_eq!(r.counters.reconnects, 9);
 }
+
+#[test]
+fn instances_run_as_one_measured_run() {
+    let (a, b, c) = (
+        TestWorkload::new(),
+        TestWorkload::new(),
+        TestWorkload::new(),
+    );
+    let target = Target::parse("fake://").unwrap();
+    let connect: Connect = Arc::new(move || driver::connect(&target));
+    let cfg = RunConfig {
+        rounds: Some(10),
+        ..config(2)
+    };
+    let r = run_instances(
+        &[&a, &b, &c],
+        connect,
+        &cfg,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .unwrap();
+    // 3 instances × 2 clients, 10 transactions each.
+    assert_eq!(r.threads, 6);
+    assert_eq!(r.clients.len(), 6);
+    assert_eq!(r.counters.transactions, 60);
+    // Statement types of all instances merge by name.
+    let sel = r
+        .statement_kinds
+        .iter()
+        .filter(|k| *k == "point_select")
+        .count();
+    assert_eq!(sel, 1);
+    let i = r
+        .statement_kinds
+        .iter()
+        .position(|k| k == "point_select")
+        .unwrap();
+    assert_eq!(r.stmt_latency[i].count(), 60);
+}
