@@ -45,6 +45,10 @@ pub const WANTED: u32 = CLIENT_LONG_PASSWORD
     | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
     | CLIENT_DEPRECATE_EOF;
 
+/// MariaDB's extended capability (bit 34, i.e. bit 2 of the extended
+/// flags) for COM_STMT_BULK_EXECUTE.
+pub const MARIADB_CLIENT_STMT_BULK_OPERATIONS: u32 = 1 << 2;
+
 /// utf8mb4_general_ci: 4-byte UTF-8, known to MariaDB and MySQL alike.
 pub const CHARSET_UTF8MB4: u8 = 45;
 
@@ -59,6 +63,9 @@ pub const CACHING_SHA2: &str = "caching_sha2_password";
 pub struct Handshake {
     pub server_version: String,
     pub capabilities: u32,
+    /// MariaDB's extended capabilities (bits 32..64 of its capability
+    /// flags), 0 from MySQL.
+    pub ext_capabilities: u32,
     /// The nonce the password is scrambled with (20 bytes).
     pub nonce: Vec<u8>,
     /// The plugin the server expects first (`mysql_native_password` if it
@@ -85,10 +92,17 @@ impl Handshake {
         let mut capabilities = u32::from(u16_at(fixed, 13));
         pos += 15;
         let mut plugin = NATIVE.to_string();
+        let mut ext_capabilities = 0;
         // Charset (1), status (2), upper capabilities (2), auth data length
         // (1), reserved (10): present in every server of the last 20 years.
         if let Some(rest) = p.get(pos..pos + 16) {
             capabilities |= u32::from(u16_at(rest, 3)) << 16;
+            if capabilities & CLIENT_LONG_PASSWORD == 0 {
+                // MariaDB (which leaves this "CLIENT_MYSQL" bit off): the
+                // last 4 of the 10 reserved bytes.
+                ext_capabilities =
+                    u32::from(u16_at(rest, 12)) | (u32::from(u16_at(rest, 14)) << 16);
+            }
             let data_len = usize::from(rest[5]);
             pos += 16;
             if capabilities & CLIENT_SECURE_CONNECTION != 0 {
@@ -110,6 +124,7 @@ impl Handshake {
         Ok(Handshake {
             server_version,
             capabilities,
+            ext_capabilities,
             nonce,
             plugin,
         })
@@ -120,6 +135,7 @@ impl Handshake {
 pub fn put_response(
     out: &mut Vec<u8>,
     caps: u32,
+    ext_caps: u32,
     user: &str,
     auth: &[u8],
     database: &str,
@@ -128,7 +144,8 @@ pub fn put_response(
     out.extend_from_slice(&caps.to_le_bytes());
     out.extend_from_slice(&MAX_PACKET.to_le_bytes());
     out.push(CHARSET_UTF8MB4);
-    out.extend_from_slice(&[0; 23]);
+    out.extend_from_slice(&[0; 19]);
+    out.extend_from_slice(&ext_caps.to_le_bytes());
     out.extend_from_slice(user.as_bytes());
     out.push(0);
     if caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA != 0 {

@@ -103,6 +103,8 @@ pub struct MyConnection {
     broken: bool,
     /// Reused row buffer for `bulk_load`.
     row: Vec<Value>,
+    /// MariaDB extended capabilities in effect.
+    ext_caps: u32,
 }
 
 impl MyConnection {
@@ -146,6 +148,7 @@ impl MyConnection {
             texts: Vec::new(),
             broken: false,
             row: Vec::new(),
+            ext_caps: 0,
         };
         let timeout = |c: &MyConnection, t| {
             c.io.stream()
@@ -185,6 +188,7 @@ impl MyConnection {
             ));
         }
         self.caps = auth::WANTED & hs.capabilities;
+        self.ext_caps = auth::MARIADB_CLIENT_STMT_BULK_OPERATIONS & hs.ext_capabilities;
         if a.database.is_empty() {
             self.caps &= !auth::CLIENT_CONNECT_WITH_DB;
         }
@@ -215,6 +219,7 @@ impl MyConnection {
         auth::put_response(
             &mut self.io.wbuf,
             self.caps,
+            self.ext_caps,
             &a.user,
             &data,
             &a.database,

@@ -17,7 +17,8 @@
 //! [1, N], `c` and `pad` from digit templates), then `CREATE INDEX k_N ON
 //! sbtestN(k)` unless `--create-secondary=off`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 use anyhow::Context as _;
 
@@ -39,6 +40,17 @@ pub const PAD_TEMPLATE: &str = "###########-###########-###########-###########-
 /// Rows generated between two progress updates: often enough for a smooth
 /// bar, rarely enough that the shared counter costs nothing.
 const PROGRESS_STEP: u64 = 1000;
+
+/// Bounds of the rows per load job when several loaders share a table
+/// (see `Schema::chunk_rows`): a job is one bulk-load statement, and one
+/// transaction.
+const MIN_CHUNK_ROWS: u32 = 5_000;
+const MAX_CHUNK_ROWS: u32 = 100_000;
+
+/// Load jobs per loader that a table is cut into, at least (within the
+/// bounds above): the loaders take them from one queue, so the more there
+/// are, the closer together the loaders finish.
+const CHUNKS_PER_LOADER: u32 = 16;
 
 /// Mixed into the seed of the data generator, so that the loaded data and a
 /// client's draws never come from the same stream.
@@ -150,13 +162,24 @@ impl Schema {
         })
     }
 
-    /// The names of every table, in order.
-    pub fn table_names(&self) -> Vec<String> {
-        (1..=self.tables).map(table_name).collect()
+    /// The numbers of the tables, in order: sbtest{n} for each.
+    pub fn table_numbers(&self) -> std::ops::RangeInclusive<u32> {
+        1..=self.tables
     }
 
-    /// CREATE TABLE for table `n`.
+    /// The names of every table, in order.
+    pub fn table_names(&self) -> Vec<String> {
+        self.table_numbers().map(table_name).collect()
+    }
+
+    /// CREATE TABLE for table `n`, as sysbench writes it.
     pub fn create_table_sql(&self, n: u32) -> String {
+        self.table_sql(n, true)
+    }
+
+    /// CREATE TABLE for table `n`, with or without its id index (primary
+    /// key or `KEY xid`) when that is a clause of CREATE TABLE.
+    fn table_sql(&self, n: u32, id_index: bool) -> String {
         let id_def = match (self.dialect, self.auto_inc) {
             (Dialect::Mysql, true) => "INTEGER NOT NULL AUTO_INCREMENT",
             (Dialect::Postgres, true) => "SERIAL",
@@ -169,6 +192,7 @@ impl Schema {
             _ => "INTEGER NOT NULL",
         };
         let id_index = match (self.secondary, self.dialect) {
+            _ if !id_index => "",
             (false, _) => ",\n  PRIMARY KEY (id)",
             (true, Dialect::Mysql) => ",\n  KEY xid (id)",
             // PostgreSQL and SQLite have no inline KEY clause: the index is
@@ -186,32 +210,131 @@ impl Schema {
         table_tail(body, &engine, &self.table_options)
     }
 
-    /// Statements to run on table `n` once its rows are in.
+    /// Statements to run on table `n` once its rows are in, in order, as
+    /// sysbench does after loading the table created by
+    /// [`Schema::create_table_sql`].
     pub fn after_load_sql(&self, n: u32) -> Vec<String> {
         let mut out = Vec::new();
         if self.secondary && self.dialect != Dialect::Mysql {
-            out.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
+            out.push(self.xid_index_sql(n));
         }
         if self.dialect == Dialect::Postgres && self.auto_inc {
-            // Rows were loaded with explicit ids, which PostgreSQL's sequence
-            // does not see; move it past them so that inserts without an id
-            // get fresh ones (MySQL and SQLite do this by themselves).
-            out.push(format!(
-                "SELECT setval(pg_get_serial_sequence('sbtest{n}', 'id'), {}, false)",
-                u64::from(self.load_rows) + 1
-            ));
+            out.push(self.setval_sql(n));
         }
         if self.create_secondary {
-            out.push(format!("CREATE INDEX k_{n} ON sbtest{n}(k)"));
+            out.push(self.k_index_sql(n));
         }
         out
     }
 
-    /// Creates and loads every table, in parallel across tables on up to
-    /// `threads` connections (one for SQLite, which has a single writer:
-    /// more connections would only wait on each other's locks). Refuses to
-    /// start if any table exists, and drops what it created if it fails, so
-    /// that nothing is left half-written.
+    /// The id index of `--secondary` where CREATE TABLE cannot declare it.
+    fn xid_index_sql(&self, n: u32) -> String {
+        format!("CREATE INDEX xid_{n} ON sbtest{n}(id)")
+    }
+
+    /// The secondary index on `k`.
+    fn k_index_sql(&self, n: u32) -> String {
+        format!("CREATE INDEX k_{n} ON sbtest{n}(k)")
+    }
+
+    /// PostgreSQL: rows were loaded with explicit ids, which the SERIAL
+    /// sequence does not see; this moves it past them so that inserts
+    /// without an id get fresh ones (MySQL and SQLite do this by themselves).
+    fn setval_sql(&self, n: u32) -> String {
+        format!(
+            "SELECT setval(pg_get_serial_sequence('sbtest{n}', 'id'), {}, false)",
+            u64::from(self.load_rows) + 1
+        )
+    }
+
+    /// How `prepare` builds table `n`: the CREATE TABLE its rows are loaded
+    /// into, the index builds that follow, and the statements that finish
+    /// it.
+    ///
+    /// MySQL and SQLite load into the final table (InnoDB and a rowid table
+    /// are clustered on the id: its index is the table) and index `k`
+    /// afterwards, as sysbench does. PostgreSQL, as `pgbench -i`, loads a
+    /// heap without any index and builds the id index afterwards, in one
+    /// sorted pass instead of a B-tree insertion per row; the primary key is
+    /// then attached to that unique index (`ADD CONSTRAINT … PRIMARY KEY
+    /// USING INDEX`, instant because id is already NOT NULL), which leaves
+    /// exactly the table sysbench creates, `sbtestN_pkey` included.
+    pub fn plan(&self, n: u32) -> TablePlan {
+        if self.dialect != Dialect::Postgres {
+            return TablePlan {
+                number: n,
+                name: table_name(n),
+                create: self.create_table_sql(n),
+                indexes: self.after_load_sql(n),
+                finish: Vec::new(),
+            };
+        }
+        let mut indexes = Vec::new();
+        let mut finish = Vec::new();
+        if self.secondary {
+            indexes.push(self.xid_index_sql(n));
+        } else {
+            indexes.push(format!(
+                "CREATE UNIQUE INDEX sbtest{n}_pkey ON sbtest{n}(id)"
+            ));
+            finish.push(format!(
+                "ALTER TABLE sbtest{n} ADD CONSTRAINT sbtest{n}_pkey PRIMARY KEY USING INDEX sbtest{n}_pkey"
+            ));
+        }
+        if self.create_secondary {
+            indexes.push(self.k_index_sql(n));
+        }
+        if self.auto_inc {
+            finish.push(self.setval_sql(n));
+        }
+        TablePlan {
+            number: n,
+            name: table_name(n),
+            create: self.table_sql(n, false),
+            indexes,
+            finish,
+        }
+    }
+
+    /// How many connections `prepare` loads over: one for SQLite, which has
+    /// a single writer (more connections would only wait on each other's
+    /// locks); for a server, `threads` or the CPUs of this machine if there
+    /// are more, since one connection is one server process or thread and
+    /// loading a single table on one keeps one core busy while the others
+    /// idle.
+    pub fn loaders(&self, threads: usize) -> usize {
+        match self.dialect {
+            Dialect::Sqlite => 1,
+            _ => {
+                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+                threads.max(cpus).max(1)
+            }
+        }
+    }
+
+    /// Rows per load job when `loaders` connections share the tables: one
+    /// job per table with a single loader; otherwise about
+    /// [`CHUNKS_PER_LOADER`] jobs per loader for each table, so that they
+    /// finish close together, within [`MIN_CHUNK_ROWS`, `MAX_CHUNK_ROWS`]
+    /// so that no statement is too short or too long.
+    fn chunk_rows(&self, loaders: usize) -> u32 {
+        if loaders <= 1 {
+            return self.load_rows.max(1);
+        }
+        let per = self
+            .load_rows
+            .div_ceil(CHUNKS_PER_LOADER.saturating_mul(loaders as u32).max(1));
+        per.clamp(MIN_CHUNK_ROWS, MAX_CHUNK_ROWS)
+    }
+
+    /// Creates and loads every table over several connections (see
+    /// [`Schema::loaders`]): each table's id range is cut into chunks that
+    /// the loaders take from one queue, then its index builds run, each on
+    /// a connection of its own, then its finishing statements. Every row is
+    /// a function of the seed, the table and its id (see [`RowGen`]), so the
+    /// data do not depend on how many loaders there were or which loaded
+    /// what. Refuses to start if any table exists, and drops what it created
+    /// if it fails, so that nothing is left half-written.
     pub fn prepare(
         &self,
         connect: Connector<'_>,
@@ -222,46 +345,69 @@ impl Schema {
         let names = self.table_names();
         ensure_absent(first.as_mut(), &names, self.workload, self.hint())?;
 
-        let workers = match self.dialect {
-            Dialect::Sqlite => 1,
-            _ => threads.clamp(1, self.tables as usize),
-        };
-        let label = if self.tables == 1 {
-            "sbtest1".to_string()
-        } else {
-            format!("sbtest1..{}", self.tables)
+        let plans: Vec<TablePlan> = self.table_numbers().map(|n| self.plan(n)).collect();
+        let mut loaders = self.loaders(threads);
+        let chunk = self.chunk_rows(loaders);
+        let mut queue = Queue::default();
+        for (table, plan) in plans.iter().enumerate() {
+            let mut loads = 0;
+            let mut next = 1u32;
+            while next <= self.load_rows {
+                let last = next.saturating_add(chunk - 1).min(self.load_rows);
+                queue.jobs.push_back(Job::Load {
+                    table,
+                    first: next,
+                    last,
+                });
+                loads += 1;
+                next = match last.checked_add(1) {
+                    Some(n) => n,
+                    None => break,
+                };
+            }
+            queue.loads_left.push(loads);
+            queue.indexes_left.push(plan.indexes.len());
+            if loads == 0 {
+                queue.loaded(table, plan);
+            }
+        }
+        let most_indexes = plans.iter().map(|p| p.indexes.len()).max().unwrap_or(0);
+        loaders = loaders.min(queue.jobs.len().max(most_indexes)).max(1);
+
+        let label = match (plans.first(), plans.last()) {
+            (Some(a), Some(b)) if plans.len() > 1 => format!("{}..{}", a.name, b.number),
+            _ => names.join(""),
         };
         progress.start(&label, u64::from(self.tables) * u64::from(self.load_rows));
-        let failed = AtomicBool::new(false);
-        let result = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers)
-                .map(|w| {
-                    let failed = &failed;
-                    s.spawn(move || -> anyhow::Result<()> {
-                        let mut conn = connect().context("could not connect to load the tables")?;
-                        let mut n = w as u32 + 1;
-                        while n <= self.tables && !failed.load(Ordering::Relaxed) {
-                            if let Err(e) = self.create_and_load(conn.as_mut(), n, progress) {
-                                failed.store(true, Ordering::Relaxed);
-                                return Err(e);
-                            }
-                            n += workers as u32;
-                        }
-                        Ok(())
-                    })
-                })
-                .collect();
-            let mut result = Ok(());
-            for h in handles {
-                let r = h
-                    .join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a loader thread panicked")));
-                if result.is_ok() {
-                    result = r;
-                }
+        let shared = Shared {
+            queue: Mutex::new(queue),
+            changed: Condvar::new(),
+        };
+        let result = (|| {
+            for plan in &plans {
+                first
+                    .execute_sql(&plan.create)
+                    .with_context(|| format!("could not create table {}", plan.name))?;
             }
-            result
-        });
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..loaders)
+                    .map(|_| {
+                        let (shared, plans) = (&shared, &plans);
+                        s.spawn(move || self.loader(connect, plans, shared, progress))
+                    })
+                    .collect();
+                let mut result = Ok(());
+                for h in handles {
+                    let r = h
+                        .join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a loader thread panicked")));
+                    if result.is_ok() {
+                        result = r;
+                    }
+                }
+                result
+            })
+        })();
         progress.finish();
         if result.is_err() {
             // Best effort: the load error is what the user needs to see.
@@ -270,34 +416,69 @@ impl Schema {
         result
     }
 
-    /// Creates table `n`, loads its rows, then builds its indexes.
-    fn create_and_load(
+    /// One loader: connects, then runs jobs from the queue until there are
+    /// none left or another loader failed.
+    fn loader(
         &self,
-        conn: &mut dyn Connection,
-        n: u32,
+        connect: Connector<'_>,
+        plans: &[TablePlan],
+        shared: &Shared,
         progress: &dyn Progress,
     ) -> anyhow::Result<()> {
-        let table = table_name(n);
-        conn.execute_sql(&self.create_table_sql(n))
-            .with_context(|| format!("could not create table {table}"))?;
-        let mut gen = RowGen::new(&self.rand, n, self.load_rows, self.table_size);
-        let mut pending = 0u64;
-        conn.bulk_load(&table, &["id", "k", "c", "pad"], &mut |row| {
-            if !gen.next_row(row) {
-                return false;
+        let mut conn = match connect().context("could not connect to load the tables") {
+            Ok(c) => c,
+            Err(e) => {
+                shared.fail();
+                return Err(e);
             }
-            pending += 1;
-            if pending == PROGRESS_STEP {
+        };
+        while let Some(job) = shared.take() {
+            let result = self.run(conn.as_mut(), plans, &job, progress);
+            shared.done(job, result.is_ok(), plans);
+            result?;
+        }
+        Ok(())
+    }
+
+    /// Runs one job on `conn`.
+    fn run(
+        &self,
+        conn: &mut dyn Connection,
+        plans: &[TablePlan],
+        job: &Job,
+        progress: &dyn Progress,
+    ) -> anyhow::Result<()> {
+        let plan = &plans[job.table()];
+        let name = &plan.name;
+        match *job {
+            Job::Load { first, last, .. } => {
+                let mut gen = RowGen::range(&self.rand, plan.number, first, last, self.table_size);
+                let mut pending = 0u64;
+                conn.bulk_load(name, &["id", "k", "c", "pad"], &mut |row| {
+                    if !gen.next_row(row) {
+                        return false;
+                    }
+                    pending += 1;
+                    if pending == PROGRESS_STEP {
+                        progress.inc(pending);
+                        pending = 0;
+                    }
+                    true
+                })
+                .with_context(|| format!("could not load table {name}"))?;
                 progress.inc(pending);
-                pending = 0;
             }
-            true
-        })
-        .with_context(|| format!("could not load table {table}"))?;
-        progress.inc(pending);
-        for sql in self.after_load_sql(n) {
-            conn.execute_sql(&sql)
-                .with_context(|| format!("could not index table {table}: {sql}"))?;
+            Job::Index { index, .. } => {
+                let sql = &plan.indexes[index];
+                conn.execute_sql(sql)
+                    .with_context(|| format!("could not index table {name}: {sql}"))?;
+            }
+            Job::Finish { .. } => {
+                for sql in &plan.finish {
+                    conn.execute_sql(sql)
+                        .with_context(|| format!("could not finish table {name}: {sql}"))?;
+                }
+            }
         }
         Ok(())
     }
@@ -328,26 +509,183 @@ impl Schema {
     }
 }
 
-/// Generates one table's rows as sysbench's `create_table` does: id
-/// 1..=rows in order, `k` from the configured distribution over
-/// [1, table_size], `c` and `pad` from their templates. The stream depends
-/// only on the run's seed and the table number, so a prepare is repeatable.
+/// How `prepare` builds one table (see [`Schema::plan`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TablePlan {
+    /// The table's number n, in sbtest{n}; its rows depend on it.
+    pub number: u32,
+    pub name: String,
+    /// The CREATE TABLE the rows are loaded into.
+    pub create: String,
+    /// Index builds once every row is in. They do not depend on each other,
+    /// so each runs on a connection of its own when there are several:
+    /// on a server each is one process or thread, on one core.
+    pub indexes: Vec<String>,
+    /// Run in order on one connection once the indexes are built.
+    pub finish: Vec<String>,
+}
+
+/// One unit of `prepare`'s work, taken from the [`Queue`] by a loader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Job {
+    /// Generate and load ids `first..=last` of the table of plan `table`.
+    Load { table: usize, first: u32, last: u32 },
+    /// Build index number `index` of the table's [`TablePlan::indexes`].
+    Index { table: usize, index: usize },
+    /// Run the table's [`TablePlan::finish`].
+    Finish { table: usize },
+}
+
+impl Job {
+    /// The position of the job's table among the plans.
+    fn table(&self) -> usize {
+        match *self {
+            Job::Load { table, .. } | Job::Index { table, .. } | Job::Finish { table } => table,
+        }
+    }
+}
+
+/// What is left to do, shared by the loaders behind a mutex.
+#[derive(Debug, Default)]
+struct Queue {
+    /// Jobs ready to run, the next one first.
+    jobs: VecDeque<Job>,
+    /// Load jobs of each table (by plan position) not finished yet.
+    loads_left: Vec<u32>,
+    /// Index builds of each table not finished yet.
+    indexes_left: Vec<usize>,
+    /// Jobs taken and not finished: while one runs, more may follow it.
+    running: usize,
+    /// A job failed: loaders stop taking jobs.
+    failed: bool,
+}
+
+impl Queue {
+    /// Table `table`'s rows are all in: its index builds become ready, ahead
+    /// of the loads of other tables, so that each table is finished as soon
+    /// as possible (or its finish, if it has no index to build).
+    fn loaded(&mut self, table: usize, plan: &TablePlan) {
+        if plan.indexes.is_empty() {
+            self.indexed(table, plan);
+        }
+        for index in (0..plan.indexes.len()).rev() {
+            self.jobs.push_front(Job::Index { table, index });
+        }
+    }
+
+    /// Table `table`'s indexes are all built.
+    fn indexed(&mut self, table: usize, plan: &TablePlan) {
+        if !plan.finish.is_empty() {
+            self.jobs.push_front(Job::Finish { table });
+        }
+    }
+
+    /// Records that `job` finished (successfully) and makes ready what
+    /// waited for it.
+    fn finished(&mut self, job: Job, plans: &[TablePlan]) {
+        match job {
+            Job::Load { table, .. } => {
+                self.loads_left[table] -= 1;
+                if self.loads_left[table] == 0 {
+                    self.loaded(table, &plans[table]);
+                }
+            }
+            Job::Index { table, .. } => {
+                self.indexes_left[table] -= 1;
+                if self.indexes_left[table] == 0 {
+                    self.indexed(table, &plans[table]);
+                }
+            }
+            Job::Finish { .. } => {}
+        }
+    }
+}
+
+/// The [`Queue`] and the condition loaders wait on for it to change.
+struct Shared {
+    queue: Mutex<Queue>,
+    changed: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // A loader panics only outside the lock; a poisoned queue is intact.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next job, waiting while none is ready but some are running (they
+    /// may make more ready); None when all is done or a job failed.
+    fn take(&self) -> Option<Job> {
+        let mut q = self.lock();
+        loop {
+            if q.failed {
+                return None;
+            }
+            if let Some(job) = q.jobs.pop_front() {
+                q.running += 1;
+                return Some(job);
+            }
+            if q.running == 0 {
+                return None;
+            }
+            q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Records the end of `job`, taken with [`Shared::take`].
+    fn done(&self, job: Job, ok: bool, plans: &[TablePlan]) {
+        let mut q = self.lock();
+        q.running -= 1;
+        if ok {
+            q.finished(job, plans);
+        } else {
+            q.failed = true;
+        }
+        self.changed.notify_all();
+    }
+
+    /// Stops every loader (one could not even connect).
+    fn fail(&self) {
+        self.lock().failed = true;
+        self.changed.notify_all();
+    }
+}
+
+/// Generates sbtest rows as sysbench's `create_table` does: ids in order,
+/// `k` from the configured distribution over [1, table_size], `c` and `pad`
+/// from their templates.
+///
+/// Each row is a function of the seed, the table number and its id alone:
+/// its values come from a random stream of its own, seeded with the id
+/// ([`Rng::for_client`] over a per-table seed). So any id range can be
+/// generated on its own and parallel loaders produce exactly the rows one
+/// loader would. The digits of `c` and `pad` are drawn eleven at a time
+/// from one 64-bit number (see [`fill_digits`]).
 pub struct RowGen {
-    rng: Rng,
+    /// Seed of the table's rows; row `id` draws from `for_client(seed, id)`.
+    seed: u64,
     dist: Dist,
-    /// The last id handed out.
-    id: u32,
-    rows: u32,
+    /// The next id to generate.
+    next: u64,
+    /// The last id to generate.
+    last: u64,
     table_size: u32,
 }
 
 impl RowGen {
+    /// Rows 1..=rows of table `table`.
+    #[cfg(test)]
     pub fn new(rand: &RandConfig, table: u32, rows: u32, table_size: u32) -> RowGen {
+        RowGen::range(rand, table, 1, rows, table_size)
+    }
+
+    /// Rows `first..=last` of table `table` (none if `last < first`).
+    pub fn range(rand: &RandConfig, table: u32, first: u32, last: u32, table_size: u32) -> RowGen {
         RowGen {
-            rng: Rng::new(rand.seed ^ LOAD_SALT ^ u64::from(table)),
+            seed: Rng::new(rand.seed ^ LOAD_SALT ^ u64::from(table)).next_u64(),
             dist: Dist::new(rand.kind, rand.params),
-            id: 0,
-            rows,
+            next: u64::from(first),
+            last: u64::from(last),
             table_size,
         }
     }
@@ -355,21 +693,106 @@ impl RowGen {
     /// Appends the next row's (id, k, c, pad) to `row`; false once all rows
     /// have been produced.
     pub fn next_row(&mut self, row: &mut Vec<Value>) -> bool {
-        if self.id == self.rows {
+        if self.next > self.last {
             return false;
         }
-        self.id += 1;
-        let k = self.dist.draw(&mut self.rng, 1, self.table_size);
-        let mut c = String::with_capacity(C_TEMPLATE.len());
-        self.rng.fill_template(C_TEMPLATE, &mut c);
-        let mut pad = String::with_capacity(PAD_TEMPLATE.len());
-        self.rng.fill_template(PAD_TEMPLATE, &mut pad);
-        row.push(Value::Int(i64::from(self.id)));
+        let id = self.next;
+        self.next += 1;
+        let mut rng = Rng::for_client(self.seed, id);
+        let k = self.dist.draw(&mut rng, 1, self.table_size);
+        let mut c = String::new();
+        fill_digits(&mut rng, C_TEMPLATE, &mut c);
+        let mut pad = String::new();
+        fill_digits(&mut rng, PAD_TEMPLATE, &mut pad);
+        row.push(Value::Int(id as i64));
         row.push(Value::Int(i64::from(k)));
         row.push(Value::Text(c));
         row.push(Value::Text(pad));
         true
     }
+}
+
+/// Most digits drawn from one 64-bit random number by [`fill_digits`]:
+/// eleven digits are `floor(x · 10^11 / 2^64)`, uniform over [0, 10^11) to
+/// within 10^11 / 2^64 (5e-9), far below what any count of rows could
+/// detect.
+const DIGITS_PER_DRAW: usize = 11;
+
+/// "00", "01", … "99", for writing digits two at a time.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
+
+/// 10^n for n in 0..=[`DIGITS_PER_DRAW`].
+const POW10: [u64; DIGITS_PER_DRAW + 1] = {
+    let mut p = [1u64; DIGITS_PER_DRAW + 1];
+    let mut i = 1;
+    while i < p.len() {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+
+/// Writes `v` (below 10^out.len()) as `out.len()` decimal digits,
+/// zero-padded. Eleven digits, sysbench's groups, take a straight path in
+/// two independent halves (five and six digits) written two digits at a
+/// time: a loop of divisions would be most of the row generator's cost.
+#[inline]
+fn put_digits(out: &mut [u8], v: u64) {
+    let pair = |out: &mut [u8], at: usize, v: u32| {
+        let p = v as usize * 2;
+        out[at..at + 2].copy_from_slice(&DIGIT_PAIRS[p..p + 2]);
+    };
+    if out.len() == 11 {
+        let (hi, lo) = ((v / 1_000_000) as u32, (v % 1_000_000) as u32);
+        out[0] = b'0' + (hi / 10_000) as u8;
+        pair(out, 1, hi / 100 % 100);
+        pair(out, 3, hi % 100);
+        pair(out, 5, lo / 10_000);
+        pair(out, 7, lo / 100 % 100);
+        pair(out, 9, lo % 100);
+        return;
+    }
+    let mut v = v;
+    for d in out.iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+}
+
+/// [`Rng::fill_template`] for templates of digits (`#`) and literal ASCII
+/// characters, at one random number `x` per run of up to
+/// [`DIGITS_PER_DRAW`] digits instead of one per digit: a run of `n` digits
+/// is `floor(x · 10^n / 2^64)`, zero-padded. Its digits are those that
+/// taking the integer part of ten times the fraction `x / 2^64` again and
+/// again would give, at a fraction of the cost: the row generator's main
+/// cost, which competes with the server for the CPUs when both run on one
+/// machine.
+pub fn fill_digits(rng: &mut Rng, template: &str, out: &mut String) {
+    debug_assert!(template.is_ascii() && !template.contains('@'));
+    let mut buf = std::mem::take(out).into_bytes();
+    buf.clear();
+    buf.extend_from_slice(template.as_bytes());
+    let mut i = 0;
+    while i < buf.len() {
+        if buf[i] != b'#' {
+            i += 1;
+            continue;
+        }
+        let n = buf[i..]
+            .iter()
+            .take(DIGITS_PER_DRAW)
+            .take_while(|&&b| b == b'#')
+            .count();
+        let v = ((u128::from(rng.next_u64()) * u128::from(POW10[n])) >> 64) as u64;
+        put_digits(&mut buf[i..i + n], v);
+        i += n;
+    }
+    *out = String::from_utf8(buf).expect("the template and the digits are ASCII");
 }
 
 /// Fails, before anything is created, if any of `names` exists.
@@ -566,5 +989,238 @@ mod tests {
             .execute_sql("SELECT id FROM sbtest1 WHERE id = 6")
             .unwrap();
         assert_eq!(o.rows, 1);
+    }
+
+    #[test]
+    fn digits_are_the_expansion_of_one_draw_per_group() {
+        // The definition: each run of digits (up to eleven) starts from a
+        // new draw, each digit is the integer part of ten times the
+        // fraction left by the previous one.
+        let reference = |rng: &mut Rng, template: &str| {
+            let mut out = String::new();
+            let (mut x, mut left) = (0u64, 0);
+            for ch in template.chars() {
+                if ch != '#' {
+                    out.push(ch);
+                    left = 0;
+                    continue;
+                }
+                if left == 0 {
+                    (x, left) = (rng.next_u64(), DIGITS_PER_DRAW);
+                }
+                let t = u128::from(x) * 10;
+                out.push(char::from(b'0' + (t >> 64) as u8));
+                (x, left) = (t as u64, left - 1);
+            }
+            out
+        };
+        let mut out = String::new();
+        for (seed, template) in [
+            (1, C_TEMPLATE),
+            (2, PAD_TEMPLATE),
+            (3, "#-##############################-x#"),
+            (4, "no digits"),
+        ] {
+            for n in 0..200 {
+                let mut a = Rng::for_client(seed, n);
+                let mut b = a.clone();
+                fill_digits(&mut a, template, &mut out);
+                assert_eq!(out, reference(&mut b, template), "{template}");
+                assert_eq!(a.next_u64(), b.next_u64(), "draws used");
+            }
+        }
+        // Every digit shows up in every position.
+        let mut seen = [[false; 10]; 11];
+        let mut rng = Rng::new(9);
+        for _ in 0..500 {
+            fill_digits(&mut rng, "###########", &mut out);
+            for (i, b) in out.bytes().enumerate() {
+                seen[i][usize::from(b - b'0')] = true;
+            }
+        }
+        assert!(seen.iter().all(|p| p.iter().all(|&s| s)));
+    }
+
+    #[test]
+    fn any_id_range_generates_the_same_rows() {
+        let rand = rand_config(5);
+        let rows = |first, last| {
+            let mut gen = RowGen::range(&rand, 2, first, last, 1000);
+            let mut out = Vec::new();
+            while gen.next_row(&mut out) {}
+            out
+        };
+        let whole = rows(1, 1000);
+        assert_eq!(whole.len(), 4000);
+        let mut pieces = rows(1, 1);
+        for (first, last) in [(2, 333), (334, 334), (335, 999), (1000, 1000)] {
+            pieces.extend(rows(first, last));
+        }
+        assert_eq!(pieces, whole);
+        assert!(rows(10, 9).is_empty());
+        let mut gen = RowGen::new(&rand, 2, 1000, 1000);
+        let mut out = Vec::new();
+        while gen.next_row(&mut out) {}
+        assert_eq!(out, whole);
+        // The last ids of the id type end the range.
+        let mut gen = RowGen::range(&rand, 1, u32::MAX - 1, u32::MAX, 10);
+        let mut out = Vec::new();
+        while gen.next_row(&mut out) {}
+        assert_eq!(out[4], Value::Int(i64::from(u32::MAX)));
+        assert_eq!(out.len(), 8);
+    }
+
+    #[test]
+    fn postgres_builds_the_primary_key_after_loading() {
+        let pg = schema(Dialect::Postgres, true, false);
+        let plan = pg.plan(2);
+        assert!(!plan.create.contains("PRIMARY KEY"), "{}", plan.create);
+        assert!(plan.create.contains("id SERIAL,"));
+        assert_eq!(
+            plan.indexes,
+            [
+                "CREATE UNIQUE INDEX sbtest2_pkey ON sbtest2(id)",
+                "CREATE INDEX k_2 ON sbtest2(k)"
+            ]
+        );
+        assert_eq!(
+            plan.finish,
+            [
+                "ALTER TABLE sbtest2 ADD CONSTRAINT sbtest2_pkey PRIMARY KEY USING INDEX sbtest2_pkey",
+                "SELECT setval(pg_get_serial_sequence('sbtest2', 'id'), 11, false)"
+            ]
+        );
+        let mut pg2 = schema(Dialect::Postgres, false, true);
+        pg2.create_secondary = false;
+        let plan = pg2.plan(1);
+        assert_eq!(plan.create, pg2.create_table_sql(1));
+        assert_eq!(plan.indexes, ["CREATE INDEX xid_1 ON sbtest1(id)"]);
+        assert!(plan.finish.is_empty());
+
+        // MySQL and SQLite load the table sysbench creates.
+        for d in [Dialect::Mysql, Dialect::Sqlite] {
+            let s = schema(d, true, false);
+            let plan = s.plan(3);
+            assert_eq!(plan.create, s.create_table_sql(3));
+            assert_eq!(plan.indexes, s.after_load_sql(3));
+            assert!(plan.finish.is_empty());
+        }
+    }
+
+    #[test]
+    fn loaders_and_chunks() {
+        let mut s = schema(Dialect::Sqlite, true, false);
+        assert_eq!(s.loaders(8), 1);
+        s.load_rows = 1_000_000;
+        assert_eq!(s.chunk_rows(1), 1_000_000);
+        s.dialect = Dialect::Postgres;
+        assert!(s.loaders(1) >= 1);
+        assert!(s.loaders(64) >= 64);
+        assert_eq!(s.chunk_rows(2), 31_250);
+        assert_eq!(s.chunk_rows(64), MIN_CHUNK_ROWS);
+        s.load_rows = 100_000_000;
+        assert_eq!(s.chunk_rows(2), MAX_CHUNK_ROWS);
+        s.load_rows = 0;
+        assert_eq!(s.chunk_rows(2), MIN_CHUNK_ROWS);
+    }
+
+    #[test]
+    fn queue_runs_indexes_once_loaded_then_finish() {
+        let plans = vec![
+            TablePlan {
+                number: 1,
+                name: "sbtest1".into(),
+                create: String::new(),
+                indexes: vec!["a".into(), "b".into()],
+                finish: vec!["f".into()],
+            },
+            TablePlan {
+                number: 2,
+                name: "sbtest2".into(),
+                create: String::new(),
+                indexes: Vec::new(),
+                finish: Vec::new(),
+            },
+        ];
+        let mut q = Queue::default();
+        for table in [0, 1] {
+            q.jobs.push_back(Job::Load {
+                table,
+                first: 1,
+                last: 1,
+            });
+            q.jobs.push_back(Job::Load {
+                table,
+                first: 2,
+                last: 2,
+            });
+            q.loads_left.push(2);
+            q.indexes_left.push(plans[table].indexes.len());
+        }
+        let shared = Shared {
+            queue: Mutex::new(q),
+            changed: Condvar::new(),
+        };
+        let mut order = Vec::new();
+        // One loader: each job ends before the next is taken.
+        while let Some(job) = shared.take() {
+            order.push(job);
+            shared.done(job, true, &plans);
+        }
+        let load = |table, first| Job::Load {
+            table,
+            first,
+            last: first,
+        };
+        assert_eq!(
+            order,
+            [
+                load(0, 1),
+                load(0, 2),
+                Job::Index { table: 0, index: 0 },
+                Job::Index { table: 0, index: 1 },
+                Job::Finish { table: 0 },
+                load(1, 1),
+                load(1, 2),
+            ]
+        );
+        // A failure stops everyone.
+        let shared = Shared {
+            queue: Mutex::new(Queue {
+                jobs: [load(0, 1), load(0, 2)].into(),
+                loads_left: vec![2],
+                indexes_left: vec![2],
+                ..Queue::default()
+            }),
+            changed: Condvar::new(),
+        };
+        let job = shared.take().unwrap();
+        shared.done(job, false, &plans);
+        assert_eq!(shared.take(), None);
+    }
+
+    #[test]
+    fn sqlite_prepare_is_the_same_for_any_thread_count() {
+        let dump = |threads| {
+            let db = crate::workload::sysbench::testutil::TestDb::new();
+            let w = crate::workload::sysbench::testutil::build(
+                "oltp_read_only",
+                &[("table-size", "500"), ("tables", "2")],
+            );
+            db.prepare(w.as_ref(), threads).unwrap();
+            let conn = rusqlite::Connection::open(&db.path).unwrap();
+            let mut st = conn
+                .prepare("SELECT id, k, c, pad FROM sbtest2 ORDER BY id")
+                .unwrap();
+            let rows: Vec<(i64, i64, String, String)> = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            rows
+        };
+        let one = dump(1);
+        assert_eq!(one.len(), 500);
+        assert_eq!(one, dump(4));
     }
 }
