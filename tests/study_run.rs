@@ -310,3 +310,50 @@ max_failed_rate = 0.001
         .unwrap();
     assert!(deadlocks > 0);
 }
+
+#[test]
+fn instances_run_side_by_side_on_their_own_tables() {
+    let dir = Dir::new();
+    let file = write(
+        &dir,
+        "inst.toml",
+        r#"
+name = "inst"
+out = "out"
+clients = [2]
+
+[[target]]
+name = "lite"
+sqlite = "inst.db"
+
+[[workload]]
+name = "oltp_point_select"
+options = { tables = 2, table-size = 100 }
+instances = 3
+time = 0.5
+"#,
+    );
+    dbsweep_in(dir.path(), &["study", &file]).ok();
+    let db = rusqlite::Connection::open(dir.join("inst.db")).unwrap();
+    let tables: Vec<String> = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // 3 instances × 2 tables: sbtest1..sbtest6.
+    assert_eq!(
+        tables,
+        ["sbtest1", "sbtest2", "sbtest3", "sbtest4", "sbtest5", "sbtest6"]
+    );
+    let res = rusqlite::Connection::open(dir.join("out/results.db")).unwrap();
+    let (instances, threads): (i64, i64) = res
+        .query_row(
+            "SELECT instances, json_extract(result_json, '$.run.threads') FROM point",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((instances, threads), (3, 6));
+}

@@ -116,7 +116,7 @@ pub fn to_value(r: &RunRecord<'_>) -> Value {
             "zipfian_exp": r.rand.params.zipf_exp,
         },
         "run": {
-            "threads": cfg.threads,
+            "threads": res.threads,
             "time_s": cfg.time.map(|t| t.as_secs_f64()),
             "events": cfg.events,
             "rounds": cfg.rounds,

@@ -200,13 +200,6 @@ pub fn run(
     cancel: &AtomicBool,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
-    if let Some(w) = study.workloads.iter().find(|w| w.instances > 1) {
-        return Err(UsageError(format!(
-            "workload '{}' asks for instances = {}: running several instances at once is not supported yet; use instances = 1",
-            w.label, w.instances
-        ))
-        .into());
-    }
     let out = opts.out.clone().unwrap_or_else(|| study.out.clone());
     std::fs::create_dir_all(&out)
         .with_context(|| format!("Could not create the output directory '{}'", out.display()))?;
@@ -329,12 +322,13 @@ pub fn run(
 
         let seed = wl.rand_seed.unwrap_or_else(crate::rand::seed_from_time);
         let rand = wl.rand_config(seed);
-        let w = workload::build(&wl.name, &wl.options, target.dialect(), rand)?;
+        let instances = build_instances(wl, target.dialect(), rand)?;
+        let w = instances[0].as_ref();
         let connect_fn = {
             let t = target.clone();
             move || driver::connect(&t)
         };
-        if let Err(e) = load_data(w.as_ref(), &connect_fn, p, &mut checked) {
+        if let Err(e) = load_data(&instances, &connect_fn, p, &mut checked) {
             let reason = format!("preparing the data failed: {e:#}");
             store.commit_point(
                 study_id,
@@ -368,7 +362,8 @@ pub fn run(
                     std::thread::sleep(Duration::from_millis(20));
                 }
             });
-            let r = engine::run(w.as_ref(), connect, &cfg, &point_cancel, &mut |s| {
+            let refs: Vec<&dyn workload::Workload> = instances.iter().map(|w| w.as_ref()).collect();
+            let r = engine::run_instances(&refs, connect, &cfg, &point_cancel, &mut |s| {
                 if s.duration_s > 0.0 {
                     progress.live(&what, s.counters.transactions as f64 / s.duration_s);
                 }
@@ -546,26 +541,54 @@ fn ensure_server(
     Ok(Some(target))
 }
 
-/// Loads the workload's data when the plan says so, or when this session
-/// has not yet seen it in place (first point after a resume).
+/// Loads the workload's data (every instance's tables) when the plan says
+/// so, or when this session has not yet seen it in place (first point after
+/// a resume).
 fn load_data(
-    w: &dyn workload::Workload,
+    instances: &[Box<dyn workload::Workload>],
     connect: &(dyn Fn() -> driver::DbResult<Box<dyn driver::Connection>> + Sync),
     p: &Point,
     checked: &mut HashSet<(usize, usize)>,
 ) -> anyhow::Result<()> {
-    let mut conn = connect().map_err(|e| anyhow::anyhow!("{}", e.message))?;
     let first_look = !checked.contains(&(p.target, p.workload));
-    let ready = !p.prepare && (!first_look || w.check_prepared(conn.as_mut()).is_ok());
-    if !ready {
-        w.cleanup(conn.as_mut())?;
-        drop(conn);
-        let threads = crate::engine::cpu::available_cpus();
-        w.prepare(connect, threads, &Bar::new())?;
+    for w in instances {
+        let mut conn = connect().map_err(|e| anyhow::anyhow!("{}", e.message))?;
+        let ready = !p.prepare && (!first_look || w.check_prepared(conn.as_mut()).is_ok());
+        if !ready {
+            w.cleanup(conn.as_mut())?;
+            drop(conn);
+            let threads = crate::engine::cpu::available_cpus();
+            w.prepare(connect, threads, &Bar::new())?;
+        }
     }
     checked.retain(|(t, _)| *t != p.target);
     checked.insert((p.target, p.workload));
     Ok(())
+}
+
+/// The workload's instances: instance `k` uses its own tables, starting
+/// after the `tables` of the instances before it (`table-offset`).
+fn build_instances(
+    wl: &super::model::WorkloadSpec,
+    dialect: driver::Dialect,
+    rand: workload::RandConfig,
+) -> anyhow::Result<Vec<Box<dyn workload::Workload>>> {
+    let tables: u32 = wl
+        .values
+        .iter()
+        .find(|(k, _)| *k == "tables")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(1);
+    (0..wl.instances)
+        .map(|k| {
+            let mut options = wl.options.clone();
+            if wl.instances > 1 {
+                options.retain(|(name, _)| name != "table-offset");
+                options.push(("table-offset".to_string(), (k * tables).to_string()));
+            }
+            workload::build(&wl.name, &options, dialect, rand)
+        })
+        .collect()
 }
 
 fn histograms(r: &RunResult) -> Vec<(String, crate::stats::histogram::Histogram)> {

@@ -59,6 +59,11 @@ const fn string(name: &'static str, default: &'static str, help: &'static str) -
 /// Every workload option, with sysbench 1.0.20's defaults.
 pub const ALL: &[OptionSpec] = &[
     int("tables", "1", "Number of tables"),
+    int(
+        "table-offset",
+        "0",
+        "Use tables sbtest(N+1)..sbtest(N+tables) instead of sbtest1..: several instances side by side",
+    ),
     int("table-size", "10000", "Number of rows per table"),
     int("range-size", "100", "Range size for range SELECT queries"),
     int(

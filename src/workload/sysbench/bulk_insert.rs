@@ -59,11 +59,13 @@ pub struct BulkInsert {
     options: OptionValues,
     dialect: Dialect,
     tables: u32,
+    /// Number of the first table (`--table-offset` + 1).
+    first: u32,
     rows: u32,
     table_options: String,
     engine: String,
     statements: Vec<StatementDef>,
-    /// Highest id known to be in use in each table (index: table - 1);
+    /// Highest id known to be in use in each table (index: table - first);
     /// raised by `check_prepared` and by every transaction.
     high: Arc<[AtomicI64]>,
 }
@@ -89,7 +91,8 @@ impl BulkInsert {
             )));
         }
         let values = vec!["(?, ?)"; rows as usize].join(", ");
-        let statements = (1..=tables)
+        let first = o.u32("table-offset") + 1;
+        let statements = (first..first + tables)
             .map(|n| StatementDef {
                 kind: "bulk_insert",
                 sql: render(dialect, &format!("INSERT INTO sbtest{n} VALUES {values}")),
@@ -99,6 +102,7 @@ impl BulkInsert {
             options: o.clone(),
             dialect,
             tables,
+            first,
             rows,
             table_options: o.str("create-table-options").to_string(),
             engine: o.str("mysql-storage-engine").to_string(),
@@ -108,7 +112,9 @@ impl BulkInsert {
     }
 
     fn table_names(&self) -> Vec<String> {
-        (1..=self.tables).map(table_name).collect()
+        (self.first..self.first + self.tables)
+            .map(table_name)
+            .collect()
     }
 
     /// sysbench's bulk_insert table, with BIGINT ids where INTEGER is 32-bit.
@@ -177,7 +183,7 @@ impl Workload for BulkInsert {
         ensure_absent(conn.as_mut(), &names, NAME, HINT)?;
         progress.start(&names[0], 0);
         let mut result = Ok(());
-        for n in 1..=self.tables {
+        for n in self.first..self.first + self.tables {
             if let Err(e) = conn.execute_sql(&self.create_table_sql(n)) {
                 result = Err(e).with_context(|| format!("could not create table sbtest{n}"));
                 break;

@@ -22,8 +22,9 @@ mod select_random;
 use super::WorkloadInfo;
 
 /// Options of every workload that creates the `sbtestN` tables.
-const OLTP_COMMON: [&str; 7] = [
+const OLTP_COMMON: [&str; 8] = [
     "tables",
+    "table-offset",
     "table-size",
     "auto-inc",
     "secondary",
@@ -69,7 +70,8 @@ const fn cat<const A: usize, const B: usize, const N: usize>(
 }
 
 /// select_random_* work on sbtest1 only (sysbench refuses `--tables` > 1).
-const ONE_TABLE: [&str; 6] = [
+const ONE_TABLE: [&str; 7] = [
+    "table-offset",
     "table-size",
     "auto-inc",
     "secondary",
@@ -78,16 +80,17 @@ const ONE_TABLE: [&str; 6] = [
     "mysql-storage-engine",
 ];
 
-const READ_ONLY: [&str; 15] = cat(OLTP_COMMON, READS);
-const READ_WRITE: [&str; 18] = cat(READ_ONLY, WRITES);
-const WRITE_ONLY: [&str; 11] = cat(cat::<7, 1, 8>(OLTP_COMMON, ["skip-trx"]), WRITES);
-const UPDATE_INDEX: [&str; 8] = cat(OLTP_COMMON, ["index-updates"]);
-const UPDATE_NON_INDEX: [&str; 8] = cat(OLTP_COMMON, ["non-index-updates"]);
-const SIMPLE: [&str; 8] = cat(OLTP_COMMON, ["skip-trx"]);
-const RANDOM_POINTS: [&str; 7] = cat(ONE_TABLE, ["random-points"]);
-const RANDOM_RANGES: [&str; 8] = cat(ONE_TABLE, ["number-of-ranges", "delta"]);
-const BULK: [&str; 4] = [
+const READ_ONLY: [&str; 16] = cat(OLTP_COMMON, READS);
+const READ_WRITE: [&str; 19] = cat(READ_ONLY, WRITES);
+const WRITE_ONLY: [&str; 12] = cat(cat::<8, 1, 9>(OLTP_COMMON, ["skip-trx"]), WRITES);
+const UPDATE_INDEX: [&str; 9] = cat(OLTP_COMMON, ["index-updates"]);
+const UPDATE_NON_INDEX: [&str; 9] = cat(OLTP_COMMON, ["non-index-updates"]);
+const SIMPLE: [&str; 9] = cat(OLTP_COMMON, ["skip-trx"]);
+const RANDOM_POINTS: [&str; 8] = cat(ONE_TABLE, ["random-points"]);
+const RANDOM_RANGES: [&str; 9] = cat(ONE_TABLE, ["number-of-ranges", "delta"]);
+const BULK: [&str; 5] = [
     "tables",
+    "table-offset",
     "bulk-rows",
     "create-table-options",
     "mysql-storage-engine",

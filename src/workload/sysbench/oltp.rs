@@ -168,6 +168,8 @@ struct Plan {
     /// [`Query::ALL`]); table `t` (0-based) is `base + t`.
     base: [StmtId; N_QUERIES],
     tables: u32,
+    /// Number of the first table (`--table-offset` + 1).
+    first_table: u32,
     table_size: u32,
     range_size: u32,
 }
@@ -234,6 +236,7 @@ impl Plan {
             steps,
             base: [usize::MAX; N_QUERIES],
             tables: opt("tables"),
+            first_table: opt("table-offset") + 1,
             table_size: opt("table-size"),
             range_size,
         }
@@ -253,7 +256,7 @@ impl Plan {
                     continue;
                 }
                 *slot = out.len();
-                for n in 1..=self.tables {
+                for n in self.first_table..self.first_table + self.tables {
                     out.push(StatementDef {
                         kind: q.kind(),
                         sql: render(dialect, &q.sql(n)),

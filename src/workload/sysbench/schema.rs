@@ -104,8 +104,11 @@ pub struct Schema {
     /// The workload's name, for the commands named in error messages.
     pub workload: &'static str,
     pub dialect: Dialect,
-    /// Tables sbtest1..=sbtest{tables}.
+    /// Tables sbtest{offset+1}..=sbtest{offset+tables}.
     pub tables: u32,
+    /// `--table-offset`: lets several instances (or dbsweep processes) use
+    /// disjoint table sets.
+    pub offset: u32,
     /// `--table-size`: the id range the clients draw from.
     pub table_size: u32,
     /// Rows `prepare` loads per table: `table_size`, except 0 for
@@ -150,6 +153,7 @@ impl Schema {
             workload,
             dialect,
             tables: tables.unwrap_or(1),
+            offset: o.u32("table-offset"),
             table_size,
             load_rows: table_size,
             auto_inc: o.bool("auto-inc"),
@@ -164,7 +168,7 @@ impl Schema {
 
     /// The numbers of the tables, in order: sbtest{n} for each.
     pub fn table_numbers(&self) -> std::ops::RangeInclusive<u32> {
-        1..=self.tables
+        self.offset + 1..=self.offset + self.tables
     }
 
     /// The names of every table, in order.
@@ -924,6 +928,7 @@ mod tests {
             workload: "oltp_read_write",
             dialect,
             tables: 2,
+            offset: 0,
             table_size: 10,
             load_rows: 10,
             auto_inc,

@@ -71,19 +71,20 @@ impl SelectRandom {
         rand: RandConfig,
     ) -> anyhow::Result<Box<dyn Workload>> {
         let schema = Schema::from_options(name, o, dialect, rand, None)?;
+        let table = schema.offset + 1;
         // sysbench's text, on one line instead of its indented block.
         let (kind, sql) = match mode {
             Mode::Points { points } => (
                 "random_points",
                 format!(
-                    "SELECT id, k, c, pad FROM sbtest1 WHERE k IN ({})",
+                    "SELECT id, k, c, pad FROM sbtest{table} WHERE k IN ({})",
                     vec!["?"; points as usize].join(", ")
                 ),
             ),
             Mode::Ranges { ranges, .. } => (
                 "random_ranges",
                 format!(
-                    "SELECT count(k) FROM sbtest1 WHERE {}",
+                    "SELECT count(k) FROM sbtest{table} WHERE {}",
                     vec!["k BETWEEN ? AND ?"; ranges as usize].join(" OR ")
                 ),
             ),
