@@ -89,7 +89,22 @@ fn workloads_and_deadlocks(kind: &'static str, settings: &[&str]) {
             "{kind} {w}"
         );
         if r["retries"] == 0 {
-            assert_eq!(mix(&doc), *expected, "{kind} {w} ({mode})");
+            // Reads and the number of statements per transaction are exact.
+            // Two clients may hit the same row (a DELETE of a row the other
+            // just deleted and re-inserted affects 0 rows): sysbench's rule
+            // counts such a statement as "other", so writes may fall short
+            // by a few.
+            let (r_, w_, o_) = mix(&doc);
+            let (er, ew, eo) = *expected;
+            assert_eq!(r_, er, "{kind} {w} ({mode}) reads");
+            assert!(
+                (r_ + w_ + o_ - (er + ew + eo)).abs() < 1e-9,
+                "{kind} {w} ({mode}) total"
+            );
+            assert!(
+                w_ <= ew && w_ >= ew - 0.05 * ew.max(1.0),
+                "{kind} {w} ({mode}) writes {w_}"
+            );
         }
         assert_eq!(
             doc["target"]["dialect"],
