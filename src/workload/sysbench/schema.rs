@@ -664,10 +664,12 @@ impl Shared {
 /// ([`Rng::for_client`] over a per-table seed). So any id range can be
 /// generated on its own and parallel loaders produce exactly the rows one
 /// loader would. The digits of `c` and `pad` are drawn eleven at a time
-/// from one 64-bit number (see [`fill_digits`]).
+/// from one 64-bit number (see [`DigitTemplate`]).
 pub struct RowGen {
     /// Seed of the table's rows; row `id` draws from `for_client(seed, id)`.
     seed: u64,
+    c: DigitTemplate,
+    pad: DigitTemplate,
     dist: Dist,
     /// The next id to generate.
     next: u64,
@@ -687,6 +689,8 @@ impl RowGen {
     pub fn range(rand: &RandConfig, table: u32, first: u32, last: u32, table_size: u32) -> RowGen {
         RowGen {
             seed: Rng::new(rand.seed ^ LOAD_SALT ^ u64::from(table)).next_u64(),
+            c: DigitTemplate::new(C_TEMPLATE),
+            pad: DigitTemplate::new(PAD_TEMPLATE),
             dist: Dist::new(rand.kind, rand.params),
             next: u64::from(first),
             last: u64::from(last),
@@ -705,9 +709,9 @@ impl RowGen {
         let mut rng = Rng::for_client(self.seed, id);
         let k = self.dist.draw(&mut rng, 1, self.table_size);
         let mut c = String::new();
-        fill_digits(&mut rng, C_TEMPLATE, &mut c);
+        self.c.fill(&mut rng, &mut c);
         let mut pad = String::new();
-        fill_digits(&mut rng, PAD_TEMPLATE, &mut pad);
+        self.pad.fill(&mut rng, &mut pad);
         row.push(Value::Int(id as i64));
         row.push(Value::Int(i64::from(k)));
         row.push(Value::Text(c));
@@ -716,7 +720,7 @@ impl RowGen {
     }
 }
 
-/// Most digits drawn from one 64-bit random number by [`fill_digits`]:
+/// Most digits drawn from one 64-bit random number by [`DigitTemplate`]:
 /// eleven digits are `floor(x · 10^11 / 2^64)`, uniform over [0, 10^11) to
 /// within 10^11 / 2^64 (5e-9), far below what any count of rows could
 /// detect.
@@ -768,35 +772,55 @@ fn put_digits(out: &mut [u8], v: u64) {
     }
 }
 
-/// [`Rng::fill_template`] for templates of digits (`#`) and literal ASCII
-/// characters, at one random number `x` per run of up to
-/// [`DIGITS_PER_DRAW`] digits instead of one per digit: a run of `n` digits
-/// is `floor(x · 10^n / 2^64)`, zero-padded. Its digits are those that
-/// taking the integer part of ten times the fraction `x / 2^64` again and
-/// again would give, at a fraction of the cost: the row generator's main
-/// cost, which competes with the server for the CPUs when both run on one
-/// machine.
-pub fn fill_digits(rng: &mut Rng, template: &str, out: &mut String) {
-    debug_assert!(template.is_ascii() && !template.contains('@'));
-    let mut buf = std::mem::take(out).into_bytes();
-    buf.clear();
-    buf.extend_from_slice(template.as_bytes());
-    let mut i = 0;
-    while i < buf.len() {
-        if buf[i] != b'#' {
-            i += 1;
-            continue;
+/// A template of digits (`#`) and literal ASCII characters, filled as
+/// [`Rng::fill_template`] fills it but at one random number `x` per run of
+/// up to [`DIGITS_PER_DRAW`] digits instead of one per digit: a run of `n`
+/// digits is `floor(x · 10^n / 2^64)`, zero-padded. Its digits are those
+/// that taking the integer part of ten times the fraction `x / 2^64` again
+/// and again would give, at a fraction of the cost. The row generator's
+/// cost competes with the server for the CPUs when both run on one
+/// machine, so the runs are found once, not at every row.
+#[derive(Debug, Clone)]
+pub struct DigitTemplate {
+    text: &'static str,
+    /// Where each run of digits starts, and its length (1..=11).
+    runs: Vec<(usize, usize)>,
+}
+
+impl DigitTemplate {
+    pub fn new(text: &'static str) -> DigitTemplate {
+        debug_assert!(text.is_ascii() && !text.contains('@'));
+        let t = text.as_bytes();
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < t.len() {
+            if t[i] != b'#' {
+                i += 1;
+                continue;
+            }
+            let n = t[i..]
+                .iter()
+                .take(DIGITS_PER_DRAW)
+                .take_while(|&&b| b == b'#')
+                .count();
+            runs.push((i, n));
+            i += n;
         }
-        let n = buf[i..]
-            .iter()
-            .take(DIGITS_PER_DRAW)
-            .take_while(|&&b| b == b'#')
-            .count();
-        let v = ((u128::from(rng.next_u64()) * u128::from(POW10[n])) >> 64) as u64;
-        put_digits(&mut buf[i..i + n], v);
-        i += n;
+        DigitTemplate { text, runs }
     }
-    *out = String::from_utf8(buf).expect("the template and the digits are ASCII");
+
+    /// Replaces `out` with the template filled from `rng`, reusing its
+    /// buffer.
+    pub fn fill(&self, rng: &mut Rng, out: &mut String) {
+        let mut buf = std::mem::take(out).into_bytes();
+        buf.clear();
+        buf.extend_from_slice(self.text.as_bytes());
+        for &(at, n) in &self.runs {
+            let v = ((u128::from(rng.next_u64()) * u128::from(POW10[n])) >> 64) as u64;
+            put_digits(&mut buf[at..at + n], v);
+        }
+        *out = String::from_utf8(buf).expect("the template and the digits are ASCII");
+    }
 }
 
 /// Fails, before anything is created, if any of `names` exists.
@@ -1026,10 +1050,11 @@ mod tests {
             (3, "#-##############################-x#"),
             (4, "no digits"),
         ] {
+            let t = DigitTemplate::new(template);
             for n in 0..200 {
                 let mut a = Rng::for_client(seed, n);
                 let mut b = a.clone();
-                fill_digits(&mut a, template, &mut out);
+                t.fill(&mut a, &mut out);
                 assert_eq!(out, reference(&mut b, template), "{template}");
                 assert_eq!(a.next_u64(), b.next_u64(), "draws used");
             }
@@ -1037,8 +1062,9 @@ mod tests {
         // Every digit shows up in every position.
         let mut seen = [[false; 10]; 11];
         let mut rng = Rng::new(9);
+        let t = DigitTemplate::new("###########");
         for _ in 0..500 {
-            fill_digits(&mut rng, "###########", &mut out);
+            t.fill(&mut rng, &mut out);
             for (i, b) in out.bytes().enumerate() {
                 seen[i][usize::from(b - b'0')] = true;
             }
