@@ -907,7 +907,13 @@ fn sysbench_oltp_read_write_runs_through_the_engine_in_both_modes() {
             report_interval: None,
             interval_percentile: 95.0,
             max_retries: None,
-            ignore_errors: ErrorSet::NONE,
+            // Two clients can delete and re-insert the same id at once; the
+            // loser's insert then hits a duplicate key (as with sysbench).
+            ignore_errors: {
+                let mut e = ErrorSet::NONE;
+                e.insert(dbsweep::driver::ErrorKind::DuplicateKey);
+                e
+            },
             grace: Duration::from_secs(5),
             seed: 3,
             reconnect_every: None,
@@ -926,12 +932,18 @@ fn sysbench_oltp_read_write_runs_through_the_engine_in_both_modes() {
         eprintln!("{mode:?}: {tx} transactions in {:?}", r.measured);
         assert!(tx > 10, "{mode:?}: only {tx} transactions");
         assert_eq!(r.fatal, None);
-        assert_eq!(c.total_errors(), 0, "{mode:?}: {c:?}");
-        assert_eq!(
-            (c.reads, c.writes, c.others),
-            (14 * tx, 4 * tx, 2 * tx),
-            "{mode:?}"
-        );
+        // Same-row races between the two clients are rare but legitimate:
+        // only they may show up, and the exact mix holds without them.
+        use dbsweep::driver::ErrorKind as K;
+        let racy = c.errors[K::Deadlock.index()] + c.errors[K::DuplicateKey.index()];
+        assert_eq!(c.total_errors(), racy, "{mode:?}: {c:?}");
+        if racy == 0 {
+            // A DELETE of a row the other client just deleted and re-inserted
+            // affects 0 rows and counts as "other" (sysbench's rule).
+            assert_eq!(c.reads, 14 * tx, "{mode:?}");
+            assert_eq!(c.writes + c.others, 6 * tx, "{mode:?}");
+            assert!(c.writes >= 4 * tx - tx / 20, "{mode:?}: {c:?}");
+        }
         assert!(r.server.version.starts_with("PostgreSQL"));
     }
     w.cleanup(admin.as_mut()).unwrap();
