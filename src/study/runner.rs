@@ -281,22 +281,26 @@ pub fn run(
             settings: Vec::new(),
         };
         if let Some(reason) = &state.stopped {
-            store.commit_point(
+            store_unfinished(
+                &mut store,
                 study_id,
                 &base_row(PointStatus::Skipped, Some(reason.clone())),
+                &mut outcome,
+                &progress,
+                &what,
             )?;
-            outcome.skipped += 1;
-            progress.done(&format!("{what}: skipped ({reason})"));
             continue;
         }
         let config_key = (p.target, p.variant, p.cpus.clone());
         if let Some(reason) = server_broken.get(&config_key) {
-            store.commit_point(
+            store_unfinished(
+                &mut store,
                 study_id,
                 &base_row(PointStatus::Failed, Some(reason.clone())),
+                &mut outcome,
+                &progress,
+                &what,
             )?;
-            outcome.failed += 1;
-            progress.done(&format!("{what}: failed ({reason})"));
             continue;
         }
 
@@ -306,12 +310,14 @@ pub fn run(
             Err(e) => {
                 let reason = format!("the server did not start: {e:#}");
                 server_broken.insert(config_key, reason.clone());
-                store.commit_point(
+                store_unfinished(
+                    &mut store,
                     study_id,
                     &base_row(PointStatus::Failed, Some(reason.clone())),
+                    &mut outcome,
+                    &progress,
+                    &what,
                 )?;
-                outcome.failed += 1;
-                progress.done(&format!("{what}: failed ({reason})"));
                 continue;
             }
         };
@@ -330,12 +336,14 @@ pub fn run(
         };
         if let Err(e) = load_data(&instances, &connect_fn, p, &mut checked) {
             let reason = format!("preparing the data failed: {e:#}");
-            store.commit_point(
+            store_unfinished(
+                &mut store,
                 study_id,
                 &base_row(PointStatus::Failed, Some(reason.clone())),
+                &mut outcome,
+                &progress,
+                &what,
             )?;
-            outcome.failed += 1;
-            progress.done(&format!("{what}: failed ({reason})"));
             continue;
         }
 
@@ -375,12 +383,14 @@ pub fn run(
             Ok(r) => r,
             Err(e) => {
                 let reason = format!("the run could not start: {e:#}");
-                store.commit_point(
+                store_unfinished(
+                    &mut store,
                     study_id,
                     &base_row(PointStatus::Failed, Some(reason.clone())),
+                    &mut outcome,
+                    &progress,
+                    &what,
                 )?;
-                outcome.failed += 1;
-                progress.done(&format!("{what}: failed ({reason})"));
                 continue;
             }
         };
@@ -428,10 +438,8 @@ pub fn run(
             row.status = PointStatus::Failed;
             row.reason = Some(reason.clone());
             row.run = Some(doc);
-            store.commit_point(study_id, &row)?;
+            store_unfinished(&mut store, study_id, &row, &mut outcome, &progress, &what)?;
             state.stopped = Some(format!("stopped: a point {reason}"));
-            outcome.failed += 1;
-            progress.done(&format!("{what}: failed ({reason})"));
             continue;
         }
         if result.stop == StopReason::Aborted {
@@ -442,9 +450,7 @@ pub fn run(
             row.status = PointStatus::Failed;
             row.reason = Some(reason.clone());
             row.run = Some(doc);
-            store.commit_point(study_id, &row)?;
-            outcome.failed += 1;
-            progress.done(&format!("{what}: failed ({reason})"));
+            store_unfinished(&mut store, study_id, &row, &mut outcome, &progress, &what)?;
             continue;
         }
         row.run = Some(doc);
@@ -470,6 +476,31 @@ pub fn run(
     drop(running);
     outcome.wall = started.elapsed();
     Ok(outcome)
+}
+
+/// Stores a skipped or failed point, counts it, and says why.
+fn store_unfinished(
+    store: &mut Store,
+    study: StudyId,
+    row: &PointRow,
+    outcome: &mut Outcome,
+    progress: &Progress,
+    what: &str,
+) -> anyhow::Result<()> {
+    store.commit_point(study, row)?;
+    let status = match row.status {
+        PointStatus::Skipped => {
+            outcome.skipped += 1;
+            "skipped"
+        }
+        _ => {
+            outcome.failed += 1;
+            "failed"
+        }
+    };
+    let reason = row.reason.as_deref().unwrap_or("");
+    progress.done(&format!("{what}: {status} ({reason})"));
+    Ok(())
 }
 
 fn humantime(d: Duration) -> String {
