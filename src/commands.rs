@@ -16,7 +16,6 @@ use crate::cli::progress::Bar;
 use crate::cli::resolve::{self, JsonOut};
 use crate::driver::{self, Connection, Dialect, Target, TargetKind};
 use crate::engine;
-use crate::metrics::machine::Machine;
 use crate::rand::dist::Dist;
 use crate::report::{self, Exporter, RunRecord};
 use crate::server;
@@ -256,22 +255,15 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
             println!("{}", report::text::interval_line(s));
         }
     })?;
-    let record = RunRecord {
-        workload: w.name(),
-        options: w
-            .options()
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        target: target.display.clone(),
-        dialect: target.dialect().name(),
+    let record = RunRecord::new(
+        w.as_ref(),
+        &target,
         rand,
-        config: &cfg,
-        result: &result,
-        machine: Machine::describe(),
+        &cfg,
+        &result,
         percentiles,
         started_unix_s,
-    };
+    );
     if !result.intervals.is_empty() {
         println!();
     }

@@ -36,6 +36,36 @@ pub struct RunRecord<'a> {
     pub started_unix_s: u64,
 }
 
+impl<'a> RunRecord<'a> {
+    /// The record of `result`, measured with workload `w` on `target`.
+    pub fn new(
+        w: &'a dyn crate::workload::Workload,
+        target: &crate::driver::Target,
+        rand: RandConfig,
+        config: &'a RunConfig,
+        result: &'a RunResult,
+        percentiles: Vec<f64>,
+        started_unix_s: u64,
+    ) -> RunRecord<'a> {
+        RunRecord {
+            workload: w.name(),
+            options: w
+                .options()
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            target: target.display.clone(),
+            dialect: target.dialect().name(),
+            rand,
+            config,
+            result,
+            machine: Machine::describe(),
+            percentiles,
+            started_unix_s,
+        }
+    }
+}
+
 /// One output format.
 pub trait Exporter {
     fn render(&self, record: &RunRecord<'_>) -> anyhow::Result<Vec<u8>>;

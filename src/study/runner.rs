@@ -399,33 +399,22 @@ pub fn run(
             outcome.interrupted = true;
             break;
         }
-        let record = RunRecord {
-            workload: w.name(),
-            options: w
-                .options()
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            target: target.display.clone(),
-            dialect: target.dialect().name(),
+        let record = RunRecord::new(
+            w,
+            &target,
             rand,
-            config: &cfg,
-            result: &result,
-            machine: Machine::describe(),
-            percentiles: DEFAULT_PERCENTILES.to_vec(),
+            &cfg,
+            &result,
+            DEFAULT_PERCENTILES.to_vec(),
             started_unix_s,
-        };
+        );
         let doc = json::to_value(&record);
         let mut row = base_row(PointStatus::Finished, None);
         row.target_url = target.display.clone();
         row.histograms = histograms(&result);
         row.settings = result.server.settings.clone();
         let c = &result.counters;
-        let tps = if result.measured.as_secs_f64() > 0.0 {
-            c.transactions as f64 / result.measured.as_secs_f64()
-        } else {
-            0.0
-        };
+        let tps = crate::report::Figures::of(&record).tps;
         let attempted = c.transactions + c.failed;
         let failed_rate = if attempted > 0 {
             c.failed as f64 / attempted as f64
