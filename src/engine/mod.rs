@@ -150,9 +150,21 @@ pub struct RunResult {
     /// CPUs available to this process.
     pub cpus: usize,
     pub stop: StopReason,
+    /// Opening and preparing the clients' connections before the run.
+    pub connect: ConnectStats,
     /// The error that aborted the run, if one did.
     pub fatal: Option<String>,
     pub server: ServerInfo,
+}
+
+/// How long the clients took to connect (and prepare their statements)
+/// before they were released; Super Smack's `connect:` line.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectStats {
+    /// From the first connection attempt until every client was connected.
+    pub wall: Duration,
+    /// Per client: connect plus prepare, ns.
+    pub latency: Histogram,
 }
 
 const IDLE: u8 = 0;
@@ -252,7 +264,12 @@ pub fn run_instances(
         .map(|i| sql[i / per_instance].as_slice())
         .collect();
 
-    let (conns, server) = connect_all(&*connect, &client_sql)?;
+    let connect_start = Instant::now();
+    let (conns, server, connect_latency) = connect_all(&*connect, &client_sql)?;
+    let connect_stats = ConnectStats {
+        wall: connect_start.elapsed(),
+        latency: connect_latency,
+    };
     let interrupters = conns.iter().map(|c| Mutex::new(c.interrupter())).collect();
 
     let shared = Arc::new(Shared {
@@ -438,21 +455,26 @@ pub fn run_instances(
         cpu: cpu_start.map(|s| cpu_end.since(&s)).unwrap_or_default(),
         cpus: cpu::available_cpus(),
         stop,
+        connect: connect_stats,
         fatal,
         server,
     })
 }
 
+/// Every client's connection, the server's description, connect latencies.
+type Connected = (Vec<Box<dyn Connection>>, ServerInfo, Histogram);
+
 /// Opens and prepares every client's connection in parallel; the first
-/// connection also reports the server's version and settings.
+/// connection also reports the server's version and settings. Returns the
+/// connections, the server's description and each client's connect time.
 fn connect_all(
     connect: &(dyn Fn() -> DbResult<Box<dyn Connection>> + Send + Sync),
     sql: &[&[String]],
-) -> anyhow::Result<(Vec<Box<dyn Connection>>, ServerInfo)> {
+) -> anyhow::Result<Connected> {
     let threads = sql.len();
     let parallel = threads.clamp(1, 32);
     let next = AtomicU64::new(0);
-    type Slot = Mutex<Option<Result<Box<dyn Connection>, String>>>;
+    type Slot = Mutex<Option<Result<(Box<dyn Connection>, u64), String>>>;
     let results: Vec<Slot> = (0..threads).map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..parallel {
@@ -461,19 +483,25 @@ fn connect_all(
                 if i >= threads {
                     break;
                 }
+                let t = Instant::now();
                 let r = connect().map_err(|e| e.to_string()).and_then(|mut c| {
                     c.prepare_all(sql[i])
                         .map(|_| c)
                         .map_err(|e| format!("preparing the workload's statements failed: {e}"))
                 });
-                *results[i].lock().unwrap() = Some(r);
+                let ns = t.elapsed().as_nanos() as u64;
+                *results[i].lock().unwrap() = Some(r.map(|c| (c, ns)));
             });
         }
     });
     let mut conns = Vec::with_capacity(threads);
+    let mut latency = Histogram::new();
     for (i, r) in results.into_iter().enumerate() {
         match r.into_inner().unwrap().expect("every slot filled") {
-            Ok(c) => conns.push(c),
+            Ok((c, ns)) => {
+                latency.record(ns);
+                conns.push(c);
+            }
             Err(e) => {
                 return Err(UsageError(format!("client {i} could not connect: {e}")).into());
             }
@@ -482,7 +510,7 @@ fn connect_all(
     let server = conns[0]
         .server_info()
         .map_err(|e| anyhow::anyhow!("could not read the server's version and settings: {e}"))?;
-    Ok((conns, server))
+    Ok((conns, server, latency))
 }
 
 /// At the deadline: counts the transactions still in flight, tells their

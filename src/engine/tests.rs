@@ -142,6 +142,9 @@ fn rounds_give_each_client_the_same_count() {
     assert_eq!(r.counters.transactions, 21);
     assert!(r.clients.iter().all(|c| c.0 == 7), "{:?}", r.clients);
     assert_eq!(r.stop, StopReason::Rounds);
+    // Each client's connect time is recorded once.
+    assert_eq!(r.connect.latency.count(), 3);
+    assert!(r.connect.wall.as_nanos() as u64 >= r.connect.latency.max().unwrap());
 }
 
 #[test]
