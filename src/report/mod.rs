@@ -6,8 +6,10 @@
 //! - [`json`]: everything, in the documented format of
 //!   `schema/run.schema.json`.
 //! - [`dist`]: what `dbsweep dist` prints.
+//! - [`doc`]: the format-neutral document a study report is built as.
 
 pub mod dist;
+pub mod doc;
 pub mod json;
 pub mod text;
 
