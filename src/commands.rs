@@ -440,3 +440,140 @@ pub fn results(a: &ResultsArgs) -> anyhow::Result<()> {
     std::io::stdout().write_all(out.as_bytes())?;
     Ok(())
 }
+
+/// `dbsweep smack FILE ARGS…`: runs a Super Smack .smack file.
+pub fn smack(a: &crate::cli::args::SmackArgs) -> anyhow::Result<RunStatus> {
+    use crate::workload::smack::{parse, program, session};
+    let json_out = resolve::json_out(a.json.as_deref())?;
+    let percentiles = resolve::percentiles(&a.percentiles)?;
+    let ignore_errors = resolve::ignore_errors(a.ignore_errors.as_deref())?;
+    let db = resolve::target(a.db.as_deref(), &a.db_ps_mode)?;
+    let ps_mode = match a.db_ps_mode.as_str() {
+        "auto" => driver::PsMode::Prepared,
+        _ => driver::PsMode::Disable,
+    };
+    let dialect = match a.db_type.as_deref() {
+        None => db.as_ref().map_or(Dialect::Mysql, |t| t.dialect()),
+        Some("mysql" | "mariadb") => Dialect::Mysql,
+        Some("pg" | "pgsql" | "postgres" | "postgresql") => Dialect::Postgres,
+        Some("sqlite" | "sqlite3") => Dialect::Sqlite,
+        Some(other) => {
+            return Err(UsageError(format!(
+                "unknown database type '-d {other}': expected mysql, pg or sqlite"
+            ))
+            .into())
+        }
+    };
+    if let Some(t) = &db {
+        if t.dialect() != dialect {
+            return Err(UsageError(format!(
+                "-d {} does not match --db {}: drop -d, or give a URL of that type",
+                a.db_type.as_deref().unwrap_or_default(),
+                t.display
+            ))
+            .into());
+        }
+        check_sqlite_dir(t)?;
+    }
+    let src = std::fs::read_to_string(&a.file).map_err(|e| {
+        UsageError(format!(
+            "cannot read .smack file '{}': {e}",
+            a.file.display()
+        ))
+    })?;
+    let file = parse::parse(&a.file, &src).map_err(|e| UsageError(e.to_string()))?;
+    let datadir = a
+        .datadir
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("smack-data"));
+    let prog = program::check(&file, &a.args, &datadir).map_err(|e| UsageError(e.to_string()))?;
+    let seed = if a.rand_seed == 0 {
+        crate::rand::seed_from_time()
+    } else {
+        a.rand_seed
+    };
+    let opts = session::Options {
+        dialect,
+        db,
+        ps_mode,
+        seed,
+        // Generated data files are the same every time unless a seed is given.
+        data_seed: if a.rand_seed == 0 { 1 } else { a.rand_seed },
+        percentiles: percentiles.clone(),
+        ignore_errors,
+    };
+    let started_unix_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let cancel = cancel_flag();
+    let outcome = session::run(&prog, &opts, &cancel)?;
+    if let Some(out) = json_out {
+        let rand = RandConfig {
+            kind: crate::rand::dist::DistKind::Uniform,
+            params: crate::rand::dist::DistParams::default(),
+            seed,
+        };
+        let docs: Vec<serde_json::Value> = outcome
+            .runs
+            .iter()
+            .map(|r| {
+                let record = RunRecord {
+                    workload: "smack",
+                    options: session::options_of(&prog, &r.client, &a.args),
+                    target: r.target.display.clone(),
+                    dialect: r.target.dialect().name(),
+                    rand,
+                    config: &r.config,
+                    result: &r.result,
+                    machine: crate::metrics::machine::Machine::describe(),
+                    percentiles: percentiles.clone(),
+                    started_unix_s,
+                };
+                report::json::to_value(&record)
+            })
+            .collect();
+        let doc = if docs.len() == 1 {
+            docs.into_iter().next().unwrap()
+        } else {
+            serde_json::Value::Array(docs)
+        };
+        let mut bytes = serde_json::to_vec_pretty(&doc)?;
+        bytes.push(b'\n');
+        match out {
+            JsonOut::Stdout => std::io::stdout().write_all(&bytes)?,
+            JsonOut::File(p) => write_atomically(&p, &bytes)?,
+        }
+    }
+    let stops: Vec<&engine::StopReason> = outcome.runs.iter().map(|r| &r.result.stop).collect();
+    Ok(if stops.contains(&&engine::StopReason::Interrupted) {
+        RunStatus::Interrupted
+    } else if stops.contains(&&engine::StopReason::Aborted) {
+        RunStatus::Aborted
+    } else {
+        RunStatus::Ok
+    })
+}
+
+/// A SQLite `--db` for `smack` may be created, but its directory must exist.
+fn check_sqlite_dir(target: &Target) -> Result<(), UsageError> {
+    check_sqlite_path(target, "prepare", "smack")
+}
+
+/// `dbsweep gen-data -n N -f FORMAT`: Super Smack's data generator.
+pub fn gen_data(a: &crate::cli::args::GenDataArgs) -> anyhow::Result<()> {
+    use crate::workload::smack::gen_data;
+    if a.rows == 0 {
+        return Err(
+            UsageError("-n 0: give the number of rows to print (at least 1)".into()).into(),
+        );
+    }
+    let format = gen_data::Format::parse(&a.format).map_err(UsageError)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match gen_data::generate(&format, a.rows, a.seed, &mut out) {
+        // A closed pipe (`| head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
+}

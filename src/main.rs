@@ -17,6 +17,8 @@ fn main() -> ExitCode {
         Command::Server(s) => commands::server(s).map(|_| RunStatus::Ok),
         Command::Study(s) => commands::study(s),
         Command::Results(r) => commands::results(r).map(|_| RunStatus::Ok),
+        Command::Smack(s) => commands::smack(s),
+        Command::GenData(g) => commands::gen_data(g).map(|_| RunStatus::Ok),
     };
     match result {
         Ok(RunStatus::Ok) => ExitCode::SUCCESS,

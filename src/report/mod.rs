@@ -6,11 +6,13 @@
 //! - [`json`]: everything, in the documented format of
 //!   `schema/run.schema.json`.
 //! - [`dist`]: what `dbsweep dist` prints.
+//! - [`smack`]: Super Smack's query barrel report (`dbsweep smack`).
 //! - [`doc`]: the format-neutral document a study report is built as.
 
 pub mod dist;
 pub mod doc;
 pub mod json;
+pub mod smack;
 pub mod text;
 
 use crate::driver::ErrorKind;

@@ -14,6 +14,7 @@
 //! scripts). The [`registry`] lists every built-in workload with its options.
 
 pub mod options;
+pub mod smack;
 pub mod sysbench;
 
 use crate::driver::{Connection, DbResult, Dialect, StmtId, Value};

@@ -1,0 +1,214 @@
+//! Super Smack's report for one client, as `collect_threads()` printed it:
+//!
+//! ```text
+//! Query Barrel Report for client smacker1
+//! connect: max=4ms  min=0ms avg= 1ms from 10 clients
+//! Query_type<TAB>num_queries<TAB>max_time<TAB>min_time<TAB>q_per_s
+//! select_index<TAB>20000<TAB>3<TAB>0<TAB>4861.22
+//! ```
+//! (the columns are separated by tabs).
+//!
+//! Times are whole milliseconds (truncated, as Super Smack computed them);
+//! query types are in name order (Super Smack kept them in a sorted map);
+//! `q_per_s` divides each type's queries by the wall time from thread
+//! creation (connecting included) to the last client's finish.
+//!
+//! Unlike Super Smack 1.3, `min_time` and `max_time` are the true extremes
+//! over every query of the type: 1.3's per-process update had its test
+//! inverted (`if(num_queries) min_time = max_time = q_time;`), so each
+//! process reported only its last query's time and the merged figures were
+//! the largest of those last times and, since the parent's minimum starts
+//! at 0, a minimum of 0.
+//!
+//! Below the table come dbsweep's own figures: latency percentiles per query
+//! type at microsecond resolution, and errors by kind.
+
+use std::fmt::Write;
+
+use crate::driver::ErrorKind;
+use crate::engine::RunResult;
+use crate::stats::summary::summarize;
+
+use super::text::ms;
+
+/// Whole milliseconds, truncated.
+fn whole_ms(ns: u64) -> u64 {
+    ns / 1_000_000
+}
+
+/// The wall time Super Smack divides by: connecting plus running.
+pub fn wall_seconds(r: &RunResult) -> f64 {
+    (r.connect.wall + r.measured).as_secs_f64()
+}
+
+/// The report of client `client`, whose barrel has the query `types`.
+pub fn render(client: &str, types: &[&str], r: &RunResult, percentiles: &[f64]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Query Barrel Report for client {client}");
+    let c = &r.connect.latency;
+    let avg = c.mean().map_or(0, |m| (m / 1e6) as u64);
+    // Super Smack's spacing, trailing blank included.
+    let _ = writeln!(
+        s,
+        "connect: max={}ms  min={}ms avg= {avg}ms from {} clients ",
+        c.max().map_or(0, whole_ms),
+        c.min().map_or(0, whole_ms),
+        c.count()
+    );
+    let _ = writeln!(s, "Query_type\tnum_queries\tmax_time\tmin_time\tq_per_s");
+    let wall = wall_seconds(r);
+    let mut sorted: Vec<&str> = types.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let hist = |t: &str| {
+        r.statement_kinds
+            .iter()
+            .position(|k| k == t)
+            .map(|i| &r.stmt_latency[i])
+    };
+    for t in &sorted {
+        let h = hist(t);
+        let n = h.map_or(0, |h| h.count());
+        let q_per_s = if wall > 0.0 {
+            format!("{:.2}", n as f64 / wall)
+        } else {
+            "n/a".into()
+        };
+        let _ = writeln!(
+            s,
+            "{t}\t{n}\t{}\t{}\t{q_per_s}",
+            h.and_then(|h| h.max()).map_or(0, whole_ms),
+            h.and_then(|h| h.min()).map_or(0, whole_ms),
+        );
+    }
+
+    // dbsweep's figures.
+    let _ = writeln!(s);
+    let width = sorted.iter().map(|t| t.len()).max().unwrap_or(4).max(10);
+    let mut head = format!(
+        "{:<width$} {:>10} {:>10} {:>10}",
+        "Query_type", "count", "min_ms", "avg_ms"
+    );
+    for p in percentiles {
+        let _ = write!(head, " {:>10}", format!("p{p}_ms"));
+    }
+    let _ = write!(head, " {:>10}", "max_ms");
+    let _ = writeln!(s, "Latency per query type (dbsweep, wall {wall:.3} s):");
+    let _ = writeln!(s, "{head}");
+    for t in &sorted {
+        let Some(l) = hist(t).and_then(|h| summarize(h, percentiles)) else {
+            let _ = writeln!(s, "{t:<width$} {:>10}", 0);
+            continue;
+        };
+        let mut line = format!(
+            "{t:<width$} {:>10} {:>10} {:>10}",
+            l.count,
+            ms(l.min_ns as f64),
+            ms(l.avg_ns)
+        );
+        for p in &l.percentiles {
+            let _ = write!(line, " {:>10}", ms(p.ns as f64));
+        }
+        let _ = write!(line, " {:>10}", ms(l.max_ns as f64));
+        let _ = writeln!(s, "{line}");
+    }
+    let errors: Vec<String> = ErrorKind::ALL
+        .into_iter()
+        .filter(|k| r.counters.errors[k.index()] > 0)
+        .map(|k| format!("{k}={}", r.counters.errors[k.index()]))
+        .collect();
+    if !errors.is_empty() || r.counters.failed > 0 {
+        let _ = writeln!(
+            s,
+            "Errors: {} (rounds failed: {})",
+            if errors.is_empty() {
+                "none".to_string()
+            } else {
+                errors.join(" ")
+            },
+            r.counters.failed
+        );
+    }
+    if let Some(f) = &r.fatal {
+        let _ = writeln!(s, "Aborted: {f}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{ConnectStats, StopReason};
+    use crate::stats::histogram::Histogram;
+    use std::time::Duration;
+
+    fn result() -> RunResult {
+        let mut sel = Histogram::new();
+        for ns in [400_000, 2_500_000, 7_900_000, 1_200_000] {
+            sel.record(ns);
+        }
+        let mut upd = Histogram::new();
+        upd.record(3_000_000);
+        upd.record(11_000_000);
+        let mut conn = Histogram::new();
+        conn.record(1_500_000);
+        conn.record(4_200_000);
+        RunResult {
+            threads: 2,
+            statement_kinds: vec![
+                "update_index".into(),
+                "select_index".into(),
+                "begin".into(),
+                "commit".into(),
+            ],
+            warmup: Duration::ZERO,
+            measured: Duration::from_millis(1500),
+            counters: Default::default(),
+            abandoned: 0,
+            txn_latency: Histogram::new(),
+            stmt_latency: vec![upd, sel, Histogram::new(), Histogram::new()],
+            intervals: vec![],
+            clients: vec![],
+            cpu: Default::default(),
+            cpus: 1,
+            stop: StopReason::Rounds,
+            connect: ConnectStats {
+                wall: Duration::from_millis(500),
+                latency: conn,
+            },
+            fatal: None,
+            server: Default::default(),
+        }
+    }
+
+    #[test]
+    fn super_smack_layout_with_true_min_and_max() {
+        let out = render(
+            "smacker",
+            &["update_index", "select_index", "select_index"],
+            &result(),
+            &[50.0],
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "Query Barrel Report for client smacker");
+        assert_eq!(
+            lines[1],
+            "connect: max=4ms  min=1ms avg= 2ms from 2 clients "
+        );
+        assert_eq!(
+            lines[2],
+            "Query_type\tnum_queries\tmax_time\tmin_time\tq_per_s"
+        );
+        // Sorted by type; 4 queries over 2 s of wall time.
+        assert_eq!(lines[3], "select_index\t4\t7\t0\t2.00");
+        assert_eq!(lines[4], "update_index\t2\t11\t3\t1.00");
+        assert!(lines[6].starts_with("Latency per query type (dbsweep, wall 2.000 s):"));
+        assert!(lines[7].contains("p50_ms"), "{}", lines[7]);
+        assert!(
+            lines[8].starts_with("select_index          4      0.400"),
+            "{}",
+            lines[8]
+        );
+        assert!(!out.contains("Errors"));
+    }
+}

@@ -1,0 +1,29 @@
+//! Super Smack: run `.smack` files unmodified (`dbsweep smack FILE ARGS…`).
+//!
+//! Super Smack 1.3 (MySQL AB, 2000–2004) is unmaintained and no longer
+//! builds; its users still have .smack files. A .smack file is a small
+//! program: `client`, `table`, `dictionary` and `query` blocks, then a
+//! `main` block that tells each client to fork N threads, connect, fire its
+//! query barrel for R rounds and report. dbsweep reads the same files and
+//! runs them through its own engine, so every query is timed with a
+//! monotonic clock into exact histograms.
+//!
+//! - [`parse`]: the language (lexer, parser, positions for messages).
+//! - [`program`]: checks a parsed file and turns it into per-client plans
+//!   before anything connects (undefined names are errors here).
+//! - [`dict`]: dictionaries (`$name` values).
+//! - [`gen_data`]: Super Smack's `gen-data` data generator, built in.
+//! - [`table`]: table blocks (create, min_rows, data files, bulk load).
+//! - [`script`]: a client's query barrel as a [`crate::workload::Workload`].
+//! - [`session`]: executes the main block against a target.
+//!
+//! docs/smack.md describes the command and every difference from Super
+//! Smack 1.3.
+
+pub mod dict;
+pub mod gen_data;
+pub mod parse;
+pub mod program;
+pub mod script;
+pub mod session;
+pub mod table;
