@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         Command::Server(s) => commands::server(s).map(|_| RunStatus::Ok),
         Command::Study(s) => commands::study(s),
         Command::Results(r) => commands::results(r).map(|_| RunStatus::Ok),
+        Command::Report(r) => commands::report(r).map(|_| RunStatus::Ok),
     };
     match result {
         Ok(RunStatus::Ok) => ExitCode::SUCCESS,
