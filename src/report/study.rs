@@ -666,15 +666,21 @@ fn panels(data: &StudyData, opts: &Options) -> Vec<Panel> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let title = workload_title(&label, &options);
-            let id = if several_cpus {
-                slug(&format!(
-                    "{title} cpus {}",
-                    cpus.as_deref().unwrap_or("all")
-                ))
+            // Chart file names: the label alone unless two entries share it.
+            let shared = distinct(data.points.iter().map(panel_key))
+                .iter()
+                .filter(|k| k.0 == label && k.2 == cpus)
+                .count()
+                > 1;
+            let mut id = if shared {
+                workload_title(&label, &options)
             } else {
-                slug(&title)
+                label.clone()
             };
+            if several_cpus {
+                let _ = write!(id, " cpus {}", cpus.as_deref().unwrap_or("all"));
+            }
+            let id = slug(&id);
             let sweep = sweep
                 .as_ref()
                 .and_then(|sp| sweep_table(sp, &points, &series));
@@ -1058,18 +1064,17 @@ fn conclusions(r: &Report) -> Vec<String> {
     let several = several_cpus(&r.panels);
     let mut out = Vec::new();
     for p in &r.panels {
-        let title = panel_title(p, several);
+        // One paragraph per panel: the ranking, then each series' peak.
+        let mut said: Vec<String> = Vec::new();
         if p.series.len() > 1 {
-            for s in analysis::ranking_sentences(&p.ranking, "peak throughput") {
-                out.push(format!("{title}: {s}"));
-            }
+            said.extend(analysis::ranking_sentences(&p.ranking, "peak throughput"));
         }
         for s in &p.series {
             let Some(peak) = s.peak else { continue };
             let name = if p.series.len() > 1 {
-                format!("{title}: {}", s.label)
+                s.label.clone()
             } else {
-                title.clone()
+                "It".to_string()
             };
             let mut line = format!(
                 "{name} peaks at {:.2} {tp} with {} client{}",
@@ -1077,45 +1082,49 @@ fn conclusions(r: &Report) -> Vec<String> {
                 peak.clients,
                 plural(peak.clients as usize)
             );
-            if let Some(sag) = s.sag.filter(|g| g.last.clients != peak.clients) {
-                let _ = write!(
-                    line,
-                    "; at {} clients it is {:.2} {tp}, {:.2} % below the peak",
-                    sag.last.clients, sag.last.value, sag.pct
-                );
+            match s.sag {
+                Some(g) if g.last.clients == peak.clients && p.clients.len() > 1 => {
+                    line.push_str(", the most it was measured with: it may rise further")
+                }
+                Some(g) if g.last.clients != peak.clients => {
+                    let _ = write!(
+                        line,
+                        " and sags {:.2} % by {} clients ({:.2} {tp})",
+                        g.pct, g.last.clients, g.last.value
+                    );
+                }
+                _ => {}
             }
             if let Some(c) = s.collapse {
                 let _ = write!(
                     line,
-                    "; it collapses below half the peak from {} clients on ({:.2} {tp})",
+                    "; it collapses below half its peak at {} clients ({:.2} {tp})",
                     c.clients, c.value
                 );
             }
             line.push('.');
-            out.push(line);
+            said.push(line);
         }
         if let Some(sw) = &p.sweep {
-            for row in sw.rows.iter().filter(|r| r.change.is_some()) {
-                let c = row.change.expect("filtered");
+            for row in sw.rows.iter() {
+                let Some(c) = row.change else { continue };
                 let pct = c.pct.map_or(String::new(), |p| format!(" ({p:+.2} %)"));
-                match c.verdict {
-                    Verdict::Better => out.push(format!(
-                        "{}: {} = {} helps: {:.2} tps against {:.2}{pct}, beyond the repeat noise.",
-                        row.target, row.setting, row.value, c.value, c.baseline
-                    )),
-                    Verdict::Worse => out.push(format!(
-                        "{}: {} = {} hurts: {:.2} tps against {:.2}{pct}, beyond the repeat noise.",
-                        row.target, row.setting, row.value, c.value, c.baseline
-                    )),
-                    _ => {}
-                }
+                let word = match c.verdict {
+                    Verdict::Better => "helps",
+                    Verdict::Worse => "hurts",
+                    _ => continue,
+                };
+                said.push(format!(
+                    "On {}, {} = {} {word}: {:.2} tps against {:.2}{pct}, beyond the repeat noise.",
+                    row.target, row.setting, row.value, c.value, c.baseline
+                ));
             }
             if !sw.rows.iter().any(|r| {
                 r.change
                     .is_some_and(|c| matches!(c.verdict, Verdict::Better | Verdict::Worse))
             }) {
-                out.push(format!(
-                    "{title}: no setting of the parameter sweep changes throughput beyond the repeat noise{}.",
+                said.push(format!(
+                    "No setting of the parameter sweep changes throughput beyond the repeat noise{}.",
                     if sw.too_few_repeats {
                         " (some values have fewer than two repeats: their noise is unknown)"
                     } else {
@@ -1123,6 +1132,9 @@ fn conclusions(r: &Report) -> Vec<String> {
                     }
                 ));
             }
+        }
+        if !said.is_empty() {
+            out.push(format!("{}: {}", panel_title(p, several), said.join(" ")));
         }
     }
     for sc in &r.scalability {
@@ -1136,13 +1148,15 @@ fn conclusions(r: &Report) -> Vec<String> {
             .collect();
         best.sort_by(|a, b| b.1.total_cmp(&a.1));
         if let Some((first, rest)) = best.split_first() {
-            out.push(format!(
-                "{}: {} shows the best CPU scalability with factor {:.2} ({} against {}).",
+            let mut line = format!(
+                "{}: {} shows the best CPU scalability with factor {:.2} ({} against {})",
                 sc.workload, first.0, first.1, first.2.label, first.3.label
-            ));
+            );
             for (label, f, _, _) in rest {
-                out.push(format!("{}: {label} – {f:.2}.", sc.workload));
+                let _ = write!(line, "; {label} {f:.2}");
             }
+            line.push('.');
+            out.push(line);
         }
     }
     if let Some(c) = &r.comparison {
