@@ -1301,7 +1301,7 @@ fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
     let windows = distinct(
         data.points
             .iter()
-            .filter_map(|p| p.metrics.as_ref().map(|m| format!("{:.0} s", m.measured_s))),
+            .filter_map(|p| finished(p).map(|m| format!("{:.0} s", m.measured_s))),
     );
     f.push((
         "Repeats".into(),
@@ -1371,12 +1371,43 @@ fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
     f
 }
 
+/// Why a cell has no figure, short enough for a table: a skip reason
+/// (stop rules write short ones), or "failed ×N" (the failure messages are
+/// in the cell's detail and in a note under the table).
 fn missing_text(c: &CellData) -> String {
-    if c.reasons.is_empty() {
-        String::new()
+    if c.failed > 0 {
+        if c.failed == 1 {
+            "failed".into()
+        } else {
+            format!("failed ×{}", c.failed)
+        }
     } else {
-        c.reasons.join("; ")
+        let text = c.reasons.join("; ");
+        if text.chars().count() > 48 {
+            format!("{}…", text.chars().take(47).collect::<String>())
+        } else {
+            text
+        }
     }
+}
+
+/// The full reasons of the cells of `p` that have failed attempts.
+fn failure_note(p: &Panel) -> Option<Block> {
+    let lines: Vec<String> = p
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.cells.iter().filter(|c| c.failed > 0).map(move |c| {
+                format!(
+                    "{} at {} clients: {}",
+                    s.label,
+                    c.clients,
+                    c.reasons.join("; ")
+                )
+            })
+        })
+        .collect();
+    (!lines.is_empty()).then(|| Block::Note(format!("Failed attempts: {}.", lines.join(" — "))))
 }
 
 /// A cell of a metric table: the mean with its spread, or why there is none.
@@ -1401,7 +1432,7 @@ fn metric_cell(c: &CellData, metric: Metric) -> Cell {
         None if c.reasons.is_empty() => Cell::default(),
         None => Cell {
             text: missing_text(c),
-            detail: None,
+            detail: Some(c.reasons.join("; ")),
             mark: Mark::Missing,
         },
     }
@@ -2012,6 +2043,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             ),
             metric == tp,
         )));
+        blocks.extend(failure_note(p));
         blocks.push(Block::Chart(metric_chart(
             p,
             tp,
