@@ -681,9 +681,7 @@ fn panels(data: &StudyData, opts: &Options) -> Vec<Panel> {
                 let _ = write!(id, " cpus {}", cpus.as_deref().unwrap_or("all"));
             }
             let id = slug(&id);
-            let sweep = sweep
-                .as_ref()
-                .and_then(|sp| sweep_table(sp, &points, &series));
+            let sweep = sweep.as_ref().and_then(|sp| sweep_table(sp, &series));
             Panel {
                 id,
                 workload: label,
@@ -855,7 +853,7 @@ impl SweepSpec {
     }
 }
 
-fn sweep_table(spec: &SweepSpec, points: &[&StoredPoint], series: &[SeriesData]) -> Option<Sweep> {
+fn sweep_table(spec: &SweepSpec, series: &[SeriesData]) -> Option<Sweep> {
     fn at_clients(s: &SeriesData, clients: u32) -> Option<&CellData> {
         s.cells.iter().find(|c| c.clients == clients)
     }
@@ -897,7 +895,6 @@ fn sweep_table(spec: &SweepSpec, points: &[&StoredPoint], series: &[SeriesData])
             });
         }
     }
-    let _ = points;
     if rows.len() < 2 {
         return None;
     }
@@ -1525,7 +1522,6 @@ fn metric_chart(p: &Panel, metric: Metric, id: &str, title: String) -> Chart {
 }
 
 fn peak_table(p: &Panel, tp: Metric) -> Table {
-    let max_clients = p.clients.last().copied().unwrap_or(0);
     let rows = p
         .series
         .iter()
@@ -1575,7 +1571,6 @@ fn peak_table(p: &Panel, tp: Metric) -> Table {
     if p.series.len() > 1 {
         columns.push("vs best".into());
     }
-    let _ = max_clients;
     Table {
         caption: format!(
             "Peak and sag ({}): sag % = (peak − value at the highest client count) / peak",
