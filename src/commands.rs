@@ -505,6 +505,20 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         None if format == "text" => None,
         None => Some(dir.join(format!("report.{format}"))),
     };
+    // A bad path fails before anything (a chart file) is written.
+    if let Some(parent) = out
+        .as_ref()
+        .and_then(|p| p.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        if !parent.is_dir() {
+            return Err(UsageError(format!(
+                "cannot write the report into '{}': the directory does not exist",
+                parent.display()
+            ))
+            .into());
+        }
+    }
     let bytes = match format.as_str() {
         "html" => html::render(&doc).into_bytes(),
         "md" => {
@@ -530,16 +544,6 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
     match out {
         None => std::io::stdout().write_all(&bytes)?,
         Some(path) => {
-            if let Some(parent) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                if !parent.is_dir() {
-                    return Err(UsageError(format!(
-                        "cannot write '{}': directory '{}' does not exist",
-                        path.display(),
-                        parent.display()
-                    ))
-                    .into());
-                }
-            }
             write_atomically(&path, &bytes)?;
             eprintln!("Report written to {}", path.display());
         }

@@ -658,7 +658,7 @@ fn usage_errors_name_the_problem() {
     let r = dbsweep(&["report", d, "--study", "a", "--out", "x.pdf"]);
     r.expect_status(2);
     assert!(r.stderr.contains("give --format"), "{}", r.stderr);
-    let r = dbsweep(&["report", d, "--study", "a", "--out", "/nonexistent/r.html"]);
+    let r = dbsweep(&["report", d, "--study", "a", "--out", "/nonexistent/r.md"]);
     r.expect_status(2);
     assert!(r.stderr.contains("does not exist"), "{}", r.stderr);
     // Nothing was written by the refused commands.
