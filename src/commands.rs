@@ -493,6 +493,20 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         metric: Metric::parse(&a.metric)?,
         point: a.point,
     };
+    if let Some(n) = a.point {
+        if !data.points.iter().any(|p| p.row.clients == n) {
+            let mut counts: Vec<u32> = data.points.iter().map(|p| p.row.clients).collect();
+            counts.sort_unstable();
+            counts.dedup();
+            let counts: Vec<String> = counts.iter().map(u32::to_string).collect();
+            return Err(UsageError(format!(
+                "--point {n}: study '{}' has no point at {n} clients (it has {})",
+                data.info.name,
+                counts.join(", ")
+            ))
+            .into());
+        }
+    }
     let report = study::analyze(&data, baseline.as_ref(), &opts);
     let doc = study::document(&data, &report);
     let dir = crate::store::resolve_path(&a.path)

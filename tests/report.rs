@@ -661,6 +661,14 @@ fn usage_errors_name_the_problem() {
     let r = dbsweep(&["report", d, "--study", "a", "--out", "/nonexistent/r.md"]);
     r.expect_status(2);
     assert!(r.stderr.contains("does not exist"), "{}", r.stderr);
+    let r = dbsweep(&["report", d, "--study", "a", "--point", "3"]);
+    r.expect_status(2);
+    assert!(
+        r.stderr
+            .contains("no point at 3 clients (it has 1, 2, 4, 8)"),
+        "{}",
+        r.stderr
+    );
     // Nothing was written by the refused commands.
     assert_eq!(dir.files(), ["results.db"]);
 }
