@@ -113,3 +113,61 @@ fn cell(c: &Cell) -> String {
         Mark::None | Mark::Missing => c.text.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::doc::Row;
+
+    /// Seed 000's SELECT table: 14 client columns wrap into two halves of
+    /// 7, each with its own header line, like the published table; the
+    /// rows stopped at 300 clients stay blank after it.
+    #[test]
+    fn seed000_select_table_wraps_into_halves() {
+        let clients = [
+            1, 5, 10, 20, 50, 100, 150, 200, 250, 300, 350, 400, 450, 500,
+        ];
+        let cells = |v: &[&str]| -> Vec<Cell> {
+            v.iter()
+                .map(|t| Cell {
+                    text: t.to_string(),
+                    ..Cell::default()
+                })
+                .collect()
+        };
+        let t = Table {
+            caption: "SELECT (queries per second)".into(),
+            corner: "Client(s)".into(),
+            columns: clients.iter().map(|c| c.to_string()).collect(),
+            rows: vec![
+                Row {
+                    label: "M4-F4-L".into(),
+                    cells: cells(&[
+                        "216.264", "409.522", "313.254", "306.7", "290.594", "300.848", "298.902",
+                        "298.372", "295.694", "291.804", "289.356", "287.588", "283.786",
+                        "273.736",
+                    ]),
+                },
+                Row {
+                    label: "M5-F4-L".into(),
+                    cells: cells(&[
+                        "170.058", "323.16", "477.446", "372.566", "339.972", "227.59", "152.85",
+                        "84.964", "55.88", "37.502", "", "", "", "",
+                    ]),
+                },
+            ],
+            wrap: Some(7),
+        };
+        assert_eq!(
+            table(&t),
+            "SELECT (queries per second)\n\
+             Client(s)        1        5       10       20       50      100      150\n\
+             M4-F4-L    216.264  409.522  313.254    306.7  290.594  300.848  298.902\n\
+             M5-F4-L    170.058   323.16  477.446  372.566  339.972   227.59   152.85\n\
+             \n\
+             Client(s)      200      250      300      350      400      450      500\n\
+             M4-F4-L    298.372  295.694  291.804  289.356  287.588  283.786  273.736\n\
+             M5-F4-L     84.964    55.88   37.502\n"
+        );
+    }
+}
