@@ -10,7 +10,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 
 use crate::cli::args::{
-    DistArgs, ResultsArgs, RunArgs, ServerCommand, ServerStartArgs, StudyArgs, TargetArgs,
+    DistArgs, ReportArgs, ResultsArgs, RunArgs, ServerCommand, ServerStartArgs, StudyArgs,
+    TargetArgs,
 };
 use crate::cli::progress::Bar;
 use crate::cli::resolve::{self, JsonOut};
@@ -576,4 +577,129 @@ pub fn gen_data(a: &crate::cli::args::GenDataArgs) -> anyhow::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => Ok(r?),
     }
+}
+
+/// `dbsweep report [DIR|results.db]`: a study's tables, charts and
+/// conclusions in one of the report formats.
+pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
+    use crate::report::study::{self, Metric};
+    use crate::report::{csv, html, markdown, report_json, table_text};
+
+    let format = match (&a.format, &a.out) {
+        (Some(f), _) => f.clone(),
+        (None, Some(out)) => match out.extension().and_then(|e| e.to_str()) {
+            Some("html" | "htm") => "html".into(),
+            Some("md" | "markdown") => "md".into(),
+            Some("txt") => "text".into(),
+            Some("csv") => "csv".into(),
+            Some("json") => "json".into(),
+            _ if out.as_os_str() == "-" => "text".into(),
+            _ => {
+                return Err(UsageError(format!(
+                    "cannot tell the format of '{}': give --format html|md|text|csv|json",
+                    out.display()
+                ))
+                .into())
+            }
+        },
+        (None, None) => "html".into(),
+    };
+    let data = study::load(&a.path, a.study.as_deref())?;
+    let baseline = match &a.baseline {
+        None => None,
+        Some(other) => {
+            let p = Path::new(other);
+            Some(if p.exists() {
+                // Another results database: the study of the same name if it
+                // has one, else its only study.
+                let db = crate::store::resolve_path(p);
+                let same = crate::store::Store::open_existing(&db)?
+                    .find_study(&data.info.name)?
+                    .is_some();
+                study::load(p, same.then_some(data.info.name.as_str()))?
+            } else {
+                study::load(&a.path, Some(other)).map_err(|e| match e.downcast::<UsageError>() {
+                    Ok(u) => UsageError(format!(
+                        "--baseline '{other}' is neither a file or directory nor a study here ({u})"
+                    ))
+                    .into(),
+                    Err(e) => e,
+                })?
+            })
+        }
+    };
+    let opts = study::Options {
+        metric: Metric::parse(&a.metric)?,
+        point: a.point,
+    };
+    if let Some(n) = a.point {
+        if !data.points.iter().any(|p| p.row.clients == n) {
+            let mut counts: Vec<u32> = data.points.iter().map(|p| p.row.clients).collect();
+            counts.sort_unstable();
+            counts.dedup();
+            let counts: Vec<String> = counts.iter().map(u32::to_string).collect();
+            return Err(UsageError(format!(
+                "--point {n}: study '{}' has no point at {n} clients (it has {})",
+                data.info.name,
+                counts.join(", ")
+            ))
+            .into());
+        }
+    }
+    let report = study::analyze(&data, baseline.as_ref(), &opts);
+    let doc = study::document(&data, &report);
+    let dir = crate::store::resolve_path(&a.path)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let out = match &a.out {
+        Some(o) if o.as_os_str() == "-" => None,
+        Some(o) => Some(o.clone()),
+        None if format == "text" => None,
+        None => Some(dir.join(format!("report.{format}"))),
+    };
+    // A bad path fails before anything (a chart file) is written.
+    if let Some(parent) = out
+        .as_ref()
+        .and_then(|p| p.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        if !parent.is_dir() {
+            return Err(UsageError(format!(
+                "cannot write the report into '{}': the directory does not exist",
+                parent.display()
+            ))
+            .into());
+        }
+    }
+    let bytes = match format.as_str() {
+        "html" => html::render(&doc).into_bytes(),
+        "md" => {
+            let stem = out
+                .as_ref()
+                .and_then(|o| o.file_stem())
+                .map(|s| s.to_string_lossy().into_owned());
+            if let (Some(out), Some(stem)) = (&out, &stem) {
+                let charts_dir = out
+                    .parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                for (name, svg) in markdown::charts(&doc, stem) {
+                    write_atomically(&charts_dir.join(name), svg.as_bytes())?;
+                }
+            }
+            markdown::render(&doc, stem.as_deref()).into_bytes()
+        }
+        "text" => table_text::render(&doc).into_bytes(),
+        "csv" => csv::render(&data, &report).into_bytes(),
+        _ => report_json::render(&data, &report)?,
+    };
+    match out {
+        None => std::io::stdout().write_all(&bytes)?,
+        Some(path) => {
+            write_atomically(&path, &bytes)?;
+            eprintln!("Report written to {}", path.display());
+        }
+    }
+    Ok(())
 }

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Results(r) => commands::results(r).map(|_| RunStatus::Ok),
         Command::Smack(s) => commands::smack(s),
         Command::GenData(g) => commands::gen_data(g).map(|_| RunStatus::Ok),
+        Command::Report(r) => commands::report(r).map(|_| RunStatus::Ok),
     };
     match result {
         Ok(RunStatus::Ok) => ExitCode::SUCCESS,

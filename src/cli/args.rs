@@ -66,6 +66,10 @@ pub enum Command {
     Study(StudyArgs),
     /// Print the points stored in a study's results database.
     Results(ResultsArgs),
+    /// Make a study's report: tables, charts and conclusions as HTML,
+    /// Markdown, text, CSV or JSON.
+    #[command(after_help = REPORT_EXAMPLES)]
+    Report(ReportArgs),
     /// Start, stop or describe a local MariaDB or PostgreSQL server that
     /// dbsweep runs in a scratch directory.
     #[command(subcommand)]
@@ -179,6 +183,42 @@ pub struct ResultsArgs {
     /// Print every point as CSV instead of a table.
     #[arg(long)]
     pub csv: bool,
+}
+
+const REPORT_EXAMPLES: &str = "\
+Examples:
+  dbsweep report results/quickstart                  # results/quickstart/report.html
+  dbsweep report results/quickstart --format md      # report.md with its charts as SVG files
+  dbsweep report results/quickstart --format text    # the tables on the terminal
+  dbsweep report results/seed002-cpus --metric p95 --point 16
+  dbsweep report results/new --baseline results/old --out compare.html";
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A study's output directory or its results.db.
+    #[arg(default_value = ".")]
+    pub path: std::path::PathBuf,
+    /// Output format (default: from --out's extension, else html).
+    #[arg(long, value_parser = ["html", "md", "text", "csv", "json"])]
+    pub format: Option<String>,
+    /// Output file; `-` for standard output (default: report.FORMAT in the
+    /// study's directory; text goes to standard output).
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<std::path::PathBuf>,
+    /// Compare with another study: its directory or results.db, or the name
+    /// of another study in the same results.db.
+    #[arg(long, value_name = "OTHER")]
+    pub baseline: Option<String>,
+    /// Which study of the results.db (needed when it holds several).
+    #[arg(long, value_name = "NAME")]
+    pub study: Option<String>,
+    /// The figure of the tables.
+    #[arg(long, default_value = "tps", value_parser = ["tps", "qps", "p95", "p99", "errors"])]
+    pub metric: String,
+    /// The client count of the time series, latency distribution and
+    /// statement sections (default: where the best series peaks).
+    #[arg(long, value_name = "CLIENTS")]
+    pub point: Option<u32>,
 }
 
 const SERVER_EXAMPLES: &str = "\

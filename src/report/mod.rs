@@ -8,11 +8,23 @@
 //! - [`dist`]: what `dbsweep dist` prints.
 //! - [`smack`]: Super Smack's query barrel report (`dbsweep smack`).
 //! - [`doc`]: the format-neutral document a study report is built as.
+//! - [`analysis`]: the study report's derived figures (pure functions).
+//! - [`study`]: the study report, built as a [`doc::Doc`] from stored results.
+//! - [`markdown`], [`html`] (with [`plot`]'s SVG charts), [`csv`] and
+//!   [`report_json`]: the study report's formats.
 
+pub mod analysis;
+pub mod csv;
 pub mod dist;
 pub mod doc;
+pub mod html;
 pub mod json;
+pub mod markdown;
+pub mod plot;
+pub mod report_json;
 pub mod smack;
+pub mod study;
+pub mod table_text;
 pub mod text;
 
 use crate::driver::ErrorKind;

@@ -1,0 +1,356 @@
+//! The study report as CSV: every point and every derived figure, one
+//! figure per line in one long ("tidy") table that loads as is into a
+//! spreadsheet, pandas or R:
+//!
+//! `record,panel,workload,cpus,series,clients,repeat,figure,value,n,stddev,ci95,min,max,note`
+//!
+//! - `point`: one stored point (`repeat` set); figures `tps`, `qps`,
+//!   `p95_ms`, `p99_ms`, `errors_per_s`; a point without figures has one
+//!   `status` line whose note says why (never a zero).
+//! - `cell`: the repeats of a point summarised (`n`, `stddev`, `ci95`,
+//!   `min`, `max`), including `client_cpu_pct` and `fairness_cv_pct`.
+//! - `peak`, `sag`, `collapse`, `rank`: per series of a panel.
+//! - `statement`: latency by statement type at the panel's focus point.
+//! - `scalability`: peak and factors per CPU set (`cpus` is the set).
+//! - `sweep`, `compare`: changes against a baseline, the verdict in `note`.
+//! - `conclusion`: each sentence of the conclusions, in `note`.
+//!
+//! Empty fields are absent values. RFC 4180 quoting.
+
+use super::analysis::{Change, Verdict};
+use super::study::{Metric, Report, Stat, StudyData};
+use crate::store::PointStatus;
+
+const HEADER: [&str; 15] = [
+    "record", "panel", "workload", "cpus", "series", "clients", "repeat", "figure", "value", "n",
+    "stddev", "ci95", "min", "max", "note",
+];
+
+#[derive(Default, Clone)]
+struct Line {
+    record: &'static str,
+    panel: String,
+    workload: String,
+    cpus: String,
+    series: String,
+    clients: String,
+    repeat: String,
+    figure: String,
+    value: String,
+    stat: Option<Stat>,
+    note: String,
+}
+
+fn num(v: f64) -> String {
+    if v.is_finite() {
+        v.to_string()
+    } else {
+        String::new()
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or(String::new(), num)
+}
+
+fn verdict(c: &Change) -> &'static str {
+    match c.verdict {
+        Verdict::Better => "better beyond the noise",
+        Verdict::Worse => "worse beyond the noise",
+        Verdict::Within => "within the noise",
+        Verdict::TooFewRepeats => "too few repeats to judge",
+    }
+}
+
+pub fn render(data: &StudyData, r: &Report) -> String {
+    let mut lines: Vec<Line> = Vec::new();
+    for p in &data.points {
+        let row = &p.row;
+        let base = Line {
+            record: "point",
+            panel: String::new(),
+            workload: row.workload_label.clone(),
+            cpus: row.cpus.clone().unwrap_or_default(),
+            series: format!("{} / {}", row.target, row.variant),
+            clients: row.clients.to_string(),
+            repeat: row.repeat.to_string(),
+            note: row
+                .reason
+                .as_ref()
+                .map_or(row.status.as_str().to_string(), |why| {
+                    format!("{}: {why}", row.status.as_str())
+                }),
+            ..Line::default()
+        };
+        match (&p.metrics, row.status) {
+            (Some(m), PointStatus::Finished) => {
+                for (figure, metric) in [
+                    ("tps", Metric::Tps),
+                    ("qps", Metric::Qps),
+                    ("p95_ms", Metric::P95),
+                    ("p99_ms", Metric::P99),
+                    ("errors_per_s", Metric::Errors),
+                ] {
+                    lines.push(Line {
+                        figure: figure.into(),
+                        value: opt(metric.of(m)),
+                        ..base.clone()
+                    });
+                }
+            }
+            _ => lines.push(Line {
+                figure: "status".into(),
+                ..base
+            }),
+        }
+    }
+    for p in &r.panels {
+        let panel = Line {
+            panel: p.id.clone(),
+            workload: p.workload.clone(),
+            cpus: p.cpus.clone().unwrap_or_default(),
+            ..Line::default()
+        };
+        for s in &p.series {
+            let series = Line {
+                series: s.label.clone(),
+                ..panel.clone()
+            };
+            for c in &s.cells {
+                let at = Line {
+                    record: "cell",
+                    clients: c.clients.to_string(),
+                    ..series.clone()
+                };
+                if c.finished == 0 {
+                    if !c.reasons.is_empty() {
+                        lines.push(Line {
+                            figure: "status".into(),
+                            note: c.reasons.join("; "),
+                            ..at
+                        });
+                    }
+                    continue;
+                }
+                for (figure, st) in [
+                    ("tps", &c.tps),
+                    ("qps", &c.qps),
+                    ("p95_ms", &c.p95_ms),
+                    ("p99_ms", &c.p99_ms),
+                    ("errors_per_s", &c.errors_ps),
+                    ("client_cpu_pct", &c.client_cpu_pct),
+                    ("fairness_cv_pct", &c.fairness_cv_pct),
+                ] {
+                    if let Some(st) = st {
+                        lines.push(Line {
+                            figure: figure.into(),
+                            value: num(st.mean),
+                            stat: Some(st.clone()),
+                            note: c.reasons.join("; "),
+                            ..at.clone()
+                        });
+                    }
+                }
+            }
+            if let Some(pk) = s.peak {
+                lines.push(Line {
+                    record: "peak",
+                    clients: pk.clients.to_string(),
+                    figure: r.metric_throughput().into(),
+                    value: num(pk.value),
+                    ..series.clone()
+                });
+            }
+            if let Some(g) = s.sag {
+                lines.push(Line {
+                    record: "sag",
+                    clients: g.last.clients.to_string(),
+                    figure: "sag_pct".into(),
+                    value: num(g.pct),
+                    note: format!(
+                        "peak {} at {} clients; {} at {} clients",
+                        g.peak.value, g.peak.clients, g.last.value, g.last.clients
+                    ),
+                    ..series.clone()
+                });
+            }
+            if let Some(c) = s.collapse {
+                lines.push(Line {
+                    record: "collapse",
+                    clients: c.clients.to_string(),
+                    figure: r.metric_throughput().into(),
+                    value: num(c.value),
+                    note: "first client count past the peak below half of it".into(),
+                    ..series.clone()
+                });
+            }
+        }
+        for rank in &p.ranking {
+            lines.push(Line {
+                record: "rank",
+                series: rank.label.clone(),
+                figure: "behind_best_pct".into(),
+                value: num(rank.behind_pct),
+                note: format!("peak {}", rank.value),
+                ..panel.clone()
+            });
+        }
+        for st in &p.statements {
+            for k in &st.kinds {
+                for (figure, v) in [
+                    ("avg_ms", k.avg_ms),
+                    ("p95_ms", k.p95_ms),
+                    ("p99_ms", k.p99_ms),
+                    ("max_ms", k.max_ms),
+                ] {
+                    lines.push(Line {
+                        record: "statement",
+                        series: st.series.clone(),
+                        clients: st.clients.to_string(),
+                        figure: format!("{}:{figure}", k.kind),
+                        value: num(v),
+                        note: format!("{} executions", k.count),
+                        ..panel.clone()
+                    });
+                }
+            }
+        }
+        if let Some(sw) = &p.sweep {
+            for row in &sw.rows {
+                let l = Line {
+                    record: "sweep",
+                    series: format!("{} / {}", row.target, row.variant),
+                    clients: sw.clients.to_string(),
+                    ..panel.clone()
+                };
+                if let Some(t) = &row.tps {
+                    lines.push(Line {
+                        figure: "tps".into(),
+                        value: num(t.mean),
+                        stat: Some(t.clone()),
+                        note: if row.setting.is_empty() {
+                            "baseline".into()
+                        } else {
+                            String::new()
+                        },
+                        ..l.clone()
+                    });
+                }
+                if let Some(c) = &row.change {
+                    lines.push(Line {
+                        figure: "change_pct".into(),
+                        value: opt(c.pct),
+                        note: verdict(c).into(),
+                        ..l
+                    });
+                }
+            }
+        }
+    }
+    for sc in &r.scalability {
+        for s in &sc.series {
+            for c in &s.configs {
+                let l = Line {
+                    record: "scalability",
+                    workload: sc.workload.clone(),
+                    cpus: c.label.clone(),
+                    series: s.label.clone(),
+                    note: format!("{} CPUs", c.cpus),
+                    ..Line::default()
+                };
+                lines.push(Line {
+                    figure: "peak".into(),
+                    value: num(c.peak),
+                    ..l.clone()
+                });
+                lines.push(Line {
+                    figure: "vs_half".into(),
+                    value: opt(c.vs_half),
+                    ..l.clone()
+                });
+                lines.push(Line {
+                    figure: "vs_fewest".into(),
+                    value: opt(c.vs_fewest),
+                    ..l
+                });
+            }
+        }
+    }
+    if let Some(cmp) = &r.comparison {
+        for p in &cmp.panels {
+            for s in &p.series {
+                for c in &s.cells {
+                    let Some(ch) = &c.change else { continue };
+                    lines.push(Line {
+                        record: "compare",
+                        panel: p.id.clone(),
+                        workload: p.workload.clone(),
+                        cpus: p.cpus.clone().unwrap_or_default(),
+                        series: s.label.clone(),
+                        clients: c.clients.to_string(),
+                        figure: format!("{}_change_pct", cmp.metric.name()),
+                        value: opt(ch.pct),
+                        note: format!(
+                            "{} against {} in '{}': {}",
+                            ch.value,
+                            ch.baseline,
+                            cmp.baseline,
+                            verdict(ch)
+                        ),
+                        ..Line::default()
+                    });
+                }
+            }
+        }
+    }
+    for c in &r.conclusions {
+        lines.push(Line {
+            record: "conclusion",
+            note: c.clone(),
+            ..Line::default()
+        });
+    }
+
+    let mut out = String::new();
+    csv_line(&mut out, &HEADER.map(String::from));
+    for l in lines {
+        let st = l.stat.as_ref();
+        csv_line(
+            &mut out,
+            &[
+                l.record.to_string(),
+                l.panel,
+                l.workload,
+                l.cpus,
+                l.series,
+                l.clients,
+                l.repeat,
+                l.figure,
+                l.value,
+                st.map_or(String::new(), |s| s.n.to_string()),
+                opt(st.and_then(|s| s.stddev)),
+                opt(st.and_then(|s| s.ci95)),
+                opt(st.map(|s| s.min)),
+                opt(st.map(|s| s.max)),
+                l.note,
+            ],
+        );
+    }
+    out
+}
+
+fn csv_line(out: &mut String, fields: &[String]) {
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if field.contains([',', '"', '\n', '\r']) {
+            out.push('"');
+            out.push_str(&field.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(field);
+        }
+    }
+    out.push('\n');
+}
