@@ -45,9 +45,9 @@
 //! workload's (`--max-retries`, default unlimited), so each client still
 //! completes its rounds, and are counted per kind. Super Smack did not
 //! retry: a deadlock ended its run ("the test fails because of deadlock").
-//! `--max-retries 0 --ignore-errors deadlock,lock_timeout` counts such a
-//! transaction as failed instead, and a study's `[stop] max_error_rate`
-//! stops a series at a given rate of deadlocks per transaction.
+//! `--max-retries 0` counts such a transaction as failed instead, and a
+//! study's `[stop] max_error_rate` stops a series at a given rate of
+//! deadlocks per transaction (docs/smack.md).
 
 use anyhow::Context as _;
 
@@ -172,8 +172,7 @@ impl Data {
     pub fn plans(&self) -> Vec<TablePlan> {
         match self.dialect {
             Dialect::Mysql => self.mysql_plans(),
-            Dialect::Postgres => self.postgres_plans(),
-            Dialect::Sqlite => self.sqlite_plans(),
+            Dialect::Postgres | Dialect::Sqlite => self.portable_plans(),
         }
     }
 
@@ -255,50 +254,78 @@ impl Data {
         ]
     }
 
+    /// PostgreSQL and SQLite, with the nearest types and index names that
+    /// carry the table's (both keep index names per schema, not per table).
+    ///
     /// PostgreSQL, as `pgbench -i` and the sysbench loader: heaps without
     /// any index, then every index in one sorted pass each (in parallel:
     /// they only share a lock that does not conflict with itself), then the
     /// primary keys attached to their unique indexes and the sequences
-    /// moved past the loaded ids. Index names carry the table's, since
-    /// PostgreSQL's are global to the schema.
-    fn postgres_plans(&self) -> Vec<TablePlan> {
-        let pk = |t: &str, col: &str| {
-            (
-                format!("CREATE UNIQUE INDEX {t}_pkey ON {t}({col})"),
-                format!("ALTER TABLE {t} ADD CONSTRAINT {t}_pkey PRIMARY KEY USING INDEX {t}_pkey"),
-            )
+    /// moved past the loaded ids. SQLite: `INTEGER PRIMARY KEY` is the
+    /// rowid, assigned on insert when omitted (auto-increment, as in
+    /// sysbench's SQLite tables); the other indexes follow the load.
+    fn portable_plans(&self) -> Vec<TablePlan> {
+        let pg = self.dialect == Dialect::Postgres;
+        let (serial, unsigned, datetime) = if pg {
+            ("SERIAL", "BIGINT", "TIMESTAMP(0)")
+        } else {
+            ("INTEGER PRIMARY KEY", "INTEGER", "DATETIME")
         };
-        let setval = |t: &str, col: &str, rows: u32| {
-            format!(
-                "SELECT setval(pg_get_serial_sequence('{}', '{col}'), {}, false)",
-                t.to_lowercase(),
-                u64::from(rows) + 1
-            )
+        // PostgreSQL: the primary key's index is built with the others and
+        // attached afterwards, and the sequence moved past the loaded ids.
+        let keyed = |t: &str, col: &str, rows: u32, mut indexes: Vec<String>| {
+            let mut finish = Vec::new();
+            if pg {
+                indexes.insert(0, format!("CREATE UNIQUE INDEX {t}_pkey ON {t}({col})"));
+                finish.push(format!(
+                    "ALTER TABLE {t} ADD CONSTRAINT {t}_pkey PRIMARY KEY USING INDEX {t}_pkey"
+                ));
+                finish.push(format!(
+                    "SELECT setval(pg_get_serial_sequence('{}', '{col}'), {}, false)",
+                    t.to_lowercase(),
+                    u64::from(rows) + 1
+                ));
+            }
+            (indexes, finish)
         };
-        let (member_pk, member_attach) = pk("Member", "aid");
-        let (result_pk, result_attach) = pk("Result", "id");
+        let (member_indexes, member_finish) = keyed(
+            "Member",
+            "aid",
+            self.rows[0],
+            vec![
+                "CREATE UNIQUE INDEX Member_name ON Member(name)".to_string(),
+                "CREATE INDEX Member_count ON Member(count)".to_string(),
+                "CREATE INDEX Member_line ON Member(line)".to_string(),
+            ],
+        );
+        let (result_indexes, result_finish) = keyed(
+            "Result",
+            "id",
+            self.rows[2],
+            vec![
+                "CREATE INDEX Result_aid ON Result(aid)".to_string(),
+                "CREATE INDEX Result_sid ON Result(ret, uid)".to_string(),
+            ],
+        );
         vec![
             self.plan(
                 0,
-                "CREATE TABLE Member (\n  aid SERIAL,\n  name CHAR(20) NOT NULL DEFAULT '',\n  \
-                 passwd CHAR(16) NOT NULL DEFAULT '',\n  count INTEGER NOT NULL DEFAULT 0,\n  \
-                 line INTEGER NOT NULL DEFAULT 0,\n  bill INTEGER NOT NULL DEFAULT 2\n)"
-                    .to_string(),
-                vec![
-                    member_pk,
-                    "CREATE UNIQUE INDEX Member_name ON Member(name)".to_string(),
-                    "CREATE INDEX Member_count ON Member(count)".to_string(),
-                    "CREATE INDEX Member_line ON Member(line)".to_string(),
-                ],
-                vec![member_attach, setval("Member", "aid", self.rows[0])],
+                format!(
+                    "CREATE TABLE Member (\n  aid {serial},\n  name CHAR(20) NOT NULL DEFAULT '',\n  \
+                     passwd CHAR(16) NOT NULL DEFAULT '',\n  count INTEGER NOT NULL DEFAULT 0,\n  \
+                     line INTEGER NOT NULL DEFAULT 0,\n  bill INTEGER NOT NULL DEFAULT 2\n)"
+                ),
+                member_indexes,
+                member_finish,
             ),
             self.plan(
                 1,
-                "CREATE TABLE Record (\n  num INTEGER DEFAULT NULL,\n  host INTEGER NOT NULL DEFAULT 0,\n  \
-                 aid INTEGER NOT NULL DEFAULT 0,\n  uid INTEGER NOT NULL DEFAULT 0,\n  \
-                 sn INTEGER DEFAULT NULL,\n  count BIGINT DEFAULT NULL,\n  grp INTEGER DEFAULT NULL,\n  \
-                 id BIGINT DEFAULT NULL\n)"
-                    .to_string(),
+                format!(
+                    "CREATE TABLE Record (\n  num INTEGER DEFAULT NULL,\n  host INTEGER NOT NULL DEFAULT 0,\n  \
+                     aid INTEGER NOT NULL DEFAULT 0,\n  uid INTEGER NOT NULL DEFAULT 0,\n  \
+                     sn INTEGER DEFAULT NULL,\n  count {unsigned} DEFAULT NULL,\n  \
+                     grp INTEGER DEFAULT NULL,\n  id {unsigned} DEFAULT NULL\n)"
+                ),
                 vec![
                     "CREATE INDEX Record_gr ON Record(grp, num)".to_string(),
                     "CREATE INDEX Record_d ON Record(id, uid)".to_string(),
@@ -307,70 +334,17 @@ impl Data {
             ),
             self.plan(
                 2,
-                "CREATE TABLE Result (\n  id SERIAL,\n  uid INTEGER NOT NULL DEFAULT 0,\n  \
-                 aid INTEGER NOT NULL DEFAULT 0,\n  count INTEGER NOT NULL DEFAULT 0,\n  \
-                 time1 TIMESTAMP(0) NOT NULL DEFAULT '1000-01-01 00:00:00',\n  \
-                 time2 TIMESTAMP(0) NOT NULL DEFAULT '1000-01-01 00:00:00',\n  \
-                 total INTEGER DEFAULT 0,\n  countnum INTEGER DEFAULT 0,\n  \
-                 num BIGINT NOT NULL DEFAULT 0,\n  times INTEGER DEFAULT 0,\n  \
-                 point INTEGER DEFAULT 0,\n  ret INTEGER DEFAULT 0\n)"
-                    .to_string(),
-                vec![
-                    result_pk,
-                    "CREATE INDEX Result_aid ON Result(aid)".to_string(),
-                    "CREATE INDEX Result_sid ON Result(ret, uid)".to_string(),
-                ],
-                vec![result_attach, setval("Result", "id", self.rows[2])],
-            ),
-        ]
-    }
-
-    /// SQLite: `INTEGER PRIMARY KEY` is the rowid, assigned on insert when
-    /// omitted (auto-increment, as in sysbench's SQLite tables); the other
-    /// indexes follow the load.
-    fn sqlite_plans(&self) -> Vec<TablePlan> {
-        vec![
-            self.plan(
-                0,
-                "CREATE TABLE Member (\n  aid INTEGER PRIMARY KEY,\n  name CHAR(20) NOT NULL DEFAULT '',\n  \
-                 passwd CHAR(16) NOT NULL DEFAULT '',\n  count INTEGER NOT NULL DEFAULT 0,\n  \
-                 line INTEGER NOT NULL DEFAULT 0,\n  bill INTEGER NOT NULL DEFAULT 2\n)"
-                    .to_string(),
-                vec![
-                    "CREATE UNIQUE INDEX Member_name ON Member(name)".to_string(),
-                    "CREATE INDEX Member_count ON Member(count)".to_string(),
-                    "CREATE INDEX Member_line ON Member(line)".to_string(),
-                ],
-                Vec::new(),
-            ),
-            self.plan(
-                1,
-                "CREATE TABLE Record (\n  num INTEGER DEFAULT NULL,\n  host INTEGER NOT NULL DEFAULT 0,\n  \
-                 aid INTEGER NOT NULL DEFAULT 0,\n  uid INTEGER NOT NULL DEFAULT 0,\n  \
-                 sn INTEGER DEFAULT NULL,\n  count INTEGER DEFAULT NULL,\n  grp INTEGER DEFAULT NULL,\n  \
-                 id INTEGER DEFAULT NULL\n)"
-                    .to_string(),
-                vec![
-                    "CREATE INDEX Record_gr ON Record(grp, num)".to_string(),
-                    "CREATE INDEX Record_d ON Record(id, uid)".to_string(),
-                ],
-                Vec::new(),
-            ),
-            self.plan(
-                2,
-                "CREATE TABLE Result (\n  id INTEGER PRIMARY KEY,\n  uid INTEGER NOT NULL DEFAULT 0,\n  \
-                 aid INTEGER NOT NULL DEFAULT 0,\n  count INTEGER NOT NULL DEFAULT 0,\n  \
-                 time1 DATETIME NOT NULL DEFAULT '1000-01-01 00:00:00',\n  \
-                 time2 DATETIME NOT NULL DEFAULT '1000-01-01 00:00:00',\n  \
-                 total INTEGER DEFAULT 0,\n  countnum INTEGER DEFAULT 0,\n  \
-                 num INTEGER NOT NULL DEFAULT 0,\n  times INTEGER DEFAULT 0,\n  \
-                 point INTEGER DEFAULT 0,\n  ret INTEGER DEFAULT 0\n)"
-                    .to_string(),
-                vec![
-                    "CREATE INDEX Result_aid ON Result(aid)".to_string(),
-                    "CREATE INDEX Result_sid ON Result(ret, uid)".to_string(),
-                ],
-                Vec::new(),
+                format!(
+                    "CREATE TABLE Result (\n  id {serial},\n  uid INTEGER NOT NULL DEFAULT 0,\n  \
+                     aid INTEGER NOT NULL DEFAULT 0,\n  count INTEGER NOT NULL DEFAULT 0,\n  \
+                     time1 {datetime} NOT NULL DEFAULT '1000-01-01 00:00:00',\n  \
+                     time2 {datetime} NOT NULL DEFAULT '1000-01-01 00:00:00',\n  \
+                     total INTEGER DEFAULT 0,\n  countnum INTEGER DEFAULT 0,\n  \
+                     num {unsigned} NOT NULL DEFAULT 0,\n  times INTEGER DEFAULT 0,\n  \
+                     point INTEGER DEFAULT 0,\n  ret INTEGER DEFAULT 0\n)"
+                ),
+                result_indexes,
+                result_finish,
             ),
         ]
     }
