@@ -200,7 +200,9 @@ pub enum RunStatus {
 pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
     let t = &a.target;
     let rand = resolve::rand_config(&t.rand)?;
-    let cfg = resolve::run_config(a, rand.seed)?;
+    // Checked before anything runs; the workload's own default rounds are
+    // applied once it is built.
+    resolve::run_config(a, rand.seed)?;
     let percentiles = resolve::percentiles(&a.percentiles)?;
     let json_out = resolve::json_out(a.json.as_deref())?;
     let given = resolve::target(t.db.as_deref(), &t.db_ps_mode)?;
@@ -218,6 +220,7 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         }
     };
     let w = build_workload(t, target.dialect(), rand)?;
+    let cfg = resolve::run_config_for(a, rand.seed, w.default_rounds())?;
     if t.db.is_some() {
         check_sqlite_path(&target, "run", w.name())?;
     }

@@ -352,7 +352,9 @@ pub struct RunArgs {
     /// Total number of transactions to run, across all clients.
     #[arg(long, value_name = "N")]
     pub events: Option<u64>,
-    /// Transactions per client (Super Smack's model).
+    /// Transactions per client (Super Smack's model). The smack_* workloads
+    /// default to their seed's count per client (1000 / 1000 / 100) when
+    /// none of --time, --events and --rounds is given.
     #[arg(long, value_name = "N")]
     pub rounds: Option<u64>,
     /// Seconds of load before measuring; their samples are discarded.
@@ -434,6 +436,7 @@ fn with_workload_options(cmd: clap::Command) -> clap::Command {
                 OptKind::Int => "N",
                 OptKind::Bool => "on|off",
                 OptKind::Str => "STRING",
+                OptKind::Float => "X",
             })
             .help(format!("{} [default: {}]", spec.help, spec.default))
             .help_heading("Workload options")

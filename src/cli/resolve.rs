@@ -140,6 +140,22 @@ pub fn json_out(arg: Option<&str>) -> Result<Option<JsonOut>, UsageError> {
 }
 
 pub fn run_config(a: &RunArgs, seed: u64) -> Result<RunConfig, UsageError> {
+    run_config_for(a, seed, None)
+}
+
+/// [`run_config`] for a workload with a count of transactions per client
+/// of its own ([`crate::workload::Workload::default_rounds`]): used instead
+/// of the default time when none of --time, --events and --rounds is given.
+pub fn run_config_for(
+    a: &RunArgs,
+    seed: u64,
+    default_rounds: Option<u64>,
+) -> Result<RunConfig, UsageError> {
+    let open = a.time.is_none() && a.events.is_none() && a.rounds.is_none();
+    let rounds = match default_rounds {
+        Some(r) if open => Some(r),
+        _ => a.rounds,
+    };
     if a.target.threads == 0 {
         return Err(UsageError(
             "invalid --threads 0: expected at least 1 client".into(),
@@ -147,12 +163,12 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<RunConfig, UsageError> {
     }
     let time = match a.time {
         Some(t) => seconds("time", t)?,
-        None if a.events.is_some() || a.rounds.is_some() => Duration::ZERO,
+        None if a.events.is_some() || rounds.is_some() => Duration::ZERO,
         None => Duration::from_secs_f64(DEFAULT_TIME_S),
     };
     let time = (!time.is_zero()).then_some(time);
     let events = a.events.filter(|&e| e > 0);
-    let rounds = a.rounds.filter(|&r| r > 0);
+    let rounds = rounds.filter(|&r| r > 0);
     if time.is_none() && events.is_none() && rounds.is_none() {
         return Err(UsageError(
             "the run has no end: give --time SECONDS, --events N or --rounds N".into(),

@@ -167,6 +167,10 @@ impl Loader<'_> {
         Ok(StopRules {
             below_peak: s.below_peak.as_ref().map(|b| *b.get_ref()),
             max_failed_rate: s.max_failed_rate.as_ref().map(|m| *m.get_ref()),
+            max_error_rate: match &s.max_error_rate {
+                Some(t) => self.error_rates(t)?,
+                None => Default::default(),
+            },
             point_timeout: s.point_timeout.as_ref().map(|t| t.get_ref().0),
         })
     }

@@ -27,6 +27,7 @@
 //!   "did you mean" suggestions.
 //! - `model.rs`: the validated [`Study`] and its parts.
 //! - `clients.rs`: client-count range expressions (`"pow2 1..1024"`).
+//! - `stop.rs`: the `max_error_rate` stop rule ([`ErrorRates`]).
 //! - `plan.rs`: [`plan()`], [`Plan`], [`Point`], [`PointKey`], estimates and
 //!   the dry-run description.
 
@@ -37,6 +38,7 @@ mod model;
 mod plan;
 mod raw;
 pub mod runner;
+mod stop;
 mod targets;
 mod variants;
 mod workloads;
@@ -50,3 +52,4 @@ pub use plan::{
     plan, Plan, Point, PointKey, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC, POINT_OVERHEAD,
     SERVER_START,
 };
+pub use stop::ErrorRates;

@@ -263,7 +263,7 @@ impl Reprepare {
     /// rest.
     pub fn default_for(workload: &str) -> Reprepare {
         match workload {
-            "oltp_delete" | "oltp_insert" | "bulk_insert" => Reprepare::PerPoint,
+            "oltp_delete" | "oltp_insert" | "bulk_insert" | "smack_oltp" => Reprepare::PerPoint,
             _ => Reprepare::Never,
         }
     }
@@ -280,6 +280,9 @@ pub struct StopRules {
     /// Stop a series once a point's failed transactions (errors that were
     /// not retried away, e.g. deadlocks) exceed this fraction. In [0, 1].
     pub max_failed_rate: Option<f64>,
+    /// Stop a series once a point's errors of a kind per transaction
+    /// exceed the kind's limit (retried deadlocks included).
+    pub max_error_rate: super::stop::ErrorRates,
     /// Abandon a point (server start, data load and run) after this long.
     pub point_timeout: Option<Duration>,
 }

@@ -413,6 +413,12 @@ impl Plan {
         if let Some(m) = stop.max_failed_rate {
             rules.push(format!("max_failed_rate {m}"));
         }
+        if stop.max_error_rate.is_set() {
+            rules.push(format!(
+                "max_error_rate {}",
+                stop.max_error_rate.describe().join(", ")
+            ));
+        }
         if let Some(t) = stop.point_timeout {
             rules.push(format!("point_timeout {}", human(t)));
         }

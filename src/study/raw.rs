@@ -92,6 +92,7 @@ pub(super) struct RawWorkload {
 pub(super) struct RawStop {
     pub below_peak: Option<Spanned<f64>>,
     pub max_failed_rate: Option<Spanned<f64>>,
+    pub max_error_rate: Option<Spanned<Ordered<f64>>>,
     pub point_timeout: Option<Spanned<Dur>>,
 }
 
@@ -246,7 +247,10 @@ impl<'de> Deserialize<'de> for OptValue {
         impl Visitor<'_> for V_ {
             type Value = OptValue;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an option value: an integer, a boolean or a string")
+                f.write_str("an option value: a number, a boolean or a string")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<OptValue, E> {
+                Ok(OptValue(v.to_string()))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<OptValue, E> {
                 Ok(OptValue(v.to_string()))

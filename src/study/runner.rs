@@ -53,6 +53,18 @@ pub struct Outcome {
     pub wall: Duration,
 }
 
+/// What the stop rules judge a finished point by.
+struct PointFigures {
+    tps: f64,
+    /// Transactions given up.
+    failed: u64,
+    /// Transactions completed or given up.
+    attempted: u64,
+    /// Errors by kind ([`crate::driver::ErrorKind::index`]), retried ones
+    /// included.
+    errors: [u64; 6],
+}
+
 /// Per series: the stop rules' memory.
 #[derive(Default)]
 struct SeriesState {
@@ -68,8 +80,27 @@ struct SeriesState {
 impl SeriesState {
     /// Feeds one finished point; applies the rules when a client count's
     /// repeats are complete.
-    fn feed(&mut self, study: &Study, p: &Point, repeats: u32, tps: f64, failed_rate: f64) {
+    fn feed(&mut self, study: &Study, p: &Point, repeats: u32, f: &PointFigures) {
         if self.stopped.is_some() {
+            return;
+        }
+        let PointFigures {
+            tps,
+            failed,
+            attempted,
+            ref errors,
+        } = *f;
+        let failed_rate = if attempted > 0 {
+            failed as f64 / attempted as f64
+        } else {
+            0.0
+        };
+        if let Some(reason) = study
+            .stop
+            .max_error_rate
+            .exceeded(errors, attempted, p.clients)
+        {
+            self.stopped = Some(reason);
             return;
         }
         if let Some(limit) = study.stop.max_failed_rate {
@@ -415,11 +446,11 @@ pub fn run(
         row.settings = result.server.settings.clone();
         let c = &result.counters;
         let tps = crate::report::Figures::of(&record).tps;
-        let attempted = c.transactions + c.failed;
-        let failed_rate = if attempted > 0 {
-            c.failed as f64 / attempted as f64
-        } else {
-            0.0
+        let figures = PointFigures {
+            tps,
+            failed: c.failed,
+            attempted: c.transactions + c.failed,
+            errors: c.errors,
         };
         if timed_out.load(Ordering::Relaxed) {
             let limit = study.stop.point_timeout.unwrap_or_default();
@@ -459,7 +490,7 @@ pub fn run(
                 String::new()
             }
         ));
-        state.feed(study, p, wl.repeats, tps, failed_rate);
+        state.feed(study, p, wl.repeats, &figures);
     }
     progress.finish();
     drop(running);
@@ -644,13 +675,15 @@ fn replay_stop_rules(
                 state.stopped = sp.row.reason.clone();
             }
             (PointStatus::Finished, Some(m)) => {
-                let attempted = m.transactions + m.failed_transactions;
-                let rate = if attempted > 0 {
-                    m.failed_transactions as f64 / attempted as f64
-                } else {
-                    0.0
+                let figures = PointFigures {
+                    tps: m.tps,
+                    failed: m.failed_transactions,
+                    attempted: m.transactions + m.failed_transactions,
+                    errors: super::ErrorRates::counts(
+                        sp.errors.iter().map(|(k, n)| (k.as_str(), *n)),
+                    ),
                 };
-                state.feed(study, p, study.workloads[p.workload].repeats, m.tps, rate);
+                state.feed(study, p, study.workloads[p.workload].repeats, &figures);
             }
             _ => {}
         }

@@ -83,14 +83,18 @@ impl Loader<'_> {
             };
             // Building checks what only the workload knows (e.g. --tables
             // ≥ 1), once per dialect the study's targets speak.
+            let mut default_rounds = None;
             for &dialect in &dialects {
-                if let Err(e) = (info.build)(&values, dialect, spec_rand) {
-                    let at = w.options.as_ref().map_or(w.name.span(), |o| o.span());
-                    return Err(self.src.error(
-                        Some(at),
-                        &f("options"),
-                        e.to_string().replace("--", ""),
-                    ));
+                match (info.build)(&values, dialect, spec_rand) {
+                    Ok(built) => default_rounds = built.default_rounds(),
+                    Err(e) => {
+                        let at = w.options.as_ref().map_or(w.name.span(), |o| o.span());
+                        return Err(self.src.error(
+                            Some(at),
+                            &f("options"),
+                            e.to_string().replace("--", ""),
+                        ));
+                    }
                 }
             }
             let clients = match (&w.clients, &study_clients) {
@@ -100,7 +104,13 @@ impl Loader<'_> {
                 (None, None) => return Err(self.src.at(sw, &field, "no client counts: set clients = [1, 2, 4] (or an expression such as \"pow2 1..64\") at the top of the study or in this workload")),
             };
             let events = w.events.filter(|&e| e > 0);
-            let rounds = w.rounds.filter(|&r| r > 0);
+            // A workload with a count per client of its own (Super Smack's)
+            // runs it when the study gives no end.
+            let rounds = match default_rounds {
+                Some(r) if w.time.is_none() && w.events.is_none() && w.rounds.is_none() => Some(r),
+                _ => w.rounds,
+            }
+            .filter(|&r| r > 0);
             let time = match w.time {
                 Some(t) => Some(t.0).filter(|t| !t.is_zero()),
                 None if events.is_some() || rounds.is_some() => None,

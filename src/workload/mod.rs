@@ -11,8 +11,11 @@
 //!   event-driven one, and the engine times each operation itself.
 //!
 //! Families live in their own folders: [`sysbench`] (sysbench 1.0.20's OLTP
-//! scripts). The [`registry`] lists every built-in workload with its options.
+//! scripts) and [`smack`] (Super Smack's, with seed 000's built-ins). They
+//! load their data with the shared parallel [`loader`]. The [`registry`]
+//! lists every built-in workload with its options.
 
+pub mod loader;
 pub mod options;
 pub mod smack;
 pub mod sysbench;
@@ -109,9 +112,18 @@ pub trait Workload: Send + Sync {
 
     /// Effective option values, for the result record.
     fn options(&self) -> &OptionValues;
+
+    /// Transactions per client when a run gives no `--time`, `--events` or
+    /// `--rounds` (a study workload none of `time`, `events`, `rounds`):
+    /// Super Smack's workloads have a fixed count per client. None (the
+    /// default) means the usual default measured time.
+    fn default_rounds(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A built-in workload: what `dbsweep workloads` lists and how to build one.
+#[derive(Clone)]
 pub struct WorkloadInfo {
     pub name: &'static str,
     pub description: &'static str,
@@ -120,9 +132,16 @@ pub struct WorkloadInfo {
     pub build: fn(&OptionValues, Dialect, RandConfig) -> anyhow::Result<Box<dyn Workload>>,
 }
 
-/// Every built-in workload.
+/// Every built-in workload: each family's, in family order.
 pub fn registry() -> &'static [WorkloadInfo] {
-    sysbench::WORKLOADS
+    static ALL: std::sync::OnceLock<Vec<WorkloadInfo>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        [sysbench::WORKLOADS, smack::builtin::WORKLOADS]
+            .into_iter()
+            .flatten()
+            .map(WorkloadInfo::clone)
+            .collect()
+    })
 }
 
 pub fn find(name: &str) -> Option<&'static WorkloadInfo> {

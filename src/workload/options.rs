@@ -18,6 +18,8 @@ pub enum OptKind {
     /// on/off, true/false, yes/no, 1/0; given alone (`--skip-trx`) means on.
     Bool,
     Str,
+    /// A positive, finite number (e.g. `--scale 0.01`).
+    Float,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +53,15 @@ const fn string(name: &'static str, default: &'static str, help: &'static str) -
     OptionSpec {
         name,
         kind: OptKind::Str,
+        default,
+        help,
+    }
+}
+
+const fn float(name: &'static str, default: &'static str, help: &'static str) -> OptionSpec {
+    OptionSpec {
+        name,
+        kind: OptKind::Float,
         default,
         help,
     }
@@ -157,6 +168,11 @@ pub const ALL: &[OptionSpec] = &[
         "1000",
         "Rows per multi-row INSERT statement (bulk_insert)",
     ),
+    float(
+        "scale",
+        "1",
+        "Factor on seed 000's table sizes (Member 10,000,000, Record and Result 1,000,000 rows), e.g. 0.01",
+    ),
 ];
 
 pub fn spec(name: &str) -> Option<&'static OptionSpec> {
@@ -209,12 +225,14 @@ impl OptionValues {
                 OptKind::Int => raw.parse::<u32>().is_ok(),
                 OptKind::Bool => parse_bool(raw).is_some(),
                 OptKind::Str => true,
+                OptKind::Float => raw.parse::<f64>().is_ok_and(|x| x.is_finite() && x > 0.0),
             };
             if !ok {
                 let expected = match s.kind {
                     OptKind::Int => "a non-negative integer",
                     OptKind::Bool => "on or off",
                     OptKind::Str => "a string",
+                    OptKind::Float => "a positive number",
                 };
                 return Err(UsageError(format!(
                     "invalid value '{raw}' for '--{name}': expected {expected}"
@@ -241,6 +259,10 @@ impl OptionValues {
     }
 
     pub fn u32(&self, name: &str) -> u32 {
+        self.raw(name).parse().expect("validated in resolve")
+    }
+
+    pub fn f64(&self, name: &str) -> f64 {
         self.raw(name).parse().expect("validated in resolve")
     }
 

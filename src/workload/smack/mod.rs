@@ -16,10 +16,13 @@
 //! - [`table`]: table blocks (create, min_rows, data files, bulk load).
 //! - [`script`]: a client's query barrel as a [`crate::workload::Workload`].
 //! - [`session`]: executes the main block against a target.
+//! - [`builtin`]: seed 000's Member / Record / Result tables and its three
+//!   tests as built-in workloads (`smack_select`, `smack_update`, `smack_oltp`).
 //!
 //! docs/smack.md describes the command and every difference from Super
 //! Smack 1.3.
 
+pub mod builtin;
 pub mod dict;
 pub mod gen_data;
 pub mod parse;

@@ -17,16 +17,15 @@
 //! [1, N], `c` and `pad` from digit templates), then `CREATE INDEX k_N ON
 //! sbtestN(k)` unless `--create-secondary=off`.
 
-use std::collections::VecDeque;
-use std::sync::{Condvar, Mutex, MutexGuard};
-
 use anyhow::Context as _;
 
 use crate::driver::{Connection, Dialect, Value};
 use crate::rand::dist::Dist;
 use crate::rand::Rng;
+use crate::workload::loader::{self, RowSource, TablePlan};
 use crate::workload::{Connector, OptionValues, Progress, RandConfig};
-use crate::UsageError;
+
+pub use crate::workload::loader::{check_tables, drop_tables, ensure_absent, usage};
 
 /// Template of `c`: ten groups of 11 random digits joined by dashes (119
 /// characters; the column is CHAR(120)).
@@ -36,21 +35,6 @@ pub const C_TEMPLATE: &str = "###########-###########-###########-###########-##
 /// Template of `pad`: five groups of 11 random digits (59 characters; the
 /// column is CHAR(60)).
 pub const PAD_TEMPLATE: &str = "###########-###########-###########-###########-###########";
-
-/// Rows generated between two progress updates: often enough for a smooth
-/// bar, rarely enough that the shared counter costs nothing.
-const PROGRESS_STEP: u64 = 1000;
-
-/// Bounds of the rows per load job when several loaders share a table
-/// (see `Schema::chunk_rows`): a job is one bulk-load statement, and one
-/// transaction.
-const MIN_CHUNK_ROWS: u32 = 5_000;
-const MAX_CHUNK_ROWS: u32 = 100_000;
-
-/// Load jobs per loader that a table is cut into, at least (within the
-/// bounds above): the loaders take them from one queue, so the more there
-/// are, the closer together the loaders finish.
-const CHUNKS_PER_LOADER: u32 = 16;
 
 /// Mixed into the seed of the data generator, so that the loaded data and a
 /// client's draws never come from the same stream.
@@ -90,11 +74,6 @@ pub fn table_tail(mut sql: String, engine: &str, options: &str) -> String {
         }
     }
     sql
-}
-
-/// An `anyhow` error carrying a [`UsageError`] (exit status 2).
-pub fn usage(msg: String) -> anyhow::Error {
-    UsageError(msg).into()
 }
 
 /// How the sbtest tables are laid out and filled, from the options every
@@ -266,9 +245,10 @@ impl Schema {
     pub fn plan(&self, n: u32) -> TablePlan {
         if self.dialect != Dialect::Postgres {
             return TablePlan {
-                number: n,
                 name: table_name(n),
                 create: self.create_table_sql(n),
+                columns: COLUMNS.to_vec(),
+                rows: self.load_rows,
                 indexes: self.after_load_sql(n),
                 finish: Vec::new(),
             };
@@ -292,53 +272,27 @@ impl Schema {
             finish.push(self.setval_sql(n));
         }
         TablePlan {
-            number: n,
             name: table_name(n),
             create: self.table_sql(n, false),
+            columns: COLUMNS.to_vec(),
+            rows: self.load_rows,
             indexes,
             finish,
         }
     }
 
-    /// How many connections `prepare` loads over: one for SQLite, which has
-    /// a single writer (more connections would only wait on each other's
-    /// locks); for a server, `threads` or the CPUs of this machine if there
-    /// are more, since one connection is one server process or thread and
-    /// loading a single table on one keeps one core busy while the others
-    /// idle.
+    /// How many connections `prepare` loads over (see [`loader::loaders`]).
     pub fn loaders(&self, threads: usize) -> usize {
-        match self.dialect {
-            Dialect::Sqlite => 1,
-            _ => {
-                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-                threads.max(cpus).max(1)
-            }
-        }
+        loader::loaders(self.dialect, threads)
     }
 
-    /// Rows per load job when `loaders` connections share the tables: one
-    /// job per table with a single loader; otherwise about
-    /// [`CHUNKS_PER_LOADER`] jobs per loader for each table, so that they
-    /// finish close together, within [`MIN_CHUNK_ROWS`, `MAX_CHUNK_ROWS`]
-    /// so that no statement is too short or too long.
-    fn chunk_rows(&self, loaders: usize) -> u32 {
-        if loaders <= 1 {
-            return self.load_rows.max(1);
-        }
-        let per = self
-            .load_rows
-            .div_ceil(CHUNKS_PER_LOADER.saturating_mul(loaders as u32).max(1));
-        per.clamp(MIN_CHUNK_ROWS, MAX_CHUNK_ROWS)
-    }
-
-    /// Creates and loads every table over several connections (see
-    /// [`Schema::loaders`]): each table's id range is cut into chunks that
-    /// the loaders take from one queue, then its index builds run, each on
-    /// a connection of its own, then its finishing statements. Every row is
-    /// a function of the seed, the table and its id (see [`RowGen`]), so the
-    /// data do not depend on how many loaders there were or which loaded
-    /// what. Refuses to start if any table exists, and drops what it created
-    /// if it fails, so that nothing is left half-written.
+    /// Creates and loads every table with the shared loader (see
+    /// [`loader::load`]): each table's id range is cut into chunks that
+    /// several connections take from one queue, then its index builds run,
+    /// then its finishing statements. Every row is a function of the seed,
+    /// the table and its id (see [`RowGen`]). Refuses to start if any table
+    /// exists, and drops what it created if it fails, so that nothing is
+    /// left half-written.
     pub fn prepare(
         &self,
         connect: Connector<'_>,
@@ -348,143 +302,20 @@ impl Schema {
         let mut first = connect().context("could not connect to prepare the tables")?;
         let names = self.table_names();
         ensure_absent(first.as_mut(), &names, self.workload, self.hint())?;
-
         let plans: Vec<TablePlan> = self.table_numbers().map(|n| self.plan(n)).collect();
-        let mut loaders = self.loaders(threads);
-        let chunk = self.chunk_rows(loaders);
-        let mut queue = Queue::default();
-        for (table, plan) in plans.iter().enumerate() {
-            let mut loads = 0;
-            let mut next = 1u32;
-            while next <= self.load_rows {
-                let last = next.saturating_add(chunk - 1).min(self.load_rows);
-                queue.jobs.push_back(Job::Load {
-                    table,
-                    first: next,
-                    last,
-                });
-                loads += 1;
-                next = match last.checked_add(1) {
-                    Some(n) => n,
-                    None => break,
-                };
-            }
-            queue.loads_left.push(loads);
-            queue.indexes_left.push(plan.indexes.len());
-            if loads == 0 {
-                queue.loaded(table, plan);
-            }
-        }
-        let most_indexes = plans.iter().map(|p| p.indexes.len()).max().unwrap_or(0);
-        loaders = loaders.min(queue.jobs.len().max(most_indexes)).max(1);
-
-        let label = match (plans.first(), plans.last()) {
-            (Some(a), Some(b)) if plans.len() > 1 => format!("{}..{}", a.name, b.number),
+        let label = match (names.first(), plans.len()) {
+            (Some(a), n) if n > 1 => format!("{a}..{}", self.offset + self.tables),
             _ => names.join(""),
         };
-        progress.start(&label, u64::from(self.tables) * u64::from(self.load_rows));
-        let shared = Shared {
-            queue: Mutex::new(queue),
-            changed: Condvar::new(),
-        };
-        let result = (|| {
-            for plan in &plans {
-                first
-                    .execute_sql(&plan.create)
-                    .with_context(|| format!("could not create table {}", plan.name))?;
-            }
-            std::thread::scope(|s| {
-                let handles: Vec<_> = (0..loaders)
-                    .map(|_| {
-                        let (shared, plans) = (&shared, &plans);
-                        s.spawn(move || self.loader(connect, plans, shared, progress))
-                    })
-                    .collect();
-                let mut result = Ok(());
-                for h in handles {
-                    let r = h
-                        .join()
-                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a loader thread panicked")));
-                    if result.is_ok() {
-                        result = r;
-                    }
-                }
-                result
-            })
-        })();
-        progress.finish();
-        if result.is_err() {
-            // Best effort: the load error is what the user needs to see.
-            let _ = drop_tables(first.as_mut(), &names);
-        }
-        result
-    }
-
-    /// One loader: connects, then runs jobs from the queue until there are
-    /// none left or another loader failed.
-    fn loader(
-        &self,
-        connect: Connector<'_>,
-        plans: &[TablePlan],
-        shared: &Shared,
-        progress: &dyn Progress,
-    ) -> anyhow::Result<()> {
-        let mut conn = match connect().context("could not connect to load the tables") {
-            Ok(c) => c,
-            Err(e) => {
-                shared.fail();
-                return Err(e);
-            }
-        };
-        while let Some(job) = shared.take() {
-            let result = self.run(conn.as_mut(), plans, &job, progress);
-            shared.done(job, result.is_ok(), plans);
-            result?;
-        }
-        Ok(())
-    }
-
-    /// Runs one job on `conn`.
-    fn run(
-        &self,
-        conn: &mut dyn Connection,
-        plans: &[TablePlan],
-        job: &Job,
-        progress: &dyn Progress,
-    ) -> anyhow::Result<()> {
-        let plan = &plans[job.table()];
-        let name = &plan.name;
-        match *job {
-            Job::Load { first, last, .. } => {
-                let mut gen = RowGen::range(&self.rand, plan.number, first, last, self.table_size);
-                let mut pending = 0u64;
-                conn.bulk_load(name, &["id", "k", "c", "pad"], &mut |row| {
-                    if !gen.next_row(row) {
-                        return false;
-                    }
-                    pending += 1;
-                    if pending == PROGRESS_STEP {
-                        progress.inc(pending);
-                        pending = 0;
-                    }
-                    true
-                })
-                .with_context(|| format!("could not load table {name}"))?;
-                progress.inc(pending);
-            }
-            Job::Index { index, .. } => {
-                let sql = &plan.indexes[index];
-                conn.execute_sql(sql)
-                    .with_context(|| format!("could not index table {name}: {sql}"))?;
-            }
-            Job::Finish { .. } => {
-                for sql in &plan.finish {
-                    conn.execute_sql(sql)
-                        .with_context(|| format!("could not finish table {name}: {sql}"))?;
-                }
-            }
-        }
-        Ok(())
+        loader::load(
+            first.as_mut(),
+            connect,
+            &plans,
+            self.loaders(threads),
+            self,
+            progress,
+            &label,
+        )
     }
 
     /// Drops every table (`DROP TABLE IF EXISTS`).
@@ -513,145 +344,14 @@ impl Schema {
     }
 }
 
-/// How `prepare` builds one table (see [`Schema::plan`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TablePlan {
-    /// The table's number n, in sbtest{n}; its rows depend on it.
-    pub number: u32,
-    pub name: String,
-    /// The CREATE TABLE the rows are loaded into.
-    pub create: String,
-    /// Index builds once every row is in. They do not depend on each other,
-    /// so each runs on a connection of its own when there are several:
-    /// on a server each is one process or thread, on one core.
-    pub indexes: Vec<String>,
-    /// Run in order on one connection once the indexes are built.
-    pub finish: Vec<String>,
-}
+/// The columns every sbtest row fills, in order.
+const COLUMNS: [&str; 4] = ["id", "k", "c", "pad"];
 
-/// One unit of `prepare`'s work, taken from the [`Queue`] by a loader.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Job {
-    /// Generate and load ids `first..=last` of the table of plan `table`.
-    Load { table: usize, first: u32, last: u32 },
-    /// Build index number `index` of the table's [`TablePlan::indexes`].
-    Index { table: usize, index: usize },
-    /// Run the table's [`TablePlan::finish`].
-    Finish { table: usize },
-}
-
-impl Job {
-    /// The position of the job's table among the plans.
-    fn table(&self) -> usize {
-        match *self {
-            Job::Load { table, .. } | Job::Index { table, .. } | Job::Finish { table } => table,
-        }
-    }
-}
-
-/// What is left to do, shared by the loaders behind a mutex.
-#[derive(Debug, Default)]
-struct Queue {
-    /// Jobs ready to run, the next one first.
-    jobs: VecDeque<Job>,
-    /// Load jobs of each table (by plan position) not finished yet.
-    loads_left: Vec<u32>,
-    /// Index builds of each table not finished yet.
-    indexes_left: Vec<usize>,
-    /// Jobs taken and not finished: while one runs, more may follow it.
-    running: usize,
-    /// A job failed: loaders stop taking jobs.
-    failed: bool,
-}
-
-impl Queue {
-    /// Table `table`'s rows are all in: its index builds become ready, ahead
-    /// of the loads of other tables, so that each table is finished as soon
-    /// as possible (or its finish, if it has no index to build).
-    fn loaded(&mut self, table: usize, plan: &TablePlan) {
-        if plan.indexes.is_empty() {
-            self.indexed(table, plan);
-        }
-        for index in (0..plan.indexes.len()).rev() {
-            self.jobs.push_front(Job::Index { table, index });
-        }
-    }
-
-    /// Table `table`'s indexes are all built.
-    fn indexed(&mut self, table: usize, plan: &TablePlan) {
-        if !plan.finish.is_empty() {
-            self.jobs.push_front(Job::Finish { table });
-        }
-    }
-
-    /// Records that `job` finished (successfully) and makes ready what
-    /// waited for it.
-    fn finished(&mut self, job: Job, plans: &[TablePlan]) {
-        match job {
-            Job::Load { table, .. } => {
-                self.loads_left[table] -= 1;
-                if self.loads_left[table] == 0 {
-                    self.loaded(table, &plans[table]);
-                }
-            }
-            Job::Index { table, .. } => {
-                self.indexes_left[table] -= 1;
-                if self.indexes_left[table] == 0 {
-                    self.indexed(table, &plans[table]);
-                }
-            }
-            Job::Finish { .. } => {}
-        }
-    }
-}
-
-/// The [`Queue`] and the condition loaders wait on for it to change.
-struct Shared {
-    queue: Mutex<Queue>,
-    changed: Condvar,
-}
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        // A loader panics only outside the lock; a poisoned queue is intact.
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The next job, waiting while none is ready but some are running (they
-    /// may make more ready); None when all is done or a job failed.
-    fn take(&self) -> Option<Job> {
-        let mut q = self.lock();
-        loop {
-            if q.failed {
-                return None;
-            }
-            if let Some(job) = q.jobs.pop_front() {
-                q.running += 1;
-                return Some(job);
-            }
-            if q.running == 0 {
-                return None;
-            }
-            q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
-    /// Records the end of `job`, taken with [`Shared::take`].
-    fn done(&self, job: Job, ok: bool, plans: &[TablePlan]) {
-        let mut q = self.lock();
-        q.running -= 1;
-        if ok {
-            q.finished(job, plans);
-        } else {
-            q.failed = true;
-        }
-        self.changed.notify_all();
-    }
-
-    /// Stops every loader (one could not even connect).
-    fn fail(&self) {
-        self.lock().failed = true;
-        self.changed.notify_all();
+impl RowSource for Schema {
+    fn rows(&self, table: usize, first: u32, last: u32) -> loader::Rows<'_> {
+        let number = self.offset + 1 + table as u32;
+        let mut gen = RowGen::range(&self.rand, number, first, last, self.table_size);
+        Box::new(move |row| gen.next_row(row))
     }
 }
 
@@ -821,64 +521,6 @@ impl DigitTemplate {
         }
         *out = String::from_utf8(buf).expect("the template and the digits are ASCII");
     }
-}
-
-/// Fails, before anything is created, if any of `names` exists.
-pub fn ensure_absent(
-    conn: &mut dyn Connection,
-    names: &[String],
-    workload: &str,
-    hint: &str,
-) -> anyhow::Result<()> {
-    for t in names {
-        if conn.table_exists(t)? {
-            return Err(usage(format!(
-                "table {t} already exists: run `dbsweep cleanup {workload}` first ({hint}), \
-                 or run the benchmark on the existing data as it is"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// `DROP TABLE IF EXISTS` each of `names`.
-pub fn drop_tables(conn: &mut dyn Connection, names: &[String]) -> anyhow::Result<()> {
-    for t in names {
-        conn.execute_sql(&format!("DROP TABLE IF EXISTS {t}"))
-            .with_context(|| format!("could not drop table {t}"))?;
-    }
-    Ok(())
-}
-
-/// Checks that each of `names` exists and, if `need_rows`, is not empty.
-/// Emptiness is probed with `LIMIT 1` rather than a count, which on a large
-/// InnoDB table would scan an index.
-pub fn check_tables(
-    conn: &mut dyn Connection,
-    names: &[String],
-    workload: &str,
-    hint: &str,
-    need_rows: bool,
-) -> anyhow::Result<()> {
-    for t in names {
-        if !conn.table_exists(t)? {
-            return Err(usage(format!(
-                "table {t} does not exist: run `dbsweep prepare {workload}` first ({hint})"
-            )));
-        }
-        if need_rows
-            && conn
-                .execute_sql(&format!("SELECT 1 FROM {t} LIMIT 1"))?
-                .rows
-                == 0
-        {
-            return Err(usage(format!(
-                "table {t} is empty: run `dbsweep cleanup {workload}` and then \
-                 `dbsweep prepare {workload}` ({hint})"
-            )));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -1136,98 +778,6 @@ mod tests {
             assert_eq!(plan.indexes, s.after_load_sql(3));
             assert!(plan.finish.is_empty());
         }
-    }
-
-    #[test]
-    fn loaders_and_chunks() {
-        let mut s = schema(Dialect::Sqlite, true, false);
-        assert_eq!(s.loaders(8), 1);
-        s.load_rows = 1_000_000;
-        assert_eq!(s.chunk_rows(1), 1_000_000);
-        s.dialect = Dialect::Postgres;
-        assert!(s.loaders(1) >= 1);
-        assert!(s.loaders(64) >= 64);
-        assert_eq!(s.chunk_rows(2), 31_250);
-        assert_eq!(s.chunk_rows(64), MIN_CHUNK_ROWS);
-        s.load_rows = 100_000_000;
-        assert_eq!(s.chunk_rows(2), MAX_CHUNK_ROWS);
-        s.load_rows = 0;
-        assert_eq!(s.chunk_rows(2), MIN_CHUNK_ROWS);
-    }
-
-    #[test]
-    fn queue_runs_indexes_once_loaded_then_finish() {
-        let plans = vec![
-            TablePlan {
-                number: 1,
-                name: "sbtest1".into(),
-                create: String::new(),
-                indexes: vec!["a".into(), "b".into()],
-                finish: vec!["f".into()],
-            },
-            TablePlan {
-                number: 2,
-                name: "sbtest2".into(),
-                create: String::new(),
-                indexes: Vec::new(),
-                finish: Vec::new(),
-            },
-        ];
-        let mut q = Queue::default();
-        for table in [0, 1] {
-            q.jobs.push_back(Job::Load {
-                table,
-                first: 1,
-                last: 1,
-            });
-            q.jobs.push_back(Job::Load {
-                table,
-                first: 2,
-                last: 2,
-            });
-            q.loads_left.push(2);
-            q.indexes_left.push(plans[table].indexes.len());
-        }
-        let shared = Shared {
-            queue: Mutex::new(q),
-            changed: Condvar::new(),
-        };
-        let mut order = Vec::new();
-        // One loader: each job ends before the next is taken.
-        while let Some(job) = shared.take() {
-            order.push(job);
-            shared.done(job, true, &plans);
-        }
-        let load = |table, first| Job::Load {
-            table,
-            first,
-            last: first,
-        };
-        assert_eq!(
-            order,
-            [
-                load(0, 1),
-                load(0, 2),
-                Job::Index { table: 0, index: 0 },
-                Job::Index { table: 0, index: 1 },
-                Job::Finish { table: 0 },
-                load(1, 1),
-                load(1, 2),
-            ]
-        );
-        // A failure stops everyone.
-        let shared = Shared {
-            queue: Mutex::new(Queue {
-                jobs: [load(0, 1), load(0, 2)].into(),
-                loads_left: vec![2],
-                indexes_left: vec![2],
-                ..Queue::default()
-            }),
-            changed: Condvar::new(),
-        };
-        let job = shared.take().unwrap();
-        shared.done(job, false, &plans);
-        assert_eq!(shared.take(), None);
     }
 
     #[test]

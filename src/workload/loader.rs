@@ -1,0 +1,524 @@
+//! The parallel, chunked table loader every workload family prepares its
+//! data with, and the table checks that go with it.
+//!
+//! A family describes each table once ([`TablePlan`]: the CREATE TABLE its
+//! rows are loaded into, the index builds after the load, the statements
+//! that finish it) and hands over a [`RowSource`] that generates any range
+//! of a table's rows on its own. [`load`] cuts every table into chunks,
+//! lets several connections take them from one queue (each chunk is one
+//! [`Connection::bulk_load`], i.e. one `LOAD DATA`, `COPY` or batch of
+//! INSERTs), starts a table's index builds, each on a connection of its own,
+//! the moment its last chunk is in, and finishes it once they are built.
+//! Because a row is a function of the seed, its table and its number alone,
+//! the data do not depend on how many loaders there were or which loaded
+//! what.
+
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use anyhow::Context as _;
+
+use crate::driver::{Connection, Dialect, Value};
+use crate::workload::{Connector, Progress};
+use crate::UsageError;
+
+/// Rows generated between two progress updates: often enough for a smooth
+/// bar, rarely enough that the shared counter costs nothing.
+const PROGRESS_STEP: u64 = 1000;
+
+/// Bounds of the rows per load job when several loaders share a table
+/// (see [`chunk_rows`]): a job is one bulk-load statement, and one
+/// transaction.
+pub const MIN_CHUNK_ROWS: u32 = 5_000;
+pub const MAX_CHUNK_ROWS: u32 = 100_000;
+
+/// Load jobs per loader that a table is cut into, at least (within the
+/// bounds above): the loaders take them from one queue, so the more there
+/// are, the closer together the loaders finish.
+const CHUNKS_PER_LOADER: u32 = 16;
+
+/// Generates a range of rows: each call appends the next row's values and
+/// returns false once the range is done.
+pub type Rows<'a> = Box<dyn FnMut(&mut Vec<Value>) -> bool + 'a>;
+
+/// A generator of table rows, shared by the loader threads.
+pub trait RowSource: Sync {
+    /// Rows `first..=last` (numbered from 1) of the table at position
+    /// `table` of the plans: each call of the returned closure appends the
+    /// next row's values, in [`TablePlan::columns`] order, and returns
+    /// false once the range is done.
+    fn rows(&self, table: usize, first: u32, last: u32) -> Rows<'_>;
+}
+
+/// How [`load`] builds one table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TablePlan {
+    pub name: String,
+    /// The CREATE TABLE the rows are loaded into.
+    pub create: String,
+    /// The columns the [`RowSource`] fills, in order.
+    pub columns: Vec<&'static str>,
+    /// Rows to load, numbered 1..=rows.
+    pub rows: u32,
+    /// Index builds once every row is in. They do not depend on each other,
+    /// so each runs on a connection of its own when there are several:
+    /// on a server each is one process or thread, on one core.
+    pub indexes: Vec<String>,
+    /// Run in order on one connection once the indexes are built.
+    pub finish: Vec<String>,
+}
+
+/// How many connections to load over: one for SQLite, which has a single
+/// writer (more connections would only wait on each other's locks); for a
+/// server, `threads` or the CPUs of this machine if there are more, since
+/// one connection is one server process or thread and loading a single
+/// table on one keeps one core busy while the others idle.
+pub fn loaders(dialect: Dialect, threads: usize) -> usize {
+    match dialect {
+        Dialect::Sqlite => 1,
+        _ => {
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            threads.max(cpus).max(1)
+        }
+    }
+}
+
+/// Rows per load job for a largest table of `rows` rows over `loaders`
+/// connections: the whole table with a single loader; otherwise about
+/// [`CHUNKS_PER_LOADER`] jobs per loader for it, so that they finish close
+/// together, within [`MIN_CHUNK_ROWS`, `MAX_CHUNK_ROWS`] so that no
+/// statement is too short or too long.
+pub fn chunk_rows(rows: u32, loaders: usize) -> u32 {
+    if loaders <= 1 {
+        return rows.max(1);
+    }
+    let per = rows.div_ceil(CHUNKS_PER_LOADER.saturating_mul(loaders as u32).max(1));
+    per.clamp(MIN_CHUNK_ROWS, MAX_CHUNK_ROWS)
+}
+
+/// Creates every table of `plans` on `first` and loads it over up to
+/// `loaders` connections (see [`loaders`]), the rows from `source`; then
+/// builds its indexes and runs its finishing statements. `label` names the
+/// tables on the progress bar. Drops every table of `plans` if anything
+/// fails, so that nothing is left half-written; the caller checks
+/// beforehand that none exists (see [`ensure_absent`]).
+pub fn load(
+    first: &mut dyn Connection,
+    connect: Connector<'_>,
+    plans: &[TablePlan],
+    loaders: usize,
+    source: &dyn RowSource,
+    progress: &dyn Progress,
+    label: &str,
+) -> anyhow::Result<()> {
+    let largest = plans.iter().map(|p| p.rows).max().unwrap_or(0);
+    let chunk = chunk_rows(largest, loaders);
+    let mut queue = Queue::default();
+    for (table, plan) in plans.iter().enumerate() {
+        let mut loads = 0;
+        let mut next = 1u32;
+        while next <= plan.rows {
+            let last = next.saturating_add(chunk - 1).min(plan.rows);
+            queue.jobs.push_back(Job::Load {
+                table,
+                first: next,
+                last,
+            });
+            loads += 1;
+            next = match last.checked_add(1) {
+                Some(n) => n,
+                None => break,
+            };
+        }
+        queue.loads_left.push(loads);
+        queue.indexes_left.push(plan.indexes.len());
+        if loads == 0 {
+            queue.loaded(table, plan);
+        }
+    }
+    let most_indexes = plans.iter().map(|p| p.indexes.len()).max().unwrap_or(0);
+    let loaders = loaders.min(queue.jobs.len().max(most_indexes)).max(1);
+
+    progress.start(label, plans.iter().map(|p| u64::from(p.rows)).sum());
+    let shared = Shared {
+        queue: Mutex::new(queue),
+        changed: Condvar::new(),
+    };
+    let result = (|| {
+        for plan in plans {
+            first
+                .execute_sql(&plan.create)
+                .with_context(|| format!("could not create table {}", plan.name))?;
+        }
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..loaders)
+                .map(|_| {
+                    let shared = &shared;
+                    s.spawn(move || loader(connect, plans, source, shared, progress))
+                })
+                .collect();
+            let mut result = Ok(());
+            for h in handles {
+                let r = h
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a loader thread panicked")));
+                if result.is_ok() {
+                    result = r;
+                }
+            }
+            result
+        })
+    })();
+    progress.finish();
+    if result.is_err() {
+        // Best effort: the load error is what the user needs to see.
+        let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
+        let _ = drop_tables(first, &names);
+    }
+    result
+}
+
+/// One loader: connects, then runs jobs from the queue until there are
+/// none left or another loader failed.
+fn loader(
+    connect: Connector<'_>,
+    plans: &[TablePlan],
+    source: &dyn RowSource,
+    shared: &Shared,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let mut conn = match connect().context("could not connect to load the tables") {
+        Ok(c) => c,
+        Err(e) => {
+            shared.fail();
+            return Err(e);
+        }
+    };
+    while let Some(job) = shared.take() {
+        let result = run(conn.as_mut(), plans, source, &job, progress);
+        shared.done(job, result.is_ok(), plans);
+        result?;
+    }
+    Ok(())
+}
+
+/// Runs one job on `conn`.
+fn run(
+    conn: &mut dyn Connection,
+    plans: &[TablePlan],
+    source: &dyn RowSource,
+    job: &Job,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let plan = &plans[job.table()];
+    let name = &plan.name;
+    match *job {
+        Job::Load { table, first, last } => {
+            let mut gen = source.rows(table, first, last);
+            let mut pending = 0u64;
+            conn.bulk_load(name, &plan.columns, &mut |row| {
+                if !gen(row) {
+                    return false;
+                }
+                pending += 1;
+                if pending == PROGRESS_STEP {
+                    progress.inc(pending);
+                    pending = 0;
+                }
+                true
+            })
+            .with_context(|| format!("could not load table {name}"))?;
+            progress.inc(pending);
+        }
+        Job::Index { index, .. } => {
+            let sql = &plan.indexes[index];
+            conn.execute_sql(sql)
+                .with_context(|| format!("could not index table {name}: {sql}"))?;
+        }
+        Job::Finish { .. } => {
+            for sql in &plan.finish {
+                conn.execute_sql(sql)
+                    .with_context(|| format!("could not finish table {name}: {sql}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One unit of [`load`]'s work, taken from the [`Queue`] by a loader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Job {
+    /// Generate and load rows `first..=last` of the table of plan `table`.
+    Load { table: usize, first: u32, last: u32 },
+    /// Build index number `index` of the table's [`TablePlan::indexes`].
+    Index { table: usize, index: usize },
+    /// Run the table's [`TablePlan::finish`].
+    Finish { table: usize },
+}
+
+impl Job {
+    /// The position of the job's table among the plans.
+    fn table(&self) -> usize {
+        match *self {
+            Job::Load { table, .. } | Job::Index { table, .. } | Job::Finish { table } => table,
+        }
+    }
+}
+
+/// What is left to do, shared by the loaders behind a mutex.
+#[derive(Debug, Default)]
+struct Queue {
+    /// Jobs ready to run, the next one first.
+    jobs: VecDeque<Job>,
+    /// Load jobs of each table (by plan position) not finished yet.
+    loads_left: Vec<u32>,
+    /// Index builds of each table not finished yet.
+    indexes_left: Vec<usize>,
+    /// Jobs taken and not finished: while one runs, more may follow it.
+    running: usize,
+    /// A job failed: loaders stop taking jobs.
+    failed: bool,
+}
+
+impl Queue {
+    /// Table `table`'s rows are all in: its index builds become ready, ahead
+    /// of the loads of other tables, so that each table is finished as soon
+    /// as possible (or its finish, if it has no index to build).
+    fn loaded(&mut self, table: usize, plan: &TablePlan) {
+        if plan.indexes.is_empty() {
+            self.indexed(table, plan);
+        }
+        for index in (0..plan.indexes.len()).rev() {
+            self.jobs.push_front(Job::Index { table, index });
+        }
+    }
+
+    /// Table `table`'s indexes are all built.
+    fn indexed(&mut self, table: usize, plan: &TablePlan) {
+        if !plan.finish.is_empty() {
+            self.jobs.push_front(Job::Finish { table });
+        }
+    }
+
+    /// Records that `job` finished (successfully) and makes ready what
+    /// waited for it.
+    fn finished(&mut self, job: Job, plans: &[TablePlan]) {
+        match job {
+            Job::Load { table, .. } => {
+                self.loads_left[table] -= 1;
+                if self.loads_left[table] == 0 {
+                    self.loaded(table, &plans[table]);
+                }
+            }
+            Job::Index { table, .. } => {
+                self.indexes_left[table] -= 1;
+                if self.indexes_left[table] == 0 {
+                    self.indexed(table, &plans[table]);
+                }
+            }
+            Job::Finish { .. } => {}
+        }
+    }
+}
+
+/// The [`Queue`] and the condition loaders wait on for it to change.
+struct Shared {
+    queue: Mutex<Queue>,
+    changed: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // A loader panics only outside the lock; a poisoned queue is intact.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next job, waiting while none is ready but some are running (they
+    /// may make more ready); None when all is done or a job failed.
+    fn take(&self) -> Option<Job> {
+        let mut q = self.lock();
+        loop {
+            if q.failed {
+                return None;
+            }
+            if let Some(job) = q.jobs.pop_front() {
+                q.running += 1;
+                return Some(job);
+            }
+            if q.running == 0 {
+                return None;
+            }
+            q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Records the end of `job`, taken with [`Shared::take`].
+    fn done(&self, job: Job, ok: bool, plans: &[TablePlan]) {
+        let mut q = self.lock();
+        q.running -= 1;
+        if ok {
+            q.finished(job, plans);
+        } else {
+            q.failed = true;
+        }
+        self.changed.notify_all();
+    }
+
+    /// Stops every loader (one could not even connect).
+    fn fail(&self) {
+        self.lock().failed = true;
+        self.changed.notify_all();
+    }
+}
+
+/// An `anyhow` error carrying a [`UsageError`] (exit status 2).
+pub fn usage(msg: String) -> anyhow::Error {
+    UsageError(msg).into()
+}
+
+/// Fails, before anything is created, if any of `names` exists.
+pub fn ensure_absent(
+    conn: &mut dyn Connection,
+    names: &[String],
+    workload: &str,
+    hint: &str,
+) -> anyhow::Result<()> {
+    for t in names {
+        if conn.table_exists(t)? {
+            return Err(usage(format!(
+                "table {t} already exists: run `dbsweep cleanup {workload}` first ({hint}), \
+                 or run the benchmark on the existing data as it is"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `DROP TABLE IF EXISTS` each of `names`.
+pub fn drop_tables(conn: &mut dyn Connection, names: &[String]) -> anyhow::Result<()> {
+    for t in names {
+        conn.execute_sql(&format!("DROP TABLE IF EXISTS {t}"))
+            .with_context(|| format!("could not drop table {t}"))?;
+    }
+    Ok(())
+}
+
+/// Checks that each of `names` exists and, if `need_rows`, is not empty.
+/// Emptiness is probed with `LIMIT 1` rather than a count, which on a large
+/// InnoDB table would scan an index.
+pub fn check_tables(
+    conn: &mut dyn Connection,
+    names: &[String],
+    workload: &str,
+    hint: &str,
+    need_rows: bool,
+) -> anyhow::Result<()> {
+    for t in names {
+        if !conn.table_exists(t)? {
+            return Err(usage(format!(
+                "table {t} does not exist: run `dbsweep prepare {workload}` first ({hint})"
+            )));
+        }
+        if need_rows
+            && conn
+                .execute_sql(&format!("SELECT 1 FROM {t} LIMIT 1"))?
+                .rows
+                == 0
+        {
+            return Err(usage(format!(
+                "table {t} is empty: run `dbsweep cleanup {workload}` and then \
+                 `dbsweep prepare {workload}` ({hint})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks() {
+        assert_eq!(chunk_rows(1_000_000, 1), 1_000_000);
+        assert_eq!(chunk_rows(0, 1), 1);
+        assert_eq!(chunk_rows(1_000_000, 2), 31_250);
+        assert_eq!(chunk_rows(1_000_000, 64), MIN_CHUNK_ROWS);
+        assert_eq!(chunk_rows(100_000_000, 2), MAX_CHUNK_ROWS);
+        assert_eq!(chunk_rows(0, 2), MIN_CHUNK_ROWS);
+        assert_eq!(loaders(Dialect::Sqlite, 8), 1);
+        assert!(loaders(Dialect::Postgres, 1) >= 1);
+        assert!(loaders(Dialect::Mysql, 64) >= 64);
+    }
+
+    fn plan(name: &str, indexes: &[&str], finish: &[&str]) -> TablePlan {
+        TablePlan {
+            name: name.into(),
+            create: String::new(),
+            columns: Vec::new(),
+            rows: 2,
+            indexes: indexes.iter().map(|s| s.to_string()).collect(),
+            finish: finish.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn queue_runs_indexes_once_loaded_then_finish() {
+        let plans = vec![plan("t1", &["a", "b"], &["f"]), plan("t2", &[], &[])];
+        let mut q = Queue::default();
+        for table in [0, 1] {
+            q.jobs.push_back(Job::Load {
+                table,
+                first: 1,
+                last: 1,
+            });
+            q.jobs.push_back(Job::Load {
+                table,
+                first: 2,
+                last: 2,
+            });
+            q.loads_left.push(2);
+            q.indexes_left.push(plans[table].indexes.len());
+        }
+        let shared = Shared {
+            queue: Mutex::new(q),
+            changed: Condvar::new(),
+        };
+        let mut order = Vec::new();
+        // One loader: each job ends before the next is taken.
+        while let Some(job) = shared.take() {
+            order.push(job);
+            shared.done(job, true, &plans);
+        }
+        let load = |table, first| Job::Load {
+            table,
+            first,
+            last: first,
+        };
+        assert_eq!(
+            order,
+            [
+                load(0, 1),
+                load(0, 2),
+                Job::Index { table: 0, index: 0 },
+                Job::Index { table: 0, index: 1 },
+                Job::Finish { table: 0 },
+                load(1, 1),
+                load(1, 2),
+            ]
+        );
+        // A failure stops everyone.
+        let shared = Shared {
+            queue: Mutex::new(Queue {
+                jobs: [load(0, 1), load(0, 2)].into(),
+                loads_left: vec![2],
+                indexes_left: vec![2],
+                ..Queue::default()
+            }),
+            changed: Condvar::new(),
+        };
+        let job = shared.take().unwrap();
+        shared.done(job, false, &plans);
+        assert_eq!(shared.take(), None);
+    }
+}
