@@ -9,7 +9,7 @@ use crate::driver::{Connection, DbError, ErrorKind};
 use crate::workload::{ClientScript, Op};
 
 use super::recorder::TxnBuffer;
-use super::{Shared, DONE, IDLE, IN_TXN, RECONNECTING};
+use super::{ErrorSet, Shared, DONE, IDLE, IN_TXN, RECONNECTING};
 
 /// How one transaction ended.
 enum TxnEnd {
@@ -31,6 +31,7 @@ pub(super) fn run(
 ) {
     let timeline = shared.timeline.get().expect("timeline set before release");
     let stmt_kind = shared.stmt_kind[id / shared.per_instance].as_slice();
+    let retry_also = shared.retry_also[id / shared.per_instance];
     let mut buf = TxnBuffer::default();
     let mut measured_txns = 0u64;
     let mut on_this_connection = 0u64;
@@ -64,9 +65,16 @@ pub(super) fn run(
             }
             on_this_connection = 0;
         }
-        shared.state[id].store(IN_TXN, Ordering::Release);
+        shared.slots[id].state.store(IN_TXN, Ordering::Release);
         buf.clear();
-        let end = transaction(conn.as_mut(), script.as_mut(), shared, stmt_kind, &mut buf);
+        let end = transaction(
+            conn.as_mut(),
+            script.as_mut(),
+            shared,
+            stmt_kind,
+            retry_also,
+            &mut buf,
+        );
         match end {
             TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
             TxnEnd::Done => {
@@ -74,9 +82,9 @@ pub(super) fn run(
                 buf.counters.transactions = 1;
                 shared.recorder.flush(id, &buf, Some(ns), measured);
                 if measured {
-                    let (n, busy) = &shared.per_client[id];
-                    n.fetch_add(1, Ordering::Relaxed);
-                    busy.fetch_add(ns, Ordering::Relaxed);
+                    let slot = &shared.slots[id];
+                    slot.txns.fetch_add(1, Ordering::Relaxed);
+                    slot.busy_ns.fetch_add(ns, Ordering::Relaxed);
                 }
             }
             TxnEnd::Failed => {
@@ -107,21 +115,22 @@ pub(super) fn run(
             measured_txns += 1;
         }
         on_this_connection += 1;
-        shared.state[id].store(IDLE, Ordering::Release);
+        shared.slots[id].state.store(IDLE, Ordering::Release);
     }
-    shared.state[id].store(DONE, Ordering::Release);
+    shared.slots[id].state.store(DONE, Ordering::Release);
     let mut done = shared.done.lock().unwrap_or_else(|p| p.into_inner());
     *done += 1;
     shared.done_cv.notify_all();
 }
 
-/// Runs one transaction to its end, retrying after retryable errors with
-/// fresh random values (the script's `start`), as an application would.
+/// Runs one transaction to its end, retrying after retryable errors (and
+/// the workload's `retry_also` kinds) with fresh random values (the script's `start`), as an application would.
 fn transaction(
     conn: &mut dyn Connection,
     script: &mut dyn ClientScript,
     shared: &Shared,
     stmt_kind: &[u16],
+    retry_also: ErrorSet,
     buf: &mut TxnBuffer,
 ) -> TxnEnd {
     let mut retries = 0u64;
@@ -141,7 +150,7 @@ fn transaction(
         // Best effort: the statement that failed may have ended the
         // transaction already, and a dead connection cannot roll back.
         let _ = conn.rollback();
-        if err.kind.is_retryable() {
+        if err.kind.is_retryable() || retry_also.contains(err.kind) {
             // Retrying continues past the end of the run: the transaction is
             // in flight, and the deadline (which abandons it) bounds the wait.
             if shared.max_retries.is_some_and(|m| retries >= m) {
@@ -162,7 +171,9 @@ fn transaction(
 /// statements on it, trying again every 100 ms while the server is away.
 /// Gives up (None) when the run stops. Each success counts as a reconnect.
 fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn Connection>> {
-    shared.state[id].store(RECONNECTING, Ordering::Release);
+    shared.slots[id]
+        .state
+        .store(RECONNECTING, Ordering::Release);
     let timeline = shared.timeline.get().expect("timeline set before release");
     loop {
         if shared.stop.load(Ordering::Relaxed) || timeline.end.is_some_and(|e| Instant::now() >= e)
@@ -180,7 +191,7 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
                 buf.counters.reconnects = 1;
                 let measured = Instant::now() >= timeline.measure_start;
                 shared.recorder.flush(id, buf, None, measured);
-                shared.state[id].store(IDLE, Ordering::Release);
+                shared.slots[id].state.store(IDLE, Ordering::Release);
                 return Some(c);
             }
             Err(_) => std::thread::sleep(Duration::from_millis(100)),

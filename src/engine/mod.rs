@@ -167,6 +167,17 @@ pub struct ConnectStats {
     pub latency: Histogram,
 }
 
+/// One client's state and counters, as the coordinator reads them.
+#[repr(align(128))]
+struct Slot {
+    /// IDLE, IN_TXN, DONE or RECONNECTING.
+    state: AtomicU8,
+    /// Transactions in the measured window.
+    txns: AtomicU64,
+    /// Nanoseconds spent in them.
+    busy_ns: AtomicU64,
+}
+
 const IDLE: u8 = 0;
 const IN_TXN: u8 = 1;
 const DONE: u8 = 2;
@@ -192,9 +203,12 @@ struct Shared {
     rounds: Option<u64>,
     max_retries: Option<u64>,
     ignore: ErrorSet,
-    state: Vec<AtomicU8>,
-    /// Per client: measured transactions and nanoseconds spent in them.
-    per_client: Vec<(AtomicU64, AtomicU64)>,
+    /// Per instance: error kinds its workload retries besides the usual ones.
+    retry_also: Vec<ErrorSet>,
+    /// Per client: what it is doing and what it measured, each on its own
+    /// cache line (clients on different cores store to these every
+    /// transaction).
+    slots: Vec<Slot>,
     fatal: Mutex<Option<String>>,
     done: Mutex<usize>,
     done_cv: Condvar,
@@ -282,9 +296,22 @@ pub fn run_instances(
         rounds: cfg.rounds,
         max_retries: cfg.max_retries,
         ignore: cfg.ignore_errors,
-        state: (0..threads).map(|_| AtomicU8::new(IDLE)).collect(),
-        per_client: (0..threads)
-            .map(|_| (AtomicU64::new(0), AtomicU64::new(0)))
+        retry_also: instances
+            .iter()
+            .map(|w| {
+                let mut set = ErrorSet::NONE;
+                for &k in w.retry_also() {
+                    set.insert(k);
+                }
+                set
+            })
+            .collect(),
+        slots: (0..threads)
+            .map(|_| Slot {
+                state: AtomicU8::new(IDLE),
+                txns: AtomicU64::new(0),
+                busy_ns: AtomicU64::new(0),
+            })
             .collect(),
         fatal: Mutex::new(None),
         done: Mutex::new(0),
@@ -399,7 +426,7 @@ pub fn run_instances(
     // Join the clients that finished; a client stuck in a driver call after
     // the deadline is left behind rather than waited for.
     for (id, h) in handles.into_iter().enumerate() {
-        if shared.state[id].load(Ordering::Acquire) == DONE {
+        if shared.slots[id].state.load(Ordering::Acquire) == DONE {
             let _ = h.join();
         }
     }
@@ -420,12 +447,12 @@ pub fn run_instances(
 
     let (counters, txn_latency, stmt_latency) = shared.recorder.totals(kinds.len());
     let clients = shared
-        .per_client
+        .slots
         .iter()
-        .map(|(n, ns)| {
+        .map(|s| {
             (
-                n.load(Ordering::Relaxed),
-                ns.load(Ordering::Relaxed) as f64 / 1e9,
+                s.txns.load(Ordering::Relaxed),
+                s.busy_ns.load(Ordering::Relaxed) as f64 / 1e9,
             )
         })
         .collect();
@@ -519,8 +546,8 @@ fn abandon(shared: &Shared) -> u64 {
     shared.stop.store(true, Ordering::Relaxed);
     shared.abandon.store(true, Ordering::Release);
     let mut n = 0;
-    for (id, state) in shared.state.iter().enumerate() {
-        let s = state.load(Ordering::Acquire);
+    for (id, slot) in shared.slots.iter().enumerate() {
+        let s = slot.state.load(Ordering::Acquire);
         if s == IN_TXN {
             n += 1;
         }

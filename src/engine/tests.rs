@@ -13,6 +13,7 @@ use crate::workload::{ClientScript, Connector, Op, OptionValues, Progress, State
 struct TestWorkload {
     statements: Vec<StatementDef>,
     options: OptionValues,
+    retry_also: &'static [ErrorKind],
 }
 
 impl TestWorkload {
@@ -29,6 +30,7 @@ impl TestWorkload {
                 },
             ],
             options: OptionValues::default(),
+            retry_also: &[],
         }
     }
 }
@@ -82,6 +84,9 @@ impl Workload for TestWorkload {
     }
     fn options(&self) -> &OptionValues {
         &self.options
+    }
+    fn retry_also(&self) -> &'static [ErrorKind] {
+        self.retry_also
     }
 }
 
@@ -181,6 +186,29 @@ fn retryable_errors_roll_back_and_retry() {
     assert!(c.retries > 0);
     assert_eq!(c.errors[ErrorKind::Deadlock.index()], c.retries);
     assert_eq!(r.stop, StopReason::Events);
+}
+
+#[test]
+fn workloads_may_retry_more_kinds() {
+    // sysbench on PostgreSQL retries unique violations; the engine asks the
+    // workload which kinds besides the usual ones to retry.
+    let cfg = RunConfig {
+        events: Some(100),
+        ..config(2)
+    };
+    let target = Target::parse("fake://?error_every=7:duplicate_key").unwrap();
+    let connect: Connect = Arc::new(move || driver::connect(&target));
+    let w = TestWorkload {
+        retry_also: &[ErrorKind::DuplicateKey],
+        ..TestWorkload::new()
+    };
+    let r = run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let c = &r.counters;
+    assert_eq!(r.stop, StopReason::Events);
+    assert!(r.fatal.is_none());
+    assert_eq!((c.transactions, c.failed), (100, 0));
+    assert!(c.retries > 0);
+    assert_eq!(c.errors[ErrorKind::DuplicateKey.index()], c.retries);
 }
 
 #[test]

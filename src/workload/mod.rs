@@ -120,6 +120,15 @@ pub trait Workload: Send + Sync {
     fn default_rounds(&self) -> Option<u64> {
         None
     }
+
+    /// Error kinds that roll back and re-run a transaction besides
+    /// deadlocks, lock wait timeouts and serialization failures (which every
+    /// workload retries). sysbench on PostgreSQL also retries unique
+    /// violations: two clients deleting and re-inserting the same id race
+    /// into one under READ COMMITTED.
+    fn retry_also(&self) -> &'static [crate::driver::ErrorKind] {
+        &[]
+    }
 }
 
 /// A built-in workload: what `dbsweep workloads` lists and how to build one.

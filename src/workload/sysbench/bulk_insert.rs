@@ -230,6 +230,10 @@ impl Workload for BulkInsert {
     fn options(&self) -> &OptionValues {
         &self.options
     }
+
+    fn retry_also(&self) -> &'static [crate::driver::ErrorKind] {
+        super::retry_also(self.dialect)
+    }
 }
 
 struct BulkScript {

@@ -20,6 +20,17 @@ mod schema;
 mod select_random;
 
 use super::WorkloadInfo;
+use crate::driver::{Dialect, ErrorKind};
+
+/// sysbench 1.0.20's PostgreSQL driver rolls back and restarts the event on
+/// SQLSTATE 23505 (unique violation) as on deadlocks and serialization
+/// failures (drv_pgsql.c); its MySQL driver does not (1062 stays fatal).
+pub fn retry_also(dialect: Dialect) -> &'static [ErrorKind] {
+    match dialect {
+        Dialect::Postgres => &[ErrorKind::DuplicateKey],
+        _ => &[],
+    }
+}
 
 /// Options of every workload that creates the `sbtestN` tables.
 const OLTP_COMMON: [&str; 8] = [

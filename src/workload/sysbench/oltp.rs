@@ -443,6 +443,10 @@ impl Workload for Oltp {
     fn options(&self) -> &OptionValues {
         &self.options
     }
+
+    fn retry_also(&self) -> &'static [crate::driver::ErrorKind] {
+        super::retry_also(self.schema.dialect)
+    }
 }
 
 /// One client's walk through the plan. Parameter buffers live here and are

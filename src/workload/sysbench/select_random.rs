@@ -146,6 +146,10 @@ impl Workload for SelectRandom {
     fn options(&self) -> &OptionValues {
         &self.options
     }
+
+    fn retry_also(&self) -> &'static [crate::driver::ErrorKind] {
+        super::retry_also(self.schema.dialect)
+    }
 }
 
 struct SelectRandomScript {
