@@ -7,10 +7,16 @@
 //!   `schema/run.schema.json`.
 //! - [`dist`]: what `dbsweep dist` prints.
 //! - [`doc`]: the format-neutral document a study report is built as.
+//! - [`plot`]: charts of a [`doc::Chart`] as SVG (and PNG).
+//! - [`html`]: a [`doc::Doc`] as one self-contained HTML page.
+//! - [`run_doc`]: the [`doc::Doc`] of one run (`dbsweep run --report`).
 
 pub mod dist;
 pub mod doc;
+pub mod html;
 pub mod json;
+pub mod plot;
+pub mod run_doc;
 pub mod text;
 
 use crate::driver::ErrorKind;
