@@ -57,7 +57,7 @@ td.better::before { content: "\25B2 "; font-size: 10px; }
 td.worse { color: var(--worse); font-weight: 600; }
 td.worse::before { content: "\25BC "; font-size: 10px; }
 td.missing { color: var(--missing); font-style: italic; text-align: left; white-space: normal;
-  min-width: 8ch; background: repeating-linear-gradient(135deg, #fff, #fff 4px, #f3f4f6 4px, #f3f4f6 8px) !important; }
+  min-width: 10ch; max-width: 16ch; background: repeating-linear-gradient(135deg, #fff, #fff 4px, #f3f4f6 4px, #f3f4f6 8px) !important; }
 .legend { font-size: 12px; color: var(--muted); margin: 0; }
 figure.chart svg { display: block; width: 100%; max-width: 920px; height: auto; }
 footer { margin-top: 40px; font-size: 12px; color: var(--muted); border-top: 1px solid var(--line); padding-top: 8px; }
@@ -66,6 +66,7 @@ footer { margin-top: 40px; font-size: 12px; color: var(--muted); border-top: 1px
   h1 { font-size: 21px; }
   dl.facts { grid-template-columns: 1fr; }
   dl.facts dd { margin-bottom: 4px; }
+  tbody th { white-space: normal; min-width: 12ch; }
 }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }

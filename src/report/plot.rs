@@ -300,8 +300,8 @@ fn ticks(kind: Kind, ts: &[f64], nice_ends: bool, pad: f64) -> (f64, f64, Vec<Ti
                     }
                     let label = if m == 1 {
                         (k.rem_euclid(every) == 0).then(|| power_label(k))
-                    } else if decades < 1.6 && (m == 2 || m == 5) {
-                        // Less than two decades: 2 and 5 are labelled too.
+                    } else if decades < 3.0 && (m == 2 || m == 5) {
+                        // Less than three decades: 2 and 5 are labelled too.
                         Some(log_label(m as f64, k))
                     } else {
                         None
@@ -755,7 +755,8 @@ pub fn svg(chart: &Chart) -> String {
                 "<path d=\"M{x:.1} {y:.1}h26\" fill=\"none\" {} stroke-width=\"2\"/>",
                 style_attrs(*i)
             );
-            if chart.kind == ChartKind::Line {
+            // The legend shows a marker where the chart does.
+            if chart.kind == ChartKind::Line && pts[*i].len() <= MAX_MARKED_POINTS {
                 let _ = write!(
                     o,
                     "<path d=\"{}\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"1\"/>",
@@ -1177,7 +1178,22 @@ mod tests {
     }
 
     #[test]
-    fn png_has_the_svg_size_doubled_and_draws_the_series() {
+    fn log_x_over_less_than_three_decades_labels_2_and_5() {
+        let pts: Vec<_> = clients()[..10].iter().map(|&c| (c, c)).collect();
+        let s = svg(&chart(
+            ChartKind::Line,
+            axis("clients", true),
+            axis("tps", false),
+            vec![series("a", &pts)],
+        ));
+        assert_eq!(
+            tick_labels(&s, "x"),
+            ["1", "2", "5", "10", "20", "50", "100", "200", "500"]
+        );
+    }
+
+    #[test]
+    fn png_draws_the_series_and_the_text() {
         let pts: Vec<_> = clients().iter().map(|&c| (c, c)).collect();
         let c = chart(
             ChartKind::Line,
@@ -1186,9 +1202,26 @@ mod tests {
             vec![series("a", &pts)],
         );
         let bytes = png(&c).unwrap();
-        assert_eq!(&bytes[1..4], b"PNG");
-        // IHDR: width and height, big-endian, at bytes 16..24.
-        let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-        assert_eq!(w as f64, 2.0 * WIDTH);
+        let mut reader = ::png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!(info.width as f64, 2.0 * WIDTH);
+        let px: Vec<&[u8]> = buf.chunks(info.color_type.samples()).collect();
+        // The series in its colour (#0072B2).
+        let blue = px
+            .iter()
+            .filter(|p| p[0] < 10 && (0x6a..0x7a).contains(&p[1]) && p[2] > 0xa8)
+            .count();
+        assert!(blue > 2000, "{blue} series pixels");
+        // Text: dark grey glyphs in the title band (y < 30 px, doubled),
+        // which holds nothing else.
+        let w = info.width as usize;
+        let title_dark = px[..60 * w]
+            .iter()
+            .filter(|p| p[0] < 100 && p[1] < 100 && p[2] < 100)
+            .count();
+        assert!(title_dark > 500, "{title_dark} title pixels: no font?");
     }
 }
