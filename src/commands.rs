@@ -123,7 +123,7 @@ pub fn workloads() -> anyhow::Result<()> {
         }
         out.push('\n');
     }
-    out.push_str("Run options (all workloads): --threads --time --events --rounds --warmup --report-interval --percentile --percentiles --max-retries --ignore-errors --grace --json --rand-type --rand-seed (see `dbsweep run --help`)\n");
+    out.push_str("Run options (all workloads): --threads --time --events --rounds --warmup --report-interval --percentile --percentiles --max-retries --ignore-errors --grace --json --report --rand-type --rand-seed (see `dbsweep run --help`)\n");
     std::io::stdout().write_all(out.as_bytes())?;
     Ok(())
 }
@@ -190,6 +190,43 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("Could not move '{}' to '{}'", tmp.display(), path.display()))
 }
 
+/// A report path must be writable before the run starts, so a typo does
+/// not cost the run.
+fn check_report_path(p: &Path) -> Result<(), UsageError> {
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "cannot write --report {}: directory '{}' does not exist (create it, or fix the path)",
+            p.display(),
+            dir.display()
+        )));
+    }
+    if p.is_dir() {
+        return Err(UsageError(format!(
+            "--report {} is a directory: give a file name, e.g. {}/run.html",
+            p.display(),
+            p.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The interval of the report's time series when none was asked for:
+/// about 60 points over a timed run, at a round length.
+fn report_interval(time: Option<std::time::Duration>) -> std::time::Duration {
+    let want = time.map_or(1.0, |t| t.as_secs_f64() / 60.0);
+    let s = [
+        0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0,
+    ]
+    .into_iter()
+    .find(|&s| s >= want)
+    .unwrap_or(600.0);
+    std::time::Duration::from_secs_f64(s)
+}
+
 /// The exit status of a run that produced a report.
 pub enum RunStatus {
     Ok,
@@ -205,6 +242,9 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
     resolve::run_config(a, rand.seed)?;
     let percentiles = resolve::percentiles(&a.percentiles)?;
     let json_out = resolve::json_out(a.json.as_deref())?;
+    if let Some(p) = &a.report {
+        check_report_path(p)?;
+    }
     let given = resolve::target(t.db.as_deref(), &t.db_ps_mode)?;
 
     // No --db: a temporary SQLite database, prepared here and removed after.
@@ -220,7 +260,7 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         }
     };
     let w = build_workload(t, target.dialect(), rand)?;
-    let cfg = resolve::run_config_for(a, rand.seed, w.default_rounds())?;
+    let mut cfg = resolve::run_config_for(a, rand.seed, w.default_rounds())?;
     if t.db.is_some() {
         check_sqlite_path(&target, "run", w.name())?;
     }
@@ -251,11 +291,17 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         let target = target.clone();
         Arc::new(move || driver::connect(&target))
     };
+    // The report's time series needs intervals; they are printed only
+    // when asked for.
+    let print_intervals = cfg.report_interval.is_some();
+    if a.report.is_some() && cfg.report_interval.is_none() {
+        cfg.report_interval = Some(report_interval(cfg.time));
+    }
     let interval = cfg.report_interval.map_or(0.0, |d| d.as_secs_f64());
     let result = engine::run(w.as_ref(), connect, &cfg, &cancel, &mut |s| {
         // The tail after the last full interval is kept in the result but
         // not printed when it is too short for its rates to mean anything.
-        if s.duration_s >= 0.5 * interval {
+        if print_intervals && s.duration_s >= 0.5 * interval {
             println!("{}", report::text::interval_line(s));
         }
     })?;
@@ -268,7 +314,7 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         percentiles,
         started_unix_s,
     );
-    if !result.intervals.is_empty() {
+    if print_intervals && !result.intervals.is_empty() {
         println!();
     }
     std::io::stdout().write_all(&report::text::Text.render(&record)?)?;
@@ -278,6 +324,11 @@ pub fn run(a: &RunArgs) -> anyhow::Result<RunStatus> {
         }
         Some(JsonOut::File(p)) => write_atomically(&p, &report::json::Json.render(&record)?)?,
         None => {}
+    }
+    if let Some(p) = &a.report {
+        let html = report::html::render(&report::run_doc::build(&record));
+        write_atomically(p, html.as_bytes())?;
+        eprintln!("Report written to {}", p.display());
     }
     Ok(match result.stop {
         engine::StopReason::Aborted => RunStatus::Aborted,

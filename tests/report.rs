@@ -498,7 +498,7 @@ fn markdown_writes_its_charts_next_to_it() {
         assert!(f.starts_with("blog-"), "{f}");
         assert!(md.contains(&format!("]({f})")), "{f} not referenced");
         let svg = std::fs::read_to_string(dir.join(f)).unwrap();
-        assert!(svg.starts_with("<svg") && svg.contains("<polyline"), "{f}");
+        assert!(svg.starts_with("<svg") && svg.contains("<path"), "{f}");
     }
     // Nothing half-written is left.
     assert!(!dir.files().iter().any(|f| f.contains(".tmp-")));

@@ -28,6 +28,7 @@ Examples:
   dbsweep run oltp_read_only                      # temporary SQLite database, prepared for you
   dbsweep run oltp_point_select --threads 8 --time 60 --warmup 10 --report-interval 1
   dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
+  dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=immediate' --threads 4 --max-retries 10";
 
 const CLEANUP_EXAMPLES: &str = "\
@@ -393,6 +394,11 @@ pub struct RunArgs {
     /// Write the full result as JSON to FILE (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    /// Write a self-contained HTML report of the run to FILE: summary,
+    /// latency per statement type and by percentile, throughput and latency
+    /// over time (collects intervals even without --report-interval).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

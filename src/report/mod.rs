@@ -10,8 +10,11 @@
 //! - [`doc`]: the format-neutral document a study report is built as.
 //! - [`analysis`]: the study report's derived figures (pure functions).
 //! - [`study`]: the study report, built as a [`doc::Doc`] from stored results.
-//! - [`markdown`], [`html`] (with [`plot`]'s SVG charts), [`csv`] and
-//!   [`report_json`]: the study report's formats.
+//! - [`markdown`], [`html`], [`csv`] and [`report_json`]: the study
+//!   report's formats.
+//! - [`plot`]: charts of a [`doc::Chart`] as SVG (and PNG).
+//! - [`html`]: a [`doc::Doc`] as one self-contained HTML page.
+//! - [`run_doc`]: the [`doc::Doc`] of one run (`dbsweep run --report`).
 
 pub mod analysis;
 pub mod csv;
@@ -22,6 +25,7 @@ pub mod json;
 pub mod markdown;
 pub mod plot;
 pub mod report_json;
+pub mod run_doc;
 pub mod smack;
 pub mod study;
 pub mod table_text;
