@@ -435,6 +435,21 @@ fn server_start(a: &ServerStartArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes `DIR/report.html` for study `name` stored in `dir`.
+fn study_report(dir: &Path, name: &str) -> anyhow::Result<std::path::PathBuf> {
+    use crate::report::study;
+    let data = study::load(dir, Some(name))?;
+    let opts = study::Options {
+        metric: study::Metric::parse("tps")?,
+        point: None,
+    };
+    let report = study::analyze(&data, None, &opts);
+    let doc = study::document(&data, &report);
+    let path = dir.join("report.html");
+    write_atomically(&path, crate::report::html::render(&doc).as_bytes())?;
+    Ok(path)
+}
+
 /// The cancel flag of `dbsweep study`, set by the Ctrl-C handler.
 static STUDY_CANCEL: AtomicBool = AtomicBool::new(false);
 
@@ -472,6 +487,18 @@ pub fn study(a: &StudyArgs) -> anyhow::Result<RunStatus> {
         o.wall.as_secs_f64(),
         o.out.join(crate::store::FILE_NAME).display()
     );
+    // The report of what is stored, also after an interruption; failing to
+    // write it never loses the stored results.
+    if o.finished + o.already > 0 {
+        match study_report(&o.out, &study.name) {
+            Ok(path) => eprintln!(
+                "Report: {} (other formats: dbsweep report {} --format md|text|csv|json)",
+                path.display(),
+                o.out.display()
+            ),
+            Err(e) => eprintln!("warning: could not write the report: {e:#}"),
+        }
+    }
     Ok(if o.interrupted {
         RunStatus::Interrupted
     } else {

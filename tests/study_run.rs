@@ -147,6 +147,9 @@ below_peak = 0.5
     let reason = pts[3].2.as_deref().unwrap();
     assert!(reason.contains("below 50 % of the peak"), "{reason}");
     assert_eq!(pts[3].3, None, "a skipped point has no throughput, never 0");
+    // The study ends with its HTML report, which shows why points are missing.
+    let html = std::fs::read_to_string(dir.join("out/report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("below 50 % of the peak"));
 
     // Failed transactions above the limit stop a sweep too.
     let file = write(
