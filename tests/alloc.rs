@@ -78,11 +78,12 @@ fn steady_state_transactions_do_not_allocate() {
         let small = allocations(name, 1_000);
         let large = allocations(name, 21_000);
         // 20,000 more transactions (over 400,000 statements for
-        // oltp_read_write) may cost a few allocations for histogram chunks
-        // of latencies not seen before, never one per transaction.
+        // oltp_read_write) may cost allocations for histogram chunks of
+        // latencies not seen before — more of them when a busy machine
+        // spreads the latencies — but never one per transaction (20,000).
         let extra = large.saturating_sub(small);
         assert!(
-            extra < 100,
+            extra < 1_000,
             "{name}: {extra} more allocations for 20,000 more transactions ({small} vs {large})"
         );
     }

@@ -266,7 +266,7 @@ pub fn run_instances(
     // latencies merge (point_select of every instance is one row).
     let stmt_kind: Vec<Vec<u16>> = instances
         .iter()
-        .map(|w| w.statements().iter().map(|s| kind_of(s.kind)).collect())
+        .map(|w| w.statements().iter().map(|s| kind_of(&s.kind)).collect())
         .collect();
     let begin_kind = kind_of("begin");
     let commit_kind = kind_of("commit");

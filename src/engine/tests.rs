@@ -21,11 +21,11 @@ impl TestWorkload {
         TestWorkload {
             statements: vec![
                 StatementDef {
-                    kind: "point_select",
+                    kind: "point_select".into(),
                     sql: "SELECT c FROM t WHERE id=?".into(),
                 },
                 StatementDef {
-                    kind: "update",
+                    kind: "update".into(),
                     sql: "UPDATE t SET k=k+1 WHERE id=?".into(),
                 },
             ],

@@ -20,6 +20,8 @@ pub mod options;
 pub mod smack;
 pub mod sysbench;
 
+use std::borrow::Cow;
+
 use crate::driver::{Connection, DbResult, Dialect, StmtId, Value};
 use crate::rand::dist::{DistKind, DistParams};
 use crate::rand::Rng;
@@ -30,7 +32,7 @@ pub use options::{OptionSpec, OptionValues};
 /// (e.g. `point_select`); several statements (one per table) may share a type.
 #[derive(Debug, Clone)]
 pub struct StatementDef {
-    pub kind: &'static str,
+    pub kind: Cow<'static, str>,
     pub sql: String,
 }
 

@@ -534,7 +534,10 @@ impl Smack {
         } else {
             "?"
         };
-        let def = |kind, sql: String| StatementDef { kind, sql };
+        let def = |kind: &'static str, sql: String| StatementDef {
+            kind: kind.into(),
+            sql,
+        };
         let statements = match test {
             Test::Select => vec![def("select", format!("select * from Member where aid={p}"))],
             Test::Update => vec![def(

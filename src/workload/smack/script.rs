@@ -227,7 +227,7 @@ fn unescape_mysql(c: char) -> char {
 pub struct BarrelQuery {
     pub name: String,
     /// The reporting group (the query's `type`).
-    pub kind: &'static str,
+    pub kind: String,
     pub compiled: Compiled,
 }
 
@@ -252,7 +252,7 @@ impl SmackWorkload {
         let statements = queries
             .iter()
             .map(|q| StatementDef {
-                kind: q.kind,
+                kind: q.kind.clone().into(),
                 sql: q.compiled.sql.clone(),
             })
             .collect();
@@ -471,12 +471,12 @@ mod tests {
         );
         let q0 = BarrelQuery {
             name: "sel".into(),
-            kind: "select_index",
+            kind: "select_index".into(),
             compiled: c("select '$word' where id = $id", Dialect::Sqlite),
         };
         let q1 = BarrelQuery {
             name: "upd".into(),
-            kind: "update_index",
+            kind: "update_index".into(),
             compiled: c("update t set p='$word' where u='$word'", Dialect::Sqlite),
         };
         let w = SmackWorkload::new(vec![q0, q1], vec![0, 0, 1], vec![words, ids]);

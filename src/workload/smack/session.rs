@@ -219,10 +219,7 @@ impl Shared<'_> {
                             self.program.path.display()
                         ))
                     })?;
-                    // Statement kinds are 'static in the workload interface;
-                    // a .smack file has a handful of types, leaked once per
-                    // run.
-                    let kind: &'static str = Box::leak(q.kind.clone().into_boxed_str());
+                    let kind = q.kind.clone();
                     queries.push(BarrelQuery {
                         name: qname.clone(),
                         kind,

@@ -94,7 +94,7 @@ impl BulkInsert {
         let first = o.u32("table-offset") + 1;
         let statements = (first..first + tables)
             .map(|n| StatementDef {
-                kind: "bulk_insert",
+                kind: "bulk_insert".into(),
                 sql: render(dialect, &format!("INSERT INTO sbtest{n} VALUES {values}")),
             })
             .collect();

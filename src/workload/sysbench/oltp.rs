@@ -258,7 +258,7 @@ impl Plan {
                 *slot = out.len();
                 for n in self.first_table..self.first_table + self.tables {
                     out.push(StatementDef {
-                        kind: q.kind(),
+                        kind: q.kind().into(),
                         sql: render(dialect, &q.sql(n)),
                     });
                 }

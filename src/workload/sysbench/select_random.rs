@@ -95,7 +95,7 @@ impl SelectRandom {
             schema,
             mode,
             statements: vec![StatementDef {
-                kind,
+                kind: kind.into(),
                 sql: render(dialect, &sql),
             }],
         }))
