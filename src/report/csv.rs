@@ -19,6 +19,7 @@
 
 use super::analysis::{Change, Verdict};
 use super::study::{Metric, Report, Stat, StudyData};
+use crate::store::csv_line;
 use crate::store::PointStatus;
 
 const HEADER: [&str; 15] = [
@@ -337,20 +338,4 @@ pub fn render(data: &StudyData, r: &Report) -> String {
         );
     }
     out
-}
-
-fn csv_line(out: &mut String, fields: &[String]) {
-    for (i, field) in fields.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        if field.contains([',', '"', '\n', '\r']) {
-            out.push('"');
-            out.push_str(&field.replace('"', "\"\""));
-            out.push('"');
-        } else {
-            out.push_str(field);
-        }
-    }
-    out.push('\n');
 }

@@ -8,6 +8,7 @@
 use super::doc::{Axis, Block, Cell, Chart, ChartKind, Doc, Mark, Row, Section, Series, Table};
 use super::text::ms;
 use super::{Figures, RunRecord, CPU_WARN_SHARE};
+use crate::civil::utc_minutes as utc;
 use crate::engine::StopReason;
 use crate::stats::histogram::Histogram;
 use crate::stats::summary::LatencySummary;
@@ -15,27 +16,6 @@ use crate::stats::summary::LatencySummary;
 /// Above this many steps a distribution is thinned to steps at least this
 /// fraction of the axis apart: below a pixel, so nothing visible is lost.
 const MAX_STEPS: usize = 800;
-
-/// A date and time (UTC) from seconds since the Unix epoch, `YYYY-MM-DD hh:mm UTC`.
-pub fn utc(unix_s: u64) -> String {
-    let days = (unix_s / 86_400) as i64;
-    let secs = unix_s % 86_400;
-    // Days to civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        secs / 3600,
-        secs % 3600 / 60
-    )
-}
 
 fn cell(text: impl Into<String>) -> Cell {
     Cell {

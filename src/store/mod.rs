@@ -54,7 +54,7 @@ use crate::stats::histogram::Histogram;
 use crate::UsageError;
 
 pub use self::extract::{extract, Extracted, Interval, Metrics};
-pub use self::render::{results_csv, results_table};
+pub use self::render::{csv_line, results_csv, results_table};
 pub use self::schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use self::summary::{summarize, GroupKey, Spread, Summary};
 

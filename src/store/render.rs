@@ -243,7 +243,8 @@ pub fn results_csv(points: &[StoredPoint]) -> String {
     out
 }
 
-fn csv_line(out: &mut String, fields: &[String]) {
+/// Appends one CSV record (RFC 4180 quoting) to `out`.
+pub fn csv_line(out: &mut String, fields: &[String]) {
     for (i, field) in fields.iter().enumerate() {
         if i > 0 {
             out.push(',');

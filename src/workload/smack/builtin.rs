@@ -49,6 +49,7 @@
 //! study's `[stop] max_error_rate` stops a series at a given rate of
 //! deadlocks per transaction (docs/smack.md).
 
+use crate::civil::sql_datetime as datetime;
 use anyhow::Context as _;
 
 use crate::driver::{Connection, Dialect, Value};
@@ -485,28 +486,6 @@ impl loader::RowSource for Data {
 
 /// 2005-01-01 00:00:00 UTC, in seconds since 1970.
 const YEAR_2005: i64 = 1_104_537_600;
-
-/// `YYYY-MM-DD hh:mm:ss` of `secs` since 1970 (UTC; the proleptic
-/// Gregorian calendar, by days since the epoch).
-fn datetime(secs: i64) -> String {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Days to civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
 
 /// One of the three tests, resolved for a dialect.
 pub struct Smack {
