@@ -1280,16 +1280,23 @@ fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
             .iter()
             .filter_map(|p| finished(p).map(|m| format!("{:.0} s", m.measured_s))),
     );
+    // Runs that end on a count (rounds, events) have windows of every
+    // length: a range says it better than a list.
+    let window = match windows.len() {
+        0 => "-".to_string(),
+        1..=3 => windows.join(", "),
+        _ => {
+            let secs = data
+                .points
+                .iter()
+                .filter_map(|p| finished(p).map(|m| m.measured_s));
+            let (lo, hi) = secs.fold((f64::INFINITY, 0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
+            format!("{lo:.1}–{hi:.1} s")
+        }
+    };
     f.push((
         "Repeats".into(),
-        format!(
-            "up to {repeats} per point; measured window {}",
-            if windows.is_empty() {
-                "-".to_string()
-            } else {
-                windows.join(", ")
-            }
-        ),
+        format!("up to {repeats} per point; measured window {window}"),
     ));
     f.push((
         "Points".into(),
