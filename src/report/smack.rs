@@ -29,7 +29,7 @@ use crate::driver::ErrorKind;
 use crate::engine::RunResult;
 use crate::stats::summary::summarize;
 
-use super::text::ms;
+use super::text::{latency_columns, latency_headers};
 
 /// Whole milliseconds, truncated.
 fn whole_ms(ns: u64) -> u64 {
@@ -85,14 +85,10 @@ pub fn render(client: &str, types: &[&str], r: &RunResult, percentiles: &[f64]) 
     // dbsweep's figures.
     let _ = writeln!(s);
     let width = sorted.iter().map(|t| t.len()).max().unwrap_or(4).max(10);
-    let mut head = format!(
-        "{:<width$} {:>10} {:>10} {:>10}",
-        "Query_type", "count", "min_ms", "avg_ms"
-    );
-    for p in percentiles {
-        let _ = write!(head, " {:>10}", format!("p{p}_ms"));
+    let mut head = format!("{:<width$}", "Query_type");
+    for h in latency_headers(percentiles, "_ms") {
+        let _ = write!(head, " {h:>10}");
     }
-    let _ = write!(head, " {:>10}", "max_ms");
     let _ = writeln!(s, "Latency per query type (dbsweep, wall {wall:.3} s):");
     let _ = writeln!(s, "{head}");
     for t in &sorted {
@@ -100,16 +96,10 @@ pub fn render(client: &str, types: &[&str], r: &RunResult, percentiles: &[f64]) 
             let _ = writeln!(s, "{t:<width$} {:>10}", 0);
             continue;
         };
-        let mut line = format!(
-            "{t:<width$} {:>10} {:>10} {:>10}",
-            l.count,
-            ms(l.min_ns as f64),
-            ms(l.avg_ns)
-        );
-        for p in &l.percentiles {
-            let _ = write!(line, " {:>10}", ms(p.ns as f64));
+        let mut line = format!("{t:<width$}");
+        for c in latency_columns(&l) {
+            let _ = write!(line, " {c:>10}");
         }
-        let _ = write!(line, " {:>10}", ms(l.max_ns as f64));
         let _ = writeln!(s, "{line}");
     }
     let errors: Vec<String> = ErrorKind::ALL

@@ -22,6 +22,28 @@ pub fn ms(ns: f64) -> String {
     }
 }
 
+/// The columns of one latency-per-type row, in the order every text table
+/// shows them: count, min, avg, the percentiles, max (times in ms).
+pub fn latency_columns(l: &LatencySummary) -> Vec<String> {
+    let mut cols = vec![l.count.to_string(), ms(l.min_ns as f64), ms(l.avg_ns)];
+    cols.extend(l.percentiles.iter().map(|p| ms(p.ns as f64)));
+    cols.push(ms(l.max_ns as f64));
+    cols
+}
+
+/// The header cells matching [`latency_columns`], each name followed by
+/// `unit` (e.g. "_ms", or "" when the table's title gives the unit).
+pub fn latency_headers(percentiles: &[f64], unit: &str) -> Vec<String> {
+    let mut cols = vec![
+        "count".to_string(),
+        format!("min{unit}"),
+        format!("avg{unit}"),
+    ];
+    cols.extend(percentiles.iter().map(|p| format!("p{p}{unit}")));
+    cols.push(format!("max{unit}"));
+    cols
+}
+
 fn pct_label(p: f64) -> String {
     let s = format!("{p}");
     let suffix = if s.ends_with('1') && !s.ends_with("11") {
@@ -227,27 +249,16 @@ pub fn summary(r: &RunRecord<'_>) -> String {
     if !f.statements.is_empty() {
         let _ = writeln!(s, "Latency by statement type (ms):");
         let pcts: Vec<f64> = r.percentiles.clone();
-        let mut head = format!(
-            "    {:<18}{:>10}{:>10}{:>10}",
-            "type", "count", "min", "avg"
-        );
-        for p in &pcts {
-            let _ = write!(head, "{:>10}", format!("p{p}"));
+        let mut head = format!("    {:<18}", "type");
+        for h in latency_headers(&pcts, "") {
+            let _ = write!(head, "{h:>10}");
         }
-        let _ = write!(head, "{:>10}", "max");
         let _ = writeln!(s, "{head}");
         for (kind, l) in &f.statements {
-            let mut row = format!(
-                "    {:<18}{:>10}{:>10}{:>10}",
-                kind,
-                l.count,
-                ms(l.min_ns as f64),
-                ms(l.avg_ns)
-            );
-            for p in &l.percentiles {
-                let _ = write!(row, "{:>10}", ms(p.ns as f64));
+            let mut row = format!("    {kind:<18}");
+            for c in latency_columns(l) {
+                let _ = write!(row, "{c:>10}");
             }
-            let _ = write!(row, "{:>10}", ms(l.max_ns as f64));
             let _ = writeln!(s, "{row}");
         }
         let _ = writeln!(s);
