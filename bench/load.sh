@@ -5,11 +5,47 @@
 # A B A B so that machine noise hits both tools alike.
 #
 # Usage: bench/load.sh [ROWS] [PAIRS]      (defaults: 1000000 rows, 3 pairs)
+#        bench/load.sh --summary CSV       (the table of an earlier campaign)
 # Needs: the README's set-up, plus `apt-get install sysbench`.
 # Writes bench/results/load-<date>.csv and prints a Markdown table of
 # medians and ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+summary() {
+# Medians per (engine, tool), dbsweep's speed-up over each other tool as a
+# ratio of those medians, and the median and range of the per-pair ratios
+# (each pair ran back to back, so its ratio cancels the machine's drift).
+awk -F, 'NR > 1 { k = $1 "|" $2; v[k, ++n[k]] = $5; t[k, $3] = $5; pairs[$3] = 1 }
+  function median(a, m,    i, j, x) {
+    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+    return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+  }
+  END {
+    for (k in n) {
+      m = n[k]; delete a; for (i = 1; i <= m; i++) a[i] = v[k, i]
+      med[k] = median(a, m)
+    }
+    print "| engine | tool | median s | dbsweep speed-up (ratio of medians) | per pair: median (min–max) |"
+    print "|---|---|---|---|---|"
+    for (k in med) {
+      split(k, p, "|"); d = p[1] "|dbsweep"; r = ""; q = ""
+      if (p[2] != "dbsweep" && med[d] > 0) {
+        r = sprintf("%.2fx", med[k] / med[d])
+        delete a; m = 0; lo = 1e9; hi = 0
+        for (x in pairs) if (t[k, x] > 0 && t[d, x] > 0) {
+          y = t[k, x] / t[d, x]; a[++m] = y; if (y < lo) lo = y; if (y > hi) hi = y
+        }
+        if (m) q = sprintf("%.2fx (%.2f–%.2f)", median(a, m), lo, hi)
+      }
+      printf "| %s | %s | %.2f | %s | %s |\n", p[1], p[2], med[k], r, q
+    }
+  }' "$1" | { read -r h; read -r s; echo "$h"; echo "$s"; sort; }
+}
+
+# bench/load.sh --summary CSV: the table of an earlier campaign.
+if [[ ${1:-} == --summary ]]; then summary "$2"; exit; fi
+
 ROWS=${1:-1000000}
 PAIRS=${2:-3}
 SCALE=$(( ROWS / 100000 ))   # pgbench: scale 1 = 100,000 accounts
@@ -76,18 +112,4 @@ done
 echo
 echo "Raw results: $CSV"
 echo
-# Medians per (engine, tool) and dbsweep's speed-up over each other tool.
-awk -F, 'NR > 1 { k = $1 "|" $2; v[k, ++n[k]] = $5 }
-  END {
-    for (k in n) {
-      m = n[k]; for (i = 1; i <= m; i++) a[i] = v[k, i]
-      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-      med[k] = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-    }
-    print "| engine | tool | median s | dbsweep speed-up |"; print "|---|---|---|---|"
-    for (k in med) {
-      split(k, p, "|"); d = med[p[1] "|dbsweep"]
-      r = (p[2] != "dbsweep" && d > 0) ? sprintf("%.2fx", med[k] / d) : ""
-      printf "| %s | %s | %.2f | %s |\n", p[1], p[2], med[k], r
-    }
-  }' "$CSV" | { read -r h; read -r s; echo "$h"; echo "$s"; sort; }
+summary "$CSV"
