@@ -482,6 +482,41 @@ fn statements_in_both_protocols() {
     }
 }
 
+/// MariaDB skips a prepared statement's result metadata while it is
+/// unchanged and the client omits unchanged parameter types: results stay
+/// exact across executions, when a parameter changes type, and when the
+/// table's columns change under the statement (the server re-prepares it
+/// and sends the new metadata).
+#[test]
+fn repeated_executions_with_cached_metadata_and_types() {
+    let mut c = conn(PsMode::Prepared);
+    c.execute_sql("DROP TABLE IF EXISTS meta_cache").unwrap();
+    c.execute_sql("CREATE TABLE meta_cache (id INT PRIMARY KEY, c VARCHAR(20))")
+        .unwrap();
+    c.execute_sql("INSERT INTO meta_cache VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, NULL)")
+        .unwrap();
+    c.prepare_all(&["SELECT * FROM meta_cache WHERE id >= ?".to_string()])
+        .unwrap();
+    for (v, rows) in [
+        (Value::Int(1), 4),
+        (Value::Int(2), 3),
+        (Value::Int(4), 1),
+        (Value::Text("3".into()), 2),
+        (Value::Text("5".into()), 0),
+        (Value::Int(3), 2),
+        (Value::Null, 0),
+        (Value::Int(1), 4),
+    ] {
+        assert_eq!(c.execute(0, &[v.clone()]).unwrap(), read(rows), "{v:?}");
+    }
+    c.execute_sql("ALTER TABLE meta_cache ADD COLUMN d INT NOT NULL DEFAULT 7")
+        .unwrap();
+    for (id, rows) in [(1, 4), (3, 2), (3, 2)] {
+        assert_eq!(c.execute(0, &[Value::Int(id)]).unwrap(), read(rows));
+    }
+    c.execute_sql("DROP TABLE meta_cache").unwrap();
+}
+
 #[test]
 fn strings_with_quotes_backslashes_and_newlines_round_trip() {
     let nasty = "it's a \\ back\nslash\r\t\"q\" \0 \u{1a} ünï 🎉 ? '?'";

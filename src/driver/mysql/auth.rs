@@ -49,6 +49,12 @@ pub const WANTED: u32 = CLIENT_LONG_PASSWORD
 /// flags) for COM_STMT_BULK_EXECUTE.
 pub const MARIADB_CLIENT_STMT_BULK_OPERATIONS: u32 = 1 << 2;
 
+/// MariaDB's extended capability (bit 36; MariaDB 10.6+) to skip a prepared
+/// statement's result-set metadata on each execution while it is unchanged:
+/// the column count packet then carries a flag saying whether the column
+/// definitions follow.
+pub const MARIADB_CLIENT_CACHE_METADATA: u32 = 1 << 4;
+
 /// utf8mb4_general_ci: 4-byte UTF-8, known to MariaDB and MySQL alike.
 pub const CHARSET_UTF8MB4: u8 = 45;
 

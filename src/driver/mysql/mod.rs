@@ -77,6 +77,11 @@ struct Prepared {
     id: u32,
     /// Number of `?` placeholders the server counted.
     params: usize,
+    /// The parameter types the server last received for the statement
+    /// (empty before the first execution): an execution with the same
+    /// types omits them, as MariaDB's and MySQL's C clients do, and the
+    /// server keeps its conversions instead of setting them up again.
+    bound: Vec<u8>,
 }
 
 /// A statement for the text protocol: its SQL and where its `?` are.
@@ -188,7 +193,9 @@ impl MyConnection {
             ));
         }
         self.caps = auth::WANTED & hs.capabilities;
-        self.ext_caps = auth::MARIADB_CLIENT_STMT_BULK_OPERATIONS & hs.ext_capabilities;
+        self.ext_caps = (auth::MARIADB_CLIENT_STMT_BULK_OPERATIONS
+            | auth::MARIADB_CLIENT_CACHE_METADATA)
+            & hs.ext_capabilities;
         if a.database.is_empty() {
             self.caps &= !auth::CLIENT_CONNECT_WITH_DB;
         }
@@ -372,9 +379,20 @@ impl MyConnection {
                 }
                 Some(_) => {
                     let mut pos = 0;
-                    let columns =
-                        lenenc(p, &mut pos).ok_or_else(|| self.malformed("bad column count"))?;
-                    self.skip_definitions(columns)?;
+                    let count = lenenc(p, &mut pos);
+                    // With CACHE_METADATA a flag follows the count: 0 means
+                    // the server skipped the column definitions (unchanged
+                    // since the statement's prepare or last execution),
+                    // which this driver never decodes anyway.
+                    let flag = p.get(pos).copied();
+                    let columns = count.ok_or_else(|| self.malformed("bad column count"))?;
+                    let definitions = self.ext_caps & auth::MARIADB_CLIENT_CACHE_METADATA == 0
+                        || flag.is_none_or(|f| f != 0);
+                    if definitions {
+                        self.skip_definitions(columns)?;
+                    } else if self.caps & CLIENT_DEPRECATE_EOF == 0 {
+                        self.read()?;
+                    }
                     out.rows += self.read_rows(sink.as_deref_mut(), columns)?;
                     out.result_set = true;
                 }
@@ -477,6 +495,7 @@ impl MyConnection {
         Ok(Prepared {
             id,
             params: usize::from(params),
+            bound: Vec::new(),
         })
     }
 
@@ -492,12 +511,14 @@ impl MyConnection {
         Ok(())
     }
 
-    /// COM_STMT_EXECUTE with every parameter's type sent each time (values
-    /// may change type between executions, e.g. to NULL).
+    /// COM_STMT_EXECUTE, with the parameters' types when they differ from
+    /// those the server last received for the statement (values may change
+    /// type between executions, e.g. to NULL).
     fn execute_prepared(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
         let Some(&Prepared {
             id: stmt,
             params: n,
+            ..
         }) = self.prepared.get(id)
         else {
             return Err(no_statement(id, self.prepared.len()));
@@ -513,18 +534,27 @@ impl MyConnection {
         if n > 0 {
             let bitmap = w.len();
             w.resize(bitmap + n.div_ceil(8), 0);
-            w.push(1); // types follow
             for (i, v) in params.iter().enumerate() {
-                let t = match v {
-                    Value::Null => {
-                        w[bitmap + i / 8] |= 1 << (i % 8);
-                        TYPE_NULL
-                    }
-                    Value::Int(_) => TYPE_LONGLONG,
-                    Value::Float(_) => TYPE_DOUBLE,
-                    Value::Text(_) => TYPE_VAR_STRING,
-                };
-                w.extend_from_slice(&[t, 0]);
+                if matches!(v, Value::Null) {
+                    w[bitmap + i / 8] |= 1 << (i % 8);
+                }
+            }
+            let bound = &mut self.prepared[id].bound;
+            let same = bound.len() == n
+                && params
+                    .iter()
+                    .zip(bound.iter())
+                    .all(|(v, &t)| param_type(v) == t);
+            if same {
+                w.push(0); // types as last sent
+            } else {
+                w.push(1); // types follow
+                bound.clear();
+                for v in params {
+                    let t = param_type(v);
+                    bound.push(t);
+                    w.extend_from_slice(&[t, 0]);
+                }
             }
             for v in params {
                 match v {
@@ -646,6 +676,17 @@ fn decode_text_row(p: &[u8], columns: u64) -> Option<Vec<Option<String>>> {
 }
 
 #[cold]
+/// The binary-protocol type a parameter is sent as.
+#[inline]
+fn param_type(v: &Value) -> u8 {
+    match v {
+        Value::Null => TYPE_NULL,
+        Value::Int(_) => TYPE_LONGLONG,
+        Value::Float(_) => TYPE_DOUBLE,
+        Value::Text(_) => TYPE_VAR_STRING,
+    }
+}
+
 fn no_statement(id: StmtId, n: usize) -> DbError {
     DbError::new(
         ErrorKind::Other,
@@ -882,6 +923,12 @@ mod tests {
 
     /// A Handshake v10 offering `caps` and `plugin`.
     fn greeting(caps: u32, plugin: &str, nonce: &[u8; 20]) -> Vec<u8> {
+        mariadb_greeting(caps, 0, plugin, nonce)
+    }
+
+    /// A Handshake v10 offering `caps`, MariaDB's extended capabilities
+    /// `ext` (read only when `caps` lacks CLIENT_LONG_PASSWORD), and `plugin`.
+    fn mariadb_greeting(caps: u32, ext: u32, plugin: &str, nonce: &[u8; 20]) -> Vec<u8> {
         let mut p = vec![10];
         p.extend_from_slice(b"8.0.36-fake\0");
         p.extend_from_slice(&1u32.to_le_bytes());
@@ -892,7 +939,8 @@ mod tests {
         p.extend_from_slice(&2u16.to_le_bytes());
         p.extend_from_slice(&((caps >> 16) as u16).to_le_bytes());
         p.push(21);
-        p.extend_from_slice(&[0; 10]);
+        p.extend_from_slice(&[0; 6]);
+        p.extend_from_slice(&ext.to_le_bytes());
         p.extend_from_slice(&nonce[8..]);
         p.push(0);
         p.extend_from_slice(plugin.as_bytes());
@@ -990,6 +1038,67 @@ mod tests {
         c.prepare_all(&["SELECT ?".to_string()]).unwrap();
         let o = c.execute(0, &[Value::Int(5)]).unwrap();
         assert_eq!((o.result_set, o.rows), (true, 2));
+        drop(c);
+        server.join().unwrap();
+    }
+
+    /// MariaDB 10.6+: result-set metadata skipped while unchanged
+    /// (CACHE_METADATA), parameter types sent only when they change.
+    #[test]
+    fn skips_cached_metadata_and_unchanged_parameter_types() {
+        let caps = auth::WANTED & !auth::CLIENT_LONG_PASSWORD;
+        let ext = auth::MARIADB_CLIENT_CACHE_METADATA | auth::MARIADB_CLIENT_STMT_BULK_OPERATIONS;
+        let (addr, server, _dir) = fake_server(false, move |io| {
+            put(io, &mariadb_greeting(caps, ext, NATIVE, &[5; 20]));
+            let login = get(io);
+            // MariaDB's extended capabilities: the last 4 of the 23 filler
+            // bytes after capabilities, max packet size and charset.
+            assert_eq!(u32_at(&login, 28), ext);
+            put(io, OK);
+            const DONE: &[u8] = &[0xFE, 0, 0, 2, 0, 0, 0];
+
+            // Prepare: 1 parameter, 1 column (DEPRECATE_EOF: no EOFs).
+            assert_eq!(get(io), b"\x16SELECT ?");
+            for p in [&[0, 7, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0][..], b"param", b"col"] {
+                put(io, p);
+            }
+            let head = [0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0];
+            // First execution: types follow; the server sends metadata.
+            let mut exec = head.to_vec();
+            exec.extend_from_slice(&[0, 1, TYPE_LONGLONG, 0]);
+            exec.extend_from_slice(&5i64.to_le_bytes());
+            assert_eq!(get(io), exec);
+            for p in [&[1, 1][..], b"col", &[0, 0, 1], DONE] {
+                put(io, p);
+            }
+            // Same type: no types, and the server skips the metadata.
+            let mut exec = head.to_vec();
+            exec.extend_from_slice(&[0, 0]);
+            exec.extend_from_slice(&6i64.to_le_bytes());
+            assert_eq!(get(io), exec);
+            for p in [&[1, 0][..], &[0, 0, 1], &[0, 0, 2], DONE] {
+                put(io, p);
+            }
+            // NULL: the null bitmap, and types again.
+            let mut exec = head.to_vec();
+            exec.extend_from_slice(&[1, 1, TYPE_NULL, 0]);
+            assert_eq!(get(io), exec);
+            for p in [&[1, 0][..], &[0, 2], DONE] {
+                put(io, p);
+            }
+            assert_eq!(get(io), [COM_QUIT]);
+        });
+        let mut c = MyConnection::open(&addr).unwrap();
+        assert_eq!(c.ext_caps, ext);
+        c.prepare_all(&["SELECT ?".to_string()]).unwrap();
+        let rows = |c: &mut MyConnection, v: Value| {
+            let o = c.execute(0, &[v]).unwrap();
+            assert!(o.result_set);
+            o.rows
+        };
+        assert_eq!(rows(&mut c, Value::Int(5)), 1);
+        assert_eq!(rows(&mut c, Value::Int(6)), 2);
+        assert_eq!(rows(&mut c, Value::Null), 1);
         drop(c);
         server.join().unwrap();
     }
