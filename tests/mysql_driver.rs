@@ -507,7 +507,11 @@ fn repeated_executions_with_cached_metadata_and_types() {
         (Value::Null, 0),
         (Value::Int(1), 4),
     ] {
-        assert_eq!(c.execute(0, &[v.clone()]).unwrap(), read(rows), "{v:?}");
+        assert_eq!(
+            c.execute(0, std::slice::from_ref(&v)).unwrap(),
+            read(rows),
+            "{v:?}"
+        );
     }
     c.execute_sql("ALTER TABLE meta_cache ADD COLUMN d INT NOT NULL DEFAULT 7")
         .unwrap();
