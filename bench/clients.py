@@ -70,6 +70,27 @@ def measured(argv, env=None, timeout=None):
     return p.returncode, out, wall, user + sys_s, sys_s, rss
 
 
+def idle_share(secs=0.5):
+    """The share of this machine's CPU time that was idle over `secs`."""
+    def sample():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return v[3] + v[4], sum(v)
+    i0, t0 = sample()
+    time.sleep(secs)
+    i1, t1 = sample()
+    return (i1 - i0) / max(t1 - t0, 1)
+
+
+def settle(limit=30.0):
+    """Waits (up to `limit` s) until the machine is mostly idle, so that
+    each run starts as quiet as the last: after 1024 clients, servers and
+    the kernel take a while to release their threads and connections."""
+    end = time.monotonic() + limit
+    while idle_share() < 0.75 and time.monotonic() < end:
+        pass
+
+
 def server_start(kind, workdir, settings):
     argv = [DBSWEEP, "server", "start", kind, "--dir", os.path.join(workdir, kind)]
     for s in settings:
@@ -193,37 +214,42 @@ def main():
               "wall_s", "cpu_s", "sys_s", "cpu_us_per_query", "maxrss_kib", "load1"]
     rows = []
     urls = {}
-    try:
-        for e in engines:
-            if e == "mariadb":
-                s = [f"max_connections={most + 100}", "thread_cache_size=2000"]
-            else:
-                s = [f"max_connections={min(most, 2000) + 100}"]
-            urls[e] = server_start(e, work, s)
-            print(f"{e}: {urls[e]}", flush=True)
-            subprocess.run([DBSWEEP, "prepare", "oltp_read_only", "--db", urls[e],
-                            f"--table-size={a.rows}", "--tables=1"], check=True,
-                           capture_output=True)
-            # Let the server finish what loading left behind (InnoDB purge
-            # and page flushing, PostgreSQL's checkpoint) and warm its caches,
-            # so that the first measured point is not the odd one out.
-            if e == "postgres":
-                subprocess.run(["psql", urls[e], "-qc", "VACUUM ANALYZE sbtest1"],
-                               check=True, capture_output=True)
-            subprocess.run([DBSWEEP, "run", "oltp_read_only", "--db", urls[e],
-                            f"--table-size={a.rows}", "--tables=1", "--threads=8",
-                            "--time=10"], check=True, capture_output=True)
-            time.sleep(10)
-        scripts = {}
-        for w in workloads:
-            path = os.path.join(work, f"{w}.sql")
-            with open(path, "w") as f:
-                f.write(PGBENCH_SCRIPTS[w].format(rows=a.rows, hi=a.rows - 99))
-            scripts[w] = path
-        env = dict(os.environ)
-        if "postgres" in urls:
-            env["PGPASSWORD"] = parts(urls["postgres"])["password"]
+    scripts = {}
+    for w in workloads:
+        path = os.path.join(work, f"{w}.sql")
+        with open(path, "w") as f:
+            f.write(PGBENCH_SCRIPTS[w].format(rows=a.rows, hi=a.rows - 99))
+        scripts[w] = path
+    env = dict(os.environ)
 
+    def start(e):
+        """Starts engine e's scratch server, loads the table once and warms
+        it; only one engine's server runs at a time, so that one server's
+        background work (InnoDB purge and flushing, checkpoints) never lands
+        in the other's measurements."""
+        if e == "mariadb":
+            s = [f"max_connections={most + 100}", "thread_cache_size=2000"]
+        else:
+            s = [f"max_connections={min(most, 2000) + 100}"]
+        urls[e] = server_start(e, work, s)
+        print(f"{e}: {urls[e]}", flush=True)
+        if e == "postgres":
+            env["PGPASSWORD"] = parts(urls[e])["password"]
+        subprocess.run([DBSWEEP, "prepare", "oltp_read_only", "--db", urls[e],
+                        f"--table-size={a.rows}", "--tables=1"], check=True,
+                       capture_output=True)
+        # Let the server finish what loading left behind (InnoDB purge
+        # and page flushing, PostgreSQL's checkpoint) and warm its caches,
+        # so that the first measured point is not the odd one out.
+        if e == "postgres":
+            subprocess.run(["psql", urls[e], "-qc", "VACUUM ANALYZE sbtest1"],
+                           check=True, capture_output=True)
+        subprocess.run([DBSWEEP, "run", "oltp_read_only", "--db", urls[e],
+                        f"--table-size={a.rows}", "--tables=1", "--threads=8",
+                        "--time=10"], check=True, capture_output=True)
+        time.sleep(10)
+
+    try:
         def one(e, w, c, pair, tool):
             jp = os.path.join(work, "run.json")
             if os.path.exists(jp):
@@ -234,6 +260,7 @@ def main():
                 argv = dbsweep_argv(urls[e], w, c, a.time, a.rows, jp)
             else:
                 argv = pgbench_argv(urls[e], scripts[w], c, a.time)
+            settle()
             rc, out, wall, cpu, sys_s, rss = measured(argv, env=env, timeout=a.time * 6 + 120)
             if tool == "sysbench":
                 r = parse_sysbench(out) if rc == 0 else None
@@ -260,6 +287,7 @@ def main():
                   f"rss {rss // 1024} MiB", flush=True)
 
         for e in engines:
+            start(e)
             for w in workloads:
                 for c in clients:
                     tools = ["sysbench", "dbsweep"] + (["pgbench"] if e == "postgres" else [])
@@ -267,9 +295,11 @@ def main():
                         order = tools if pair % 2 else list(reversed(tools))
                         for t in order:
                             one(e, w, c, pair, t)
-        if a.connections and "mariadb" in urls:
-            for t in ["dbsweep", "sysbench"]:
-                one("mariadb", "oltp_point_select", a.connections, 1, t)
+            if a.connections and e == "mariadb":
+                for t in ["dbsweep", "sysbench"]:
+                    one("mariadb", "oltp_point_select", a.connections, 1, t)
+            server_stop(e, work)
+            del urls[e]
     finally:
         for e in urls:
             server_stop(e, work)
@@ -286,16 +316,17 @@ def main():
 
 def table(rows):
     """Markdown: per point, median qps per tool, dbsweep/sysbench ratios of
-    the medians, client CPU per query and peak RSS."""
+    the medians and the range of the per-pair ratios (each pair ran back to
+    back), client CPU per query and peak RSS."""
     keys = []
     for r in rows:
         k = (r["engine"], r["workload"], r["clients"])
         if k not in keys:
             keys.append(k)
     out = ["| engine | workload | clients | sysbench qps | dbsweep qps | pgbench qps "
-           "| dbsweep / sysbench (goal ≥ 1.10) | CPU µs/query sysbench | dbsweep "
+           "| dbsweep / sysbench (goal ≥ 1.10) | per pair | CPU µs/query sysbench | dbsweep "
            "| CPU ratio (goal ≤ 0.80) | RSS MiB sysbench | dbsweep |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
 
     def med(k, tool, field):
         return median([r.get(field) for r in rows
@@ -305,6 +336,15 @@ def table(rows):
     def f(x, fmt):
         return "" if x is None else format(x, fmt)
 
+    def pair_range(k):
+        by = {}
+        for r in rows:
+            if (r["engine"], r["workload"], r["clients"]) == k and r["ok"]:
+                by.setdefault(r["pair"], {})[r["tool"]] = r["qps"]
+        rs = sorted(p["dbsweep"] / p["sysbench"] for p in by.values()
+                    if p.get("dbsweep") and p.get("sysbench"))
+        return f"{rs[0]:.2f}–{rs[-1]:.2f}" if len(rs) > 1 else ""
+
     for k in keys:
         sb, ds, pg = (med(k, t, "qps") for t in ("sysbench", "dbsweep", "pgbench"))
         sc, dc = med(k, "sysbench", "cpu_us_per_query"), med(k, "dbsweep", "cpu_us_per_query")
@@ -312,7 +352,7 @@ def table(rows):
         ratio = f"{ds / sb:.2f}" if sb and ds else ("sysbench failed" if ds else "")
         cratio = f"{dc / sc:.2f}" if sc and dc else ""
         out.append(f"| {k[0]} | {k[1]} | {k[2]} | {f(sb, ',.0f')} | {f(ds, ',.0f')} | {f(pg, ',.0f')} "
-                   f"| {ratio} | {f(sc, '.1f')} | {f(dc, '.1f')} | {cratio} "
+                   f"| {ratio} | {pair_range(k)} | {f(sc, '.1f')} | {f(dc, '.1f')} | {cratio} "
                    f"| {f(sr and sr / 1024, '.0f')} | {f(dr and dr / 1024, '.0f')} |")
     return "\n".join(out) + "\n"
 
