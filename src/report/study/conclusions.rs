@@ -1,0 +1,328 @@
+//! What the report says in words: the [`conclusions`] (ranking, sag,
+//! collapse, scalability, sweep and comparison as sentences) and the
+//! header [`facts`] (study, machine, servers, workloads, settings).
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use super::figures::{cpus_label, distinct, finished, panel_title, several_cpus, workload_title};
+use super::{Metric, Report, StudyData};
+use crate::civil::utc_minutes as utc;
+use crate::report::analysis::{self, Scaling, Verdict};
+
+/// The report's sentences: per panel the ranking (seed 002's "X is slower
+/// than the best by Y %"), sag and collapse; the CPU scalability; the
+/// parameter sweep's significant changes; the comparison's.
+pub(super) fn conclusions(r: &Report) -> Vec<String> {
+    let tp = if r.metric == Metric::Qps {
+        "qps"
+    } else {
+        "tps"
+    };
+    let several = several_cpus(&r.panels);
+    let mut out = Vec::new();
+    for p in &r.panels {
+        // One paragraph per panel: the ranking, then each series' peak.
+        let mut said: Vec<String> = Vec::new();
+        if p.series.len() > 1 {
+            said.extend(analysis::ranking_sentences(&p.ranking, "peak throughput"));
+        }
+        for s in &p.series {
+            let Some(peak) = s.peak else { continue };
+            let name = if p.series.len() > 1 {
+                s.label.clone()
+            } else {
+                "It".to_string()
+            };
+            let mut line = format!(
+                "{name} peaks at {:.2} {tp} with {} client{}",
+                peak.value,
+                peak.clients,
+                plural(peak.clients as usize)
+            );
+            match s.sag {
+                Some(g) if g.last.clients == peak.clients && p.clients.len() > 1 => {
+                    line.push_str(", the most it was measured with: it may rise further")
+                }
+                Some(g) if g.last.clients != peak.clients => {
+                    let _ = write!(
+                        line,
+                        " and sags {:.2} % by {} clients ({:.2} {tp})",
+                        g.pct, g.last.clients, g.last.value
+                    );
+                }
+                _ => {}
+            }
+            if let Some(c) = s.collapse {
+                let _ = write!(
+                    line,
+                    "; it collapses below half its peak at {} clients ({:.2} {tp})",
+                    c.clients, c.value
+                );
+            }
+            line.push('.');
+            said.push(line);
+        }
+        if let Some(sw) = &p.sweep {
+            for row in sw.rows.iter() {
+                let Some(c) = row.change else { continue };
+                let pct = c.pct.map_or(String::new(), |p| format!(" ({p:+.2} %)"));
+                let word = match c.verdict {
+                    Verdict::Better => "helps",
+                    Verdict::Worse => "hurts",
+                    _ => continue,
+                };
+                said.push(format!(
+                    "On {}, {} = {} {word}: {:.2} tps against {:.2}{pct}, beyond the repeat noise.",
+                    row.target, row.setting, row.value, c.value, c.baseline
+                ));
+            }
+            if !sw.rows.iter().any(|r| {
+                r.change
+                    .is_some_and(|c| matches!(c.verdict, Verdict::Better | Verdict::Worse))
+            }) {
+                said.push(format!(
+                    "No setting of the parameter sweep changes throughput beyond the repeat noise{}.",
+                    if sw.too_few_repeats {
+                        " (some values have fewer than two repeats: their noise is unknown)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        if !said.is_empty() {
+            out.push(format!("{}: {}", panel_title(p, several), said.join(" ")));
+        }
+    }
+    for sc in &r.scalability {
+        let mut best: Vec<(&str, f64, &Scaling, &Scaling)> = sc
+            .series
+            .iter()
+            .filter_map(|s| {
+                let last = s.configs.last()?;
+                Some((s.label.as_str(), last.vs_fewest?, last, s.configs.first()?))
+            })
+            .collect();
+        best.sort_by(|a, b| b.1.total_cmp(&a.1));
+        if let Some((first, rest)) = best.split_first() {
+            let mut line = format!(
+                "{}: {} shows the best CPU scalability with factor {:.2} ({} against {})",
+                sc.workload, first.0, first.1, first.2.label, first.3.label
+            );
+            for (label, f, _, _) in rest {
+                let _ = write!(line, "; {label} {f:.2}");
+            }
+            line.push('.');
+            out.push(line);
+        }
+    }
+    if let Some(c) = &r.comparison {
+        let (mut better, mut worse, mut within, mut unknown) = (0, 0, 0, 0);
+        for cell in c
+            .panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .flat_map(|s| &s.cells)
+            .filter_map(|c| c.change)
+        {
+            match cell.verdict {
+                Verdict::Better => better += 1,
+                Verdict::Worse => worse += 1,
+                Verdict::Within => within += 1,
+                Verdict::TooFewRepeats => unknown += 1,
+            }
+        }
+        out.push(format!(
+            "Against {}: {better} point(s) better and {worse} worse beyond the repeat noise, {within} within it{}.",
+            c.baseline,
+            if unknown > 0 {
+                format!(", {unknown} with too few repeats to judge")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The header facts: study, machine, servers, workloads, what differs
+/// between variants.
+pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
+    let mut f: Vec<(String, String)> = Vec::new();
+    let s = &r.study;
+    f.push((
+        "Study".into(),
+        if s.description.is_empty() {
+            s.name.clone()
+        } else {
+            format!("{} — {}", s.name, s.description)
+        },
+    ));
+    f.push((
+        "Measured".into(),
+        format!(
+            "from {} with dbsweep {}{}",
+            utc(s.started_unix_s),
+            s.tool_version,
+            if s.sessions > 1 {
+                format!(" ({} sessions: resumed)", s.sessions)
+            } else {
+                String::new()
+            }
+        ),
+    ));
+    let m = &s.machine;
+    let get = |k: &str| m.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let mut machine = get("cpu_model");
+    if let Some(n) = m.get("cpus_online").and_then(|v| v.as_u64()) {
+        let _ = write!(machine, ", {n} CPUs");
+    }
+    if let Some(b) = m
+        .get("memory_bytes")
+        .and_then(|v| v.as_u64())
+        .filter(|&b| b > 0)
+    {
+        let _ = write!(machine, ", {:.1} GiB", b as f64 / (1u64 << 30) as f64);
+    }
+    if !get("kernel").is_empty() {
+        let _ = write!(machine, ", {} {}", get("os"), get("kernel"));
+    }
+    f.push((
+        "Machine".into(),
+        machine.trim_start_matches(", ").to_string(),
+    ));
+    let servers = distinct(data.points.iter().filter_map(|p| {
+        p.metrics
+            .as_ref()
+            .map(|m| format!("{}: {}", p.row.target, m.server_version))
+    }));
+    if !servers.is_empty() {
+        f.push(("Servers".into(), servers.join("; ")));
+    }
+    let workloads = distinct(data.points.iter().map(|p| {
+        let w = workload_title(&p.row.workload_label, &p.row.workload_options);
+        if p.row.workload_label == p.row.workload {
+            w
+        } else {
+            format!("{w} ({})", p.row.workload)
+        }
+    }));
+    f.push(("Workloads".into(), workloads.join("; ")));
+    let mut clients = distinct(data.points.iter().map(|p| p.row.clients));
+    clients.sort_unstable();
+    f.push((
+        "Clients".into(),
+        clients
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+    ));
+    let cpus = distinct(data.points.iter().map(|p| p.row.cpus.clone()));
+    if cpus.iter().any(Option::is_some) {
+        f.push((
+            "Server CPU sets".into(),
+            cpus.iter().map(cpus_label).collect::<Vec<_>>().join("; "),
+        ));
+    }
+    let repeats = data.points.iter().map(|p| p.row.repeat).max().unwrap_or(0);
+    let windows = distinct(
+        data.points
+            .iter()
+            .filter_map(|p| finished(p).map(|m| format!("{:.0} s", m.measured_s))),
+    );
+    // Runs that end on a count (rounds, events) have windows of every
+    // length: a range says it better than a list.
+    let window = match windows.len() {
+        0 => "-".to_string(),
+        1..=3 => windows.join(", "),
+        _ => {
+            let secs = data
+                .points
+                .iter()
+                .filter_map(|p| finished(p).map(|m| m.measured_s));
+            let (lo, hi) = secs.fold((f64::INFINITY, 0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
+            format!("{lo:.1}–{hi:.1} s")
+        }
+    };
+    f.push((
+        "Repeats".into(),
+        format!("up to {repeats} per point; measured window {window}"),
+    ));
+    f.push((
+        "Points".into(),
+        format!(
+            "{} finished, {} skipped, {} failed",
+            s.points_finished, s.points_skipped, s.points_failed
+        ),
+    ));
+    // Settings that differ between the variants of a target.
+    let targets = distinct(data.points.iter().map(|p| p.row.target.clone()));
+    for t in targets {
+        let variants = distinct(
+            data.points
+                .iter()
+                .filter(|p| p.row.target == t)
+                .map(|p| (p.row.variant.clone(), p.row.variant_settings.clone())),
+        );
+        if variants.len() < 2 {
+            continue;
+        }
+        let keys: BTreeSet<&String> = variants
+            .iter()
+            .flat_map(|(_, s)| s.iter().map(|(k, _)| k))
+            .collect();
+        let differing: Vec<&String> = keys
+            .into_iter()
+            .filter(|k| {
+                distinct(
+                    variants
+                        .iter()
+                        .map(|(_, s)| s.iter().find(|(n, _)| n == *k).map(|(_, v)| v.clone())),
+                )
+                .len()
+                    > 1
+            })
+            .collect();
+        let text = variants
+            .iter()
+            .map(|(name, s)| {
+                let vals: Vec<String> = differing
+                    .iter()
+                    .map(|k| {
+                        let v = s
+                            .iter()
+                            .find(|(n, _)| n == *k)
+                            .map_or("(default)", |(_, v)| v.as_str());
+                        format!("{k} = {v}")
+                    })
+                    .collect();
+                format!("{name}: {}", vals.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        f.push((format!("Settings that differ ({t})"), text));
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_in_utc() {
+        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc(1_700_000_000), "2023-11-14 22:13 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00 UTC");
+    }
+}

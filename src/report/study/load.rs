@@ -1,0 +1,70 @@
+//! Reading a study from the results store: the study's facts and every
+//! point, complete, as [`StudyData`].
+
+use std::path::Path;
+
+use crate::store::{self, Store, StoredPoint, StudyInfo};
+use crate::UsageError;
+
+/// A study as read from its results database.
+pub struct StudyData {
+    pub info: StudyInfo,
+    /// Every point of the study, complete (run documents and histograms),
+    /// failed attempts included, in commit order.
+    pub points: Vec<StoredPoint>,
+    /// Where it was read from, for the header.
+    pub source: String,
+}
+
+/// Reads the study `name` (or the only study) of the results database at
+/// `path` (a directory or a results.db).
+pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
+    let db = store::resolve_path(path);
+    let store = Store::open_existing(&db)?;
+    let studies = store.studies()?;
+    let names = || {
+        studies
+            .iter()
+            .map(|s| format!("'{}'", s.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let info = match name {
+        Some(n) => studies.iter().find(|s| s.name == n).ok_or_else(|| {
+            UsageError(format!(
+                "'{}' has no study '{n}' (it has {}): give one of those to --study",
+                db.display(),
+                if studies.is_empty() {
+                    "none".to_string()
+                } else {
+                    names()
+                }
+            ))
+        })?,
+        None => match studies.as_slice() {
+            [one] => one,
+            [] => {
+                return Err(UsageError(format!(
+                    "'{}' holds no study yet: run `dbsweep study FILE` first",
+                    db.display()
+                ))
+                .into())
+            }
+            _ => {
+                return Err(UsageError(format!(
+                    "'{}' holds several studies ({}): choose one with --study NAME",
+                    db.display(),
+                    names()
+                ))
+                .into())
+            }
+        },
+    }
+    .clone();
+    let points = store.points(Some(info.id))?;
+    Ok(StudyData {
+        info,
+        points,
+        source: db.display().to_string(),
+    })
+}

@@ -1,0 +1,179 @@
+//! The study report: stored results → derived figures ([`Report`]) →
+//! document ([`Doc`](crate::report::doc::Doc)).
+//!
+//! [`load()`] reads a study from its results database ([`StudyData`]).
+//! [`analyze`] groups a study's points into the seeds' shape — one panel
+//! per workload entry and CPU set, one series per target/variant, one
+//! column per client count — summarises the repeats of each cell and
+//! derives peaks, sag, collapse points, rankings, CPU scalability, the
+//! parameter sweep and the comparison with a baseline study, using the pure
+//! functions of [`super::analysis`], and words them as conclusions.
+//! [`document`] lays that out as a [`Doc`](crate::report::doc::Doc) with
+//! tables, charts and conclusions; every format (HTML, Markdown, text)
+//! renders that one document, and CSV and JSON serialise the [`Report`]
+//! itself, so no two formats can disagree on a number.
+//!
+//! Skipped and failed points are shown with their reason, never as zero.
+//!
+//! The parts, one file each:
+//! - `load`: [`StudyData`] and [`load()`], reading from the results store.
+//! - `figures`: the derived data ([`Report`], [`Panel`], [`SeriesData`],
+//!   [`CellData`], …) and [`analyze`].
+//! - `conclusions`: the report's sentences and the header facts.
+//! - `layout`: [`document`] and the tables and charts it is built from.
+//!
+//! This file holds what they all speak of: the [`Metric`] a report shows
+//! and the [`Options`] it is asked with.
+
+mod conclusions;
+mod figures;
+mod layout;
+mod load;
+
+pub use figures::{
+    analyze, CellData, ComparedCell, ComparedPanel, ComparedSeries, Comparison, KindLatency, Panel,
+    Report, Scalability, ScalingSeries, SeriesData, Stat, StatementLatency, StudyFacts, Sweep,
+    SweepRow, COLLAPSE_FRACTION, SCHEMA_ID,
+};
+pub use layout::document;
+pub use load::{load, StudyData};
+
+use serde::Serialize;
+
+use crate::store::Metrics;
+use crate::UsageError;
+
+/// The figure a report's tables show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    Tps,
+    Qps,
+    P95,
+    P99,
+    Errors,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 5] = [
+        Metric::Tps,
+        Metric::Qps,
+        Metric::P95,
+        Metric::P99,
+        Metric::Errors,
+    ];
+
+    /// The name `--metric` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Tps => "tps",
+            Metric::Qps => "qps",
+            Metric::P95 => "p95",
+            Metric::P99 => "p99",
+            Metric::Errors => "errors",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Metric, UsageError> {
+        Metric::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "unknown metric '{s}': use one of {}",
+                    Metric::ALL.map(Metric::name).join(", ")
+                ))
+            })
+    }
+
+    /// What the table cells are, with the unit.
+    pub fn title(self) -> &'static str {
+        match self {
+            Metric::Tps => "transactions per second",
+            Metric::Qps => "queries per second",
+            Metric::P95 => "95th percentile transaction latency (ms)",
+            Metric::P99 => "99th percentile transaction latency (ms)",
+            Metric::Errors => "errors per second",
+        }
+    }
+
+    /// An axis label with its unit.
+    pub fn axis(self) -> &'static str {
+        match self {
+            Metric::Tps => "transactions/s",
+            Metric::Qps => "queries/s",
+            Metric::P95 => "p95 latency (ms)",
+            Metric::P99 => "p99 latency (ms)",
+            Metric::Errors => "errors/s",
+        }
+    }
+
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Metric::Tps | Metric::Qps)
+    }
+
+    /// The metric of one finished run.
+    pub fn of(self, m: &Metrics) -> Option<f64> {
+        match self {
+            Metric::Tps => Some(m.tps),
+            Metric::Qps => Some(m.qps),
+            Metric::P95 => m.lat_p95_us.map(|us| us / 1e3),
+            Metric::P99 => m.lat_p99_us.map(|us| us / 1e3),
+            Metric::Errors => (m.measured_s > 0.0).then(|| m.errors as f64 / m.measured_s),
+        }
+    }
+
+    /// A value as the tables show it.
+    pub fn format(self, v: f64) -> String {
+        match self {
+            Metric::P95 | Metric::P99 => ms(v),
+            _ => format!("{v:.2}"),
+        }
+    }
+
+    fn stat(self, c: &CellData) -> Option<&Stat> {
+        match self {
+            Metric::Tps => c.tps.as_ref(),
+            Metric::Qps => c.qps.as_ref(),
+            Metric::P95 => c.p95_ms.as_ref(),
+            Metric::P99 => c.p99_ms.as_ref(),
+            Metric::Errors => c.errors_ps.as_ref(),
+        }
+    }
+}
+
+/// Milliseconds with as many decimals as the magnitude needs.
+fn ms(v: f64) -> String {
+    super::text::ms(v * 1e6)
+}
+
+/// What the report is asked for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The figure of the main tables.
+    pub metric: Metric,
+    /// The client count of the per-point sections (time series, latency
+    /// distribution, statements); default: where the best series peaks.
+    pub point: Option<u32>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            metric: Metric::Tps,
+            point: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_parse_by_name() {
+        assert_eq!(Metric::parse("p99").unwrap(), Metric::P99);
+        let e = Metric::parse("tpm").unwrap_err().to_string();
+        assert!(e.contains("tps, qps, p95, p99, errors"), "{e}");
+    }
+}
