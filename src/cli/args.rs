@@ -285,7 +285,8 @@ pub struct TargetArgs {
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
 
-    /// Number of client connections (for prepare: parallel loaders).
+    /// Number of client connections (for prepare: parallel loaders, at least
+    /// one per CPU; on MySQL/MariaDB each table takes one at a time).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub threads: usize,
 
