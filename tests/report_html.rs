@@ -212,13 +212,6 @@ fn cell(text: &str, detail: Option<String>, mark: Mark) -> Cell {
     }
 }
 
-fn axis(label: &str, log: bool) -> Axis {
-    Axis {
-        label: label.into(),
-        log,
-    }
-}
-
 /// A study report as the study exporter builds it, with made-up but
 /// plausible numbers: the shapes, not the values, are under test.
 fn sample_doc() -> Doc {
@@ -361,8 +354,8 @@ fn sample_doc() -> Doc {
                     Block::Chart(Chart {
                         id: "tps-by-clients".into(),
                         title: "Throughput by clients".into(),
-                        x: axis("clients", true),
-                        y: axis("transactions/s", false),
+                        x: Axis::new("clients", true),
+                        y: Axis::new("transactions/s", false),
                         kind: ChartKind::Line,
                         series,
                     }),
@@ -374,16 +367,16 @@ fn sample_doc() -> Doc {
                     Block::Chart(Chart {
                         id: "p95-by-clients".into(),
                         title: "95th percentile latency by clients".into(),
-                        x: axis("clients", true),
-                        y: axis("latency (ms)", true),
+                        x: Axis::new("clients", true),
+                        y: Axis::new("latency (ms)", true),
                         kind: ChartKind::Line,
                         series: p95,
                     }),
                     Block::Chart(Chart {
                         id: "latency-distribution".into(),
                         title: "Latency by percentile at 64 clients".into(),
-                        x: axis("percentile (%)", true),
-                        y: axis("latency (ms)", true),
+                        x: Axis::new("percentile (%)", true),
+                        y: Axis::new("latency (ms)", true),
                         kind: ChartKind::Step,
                         series: vec![
                             Series { name: "MariaDB 10.11".into(), points: dist(2.0), spread: None },
@@ -397,8 +390,8 @@ fn sample_doc() -> Doc {
                 blocks: vec![Block::Chart(Chart {
                     id: "tps-over-time".into(),
                     title: "Throughput over time, MariaDB 10.11 at 64 clients".into(),
-                    x: axis("time (s)", false),
-                    y: axis("transactions/s", false),
+                    x: Axis::new("time (s)", false),
+                    y: Axis::new("transactions/s", false),
                     kind: ChartKind::Line,
                     series: vec![Series {
                         name: "transactions/s".into(),

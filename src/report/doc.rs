@@ -105,6 +105,15 @@ pub struct Axis {
     pub log: bool,
 }
 
+impl Axis {
+    pub fn new(label: impl Into<String>, log: bool) -> Axis {
+        Axis {
+            label: label.into(),
+            log,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChartKind {

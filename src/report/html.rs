@@ -342,14 +342,8 @@ mod tests {
                     blocks: vec![Block::Chart(Chart {
                         id: "tps".into(),
                         title: "tps".into(),
-                        x: Axis {
-                            label: "clients".into(),
-                            log: true,
-                        },
-                        y: Axis {
-                            label: "tps".into(),
-                            log: false,
-                        },
+                        x: Axis::new("clients", true),
+                        y: Axis::new("tps", false),
                         kind: ChartKind::Line,
                         series: vec![Series {
                             name: "a".into(),

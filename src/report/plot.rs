@@ -823,13 +823,6 @@ pub fn png(chart: &Chart) -> anyhow::Result<Vec<u8>> {
 mod tests {
     use super::*;
 
-    fn axis(label: &str, log: bool) -> Axis {
-        Axis {
-            label: label.into(),
-            log,
-        }
-    }
-
     fn chart(kind: ChartKind, x: Axis, y: Axis, series: Vec<Series>) -> Chart {
         Chart {
             id: "c".into(),
@@ -898,8 +891,8 @@ mod tests {
         let b: Vec<_> = xs.iter().map(|&c| (c, 80.0 * c.sqrt())).collect();
         let c = chart(
             ChartKind::Line,
-            axis("clients", true),
-            axis("transactions/s", false),
+            Axis::new("clients", true),
+            Axis::new("transactions/s", false),
             vec![series("MariaDB 11", &a), series("PostgreSQL 16", &b)],
         );
         let s = svg(&c);
@@ -925,8 +918,8 @@ mod tests {
         let pts: Vec<_> = clients().iter().map(|&c| (c, c)).collect();
         let c = chart(
             ChartKind::Line,
-            axis("clients", true),
-            axis("tps", false),
+            Axis::new("clients", true),
+            Axis::new("tps", false),
             vec![series("a", &pts)],
         );
         let s = svg(&c);
@@ -941,8 +934,8 @@ mod tests {
     fn log_y_spans_whole_decades_and_huge_ranges_thin_their_labels() {
         let c = chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("latency (ms)", true),
+            Axis::new("clients", false),
+            Axis::new("latency (ms)", true),
             vec![series("p99", &[(1.0, 0.02), (2.0, 3.0), (3.0, 450.0)])],
         );
         assert_eq!(
@@ -951,8 +944,8 @@ mod tests {
         );
         let c = chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("rows", true),
+            Axis::new("clients", false),
+            Axis::new("rows", true),
             vec![series("a", &[(1.0, 1e-6), (2.0, 1e15)])],
         );
         let y = tick_labels(&svg(&c), "y");
@@ -964,8 +957,8 @@ mod tests {
     fn large_linear_values_get_suffixes() {
         let c = chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("queries/s", false),
+            Axis::new("clients", false),
+            Axis::new("queries/s", false),
             vec![series("a", &[(1.0, 20_000.0), (2.0, 1_250_000.0)])],
         );
         let y = tick_labels(&svg(&c), "y");
@@ -987,8 +980,8 @@ mod tests {
         ];
         let c = chart(
             ChartKind::Step,
-            axis("percentile", true),
-            axis("latency (ms)", true),
+            Axis::new("percentile", true),
+            Axis::new("latency (ms)", true),
             vec![series("transaction", &pts)],
         );
         let s = svg(&c);
@@ -1005,8 +998,8 @@ mod tests {
     fn step_chart_sorts_by_x() {
         let c = chart(
             ChartKind::Step,
-            axis("latency (ms)", false),
-            axis("share of transactions (%)", false),
+            Axis::new("latency (ms)", false),
+            Axis::new("share of transactions (%)", false),
             vec![series("cdf", &[(3.0, 100.0), (1.0, 10.0), (2.0, 60.0)])],
         );
         let s = svg(&c);
@@ -1031,8 +1024,8 @@ mod tests {
         ];
         let c = chart(
             ChartKind::Line,
-            axis("clients", true),
-            axis("tps", false),
+            Axis::new("clients", true),
+            Axis::new("tps", false),
             vec![series("a", &pts)],
         );
         let s = svg(&c);
@@ -1061,8 +1054,8 @@ mod tests {
             for log in [false, true] {
                 let c = chart(
                     ChartKind::Line,
-                    axis("clients", log),
-                    axis("tps", log),
+                    Axis::new("clients", log),
+                    Axis::new("tps", log),
                     ss.clone(),
                 );
                 let s = svg(&c);
@@ -1073,30 +1066,30 @@ mod tests {
         }
         let one = svg(&chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("tps", false),
+            Axis::new("clients", false),
+            Axis::new("tps", false),
             vec![series("one point", &[(4.0, 123.0)])],
         ));
         assert_eq!(count(&one, "class=\"marker\""), 1);
         let zeros = svg(&chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("tps", false),
+            Axis::new("clients", false),
+            Axis::new("tps", false),
             vec![series("zeros", &[(1.0, 0.0), (2.0, 0.0)])],
         ));
         assert_eq!(tick_labels(&zeros, "y").first().unwrap(), "0");
         let empty = svg(&chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("tps", false),
+            Axis::new("clients", false),
+            Axis::new("tps", false),
             vec![series("empty", &[]), series("full", &[(1.0, 1.0)])],
         ));
         assert!(empty.contains(">empty (no data)</text>"));
         assert_eq!(path_data(&empty, "series").len(), 1);
         let nothing = svg(&chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("tps", false),
+            Axis::new("clients", false),
+            Axis::new("tps", false),
             vec![],
         ));
         assert!(nothing.contains(">no data</text>"));
@@ -1109,8 +1102,8 @@ mod tests {
         few.spread = Some(vec![(9.0, 11.0), (18.0, 22.0), (f64::NAN, 26.0)]);
         let s = svg(&chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("tps", false),
+            Axis::new("clients", false),
+            Axis::new("tps", false),
             vec![few],
         ));
         assert_eq!(count(&s, "class=\"errorbar\""), 2);
@@ -1122,8 +1115,8 @@ mod tests {
         many.spread = Some(pts.iter().map(|p| (p.1 - 5.0, p.1 + 5.0)).collect());
         let s = svg(&chart(
             ChartKind::Line,
-            axis("time (s)", false),
-            axis("tps", false),
+            Axis::new("time (s)", false),
+            Axis::new("tps", false),
             vec![many],
         ));
         assert_eq!(count(&s, "class=\"band\""), 1);
@@ -1144,8 +1137,8 @@ mod tests {
             .collect();
         let s = svg(&chart(
             ChartKind::Line,
-            axis("clients", false),
-            axis("tps", false),
+            Axis::new("clients", false),
+            Axis::new("tps", false),
             ss,
         ));
         assert_eq!(count(&s, "class=\"legend-item\""), 10);
@@ -1166,8 +1159,8 @@ mod tests {
             title: "a < b & \"c\"".into(),
             ..chart(
                 ChartKind::Line,
-                axis("x <1>", false),
-                axis("y", false),
+                Axis::new("x <1>", false),
+                Axis::new("y", false),
                 vec![series("<script>", &[(1.0, 1.0)])],
             )
         };
@@ -1182,8 +1175,8 @@ mod tests {
         let pts: Vec<_> = clients()[..10].iter().map(|&c| (c, c)).collect();
         let s = svg(&chart(
             ChartKind::Line,
-            axis("clients", true),
-            axis("tps", false),
+            Axis::new("clients", true),
+            Axis::new("tps", false),
             vec![series("a", &pts)],
         ));
         assert_eq!(
@@ -1197,8 +1190,8 @@ mod tests {
         let pts: Vec<_> = clients().iter().map(|&c| (c, c)).collect();
         let c = chart(
             ChartKind::Line,
-            axis("clients", true),
-            axis("tps", false),
+            Axis::new("clients", true),
+            Axis::new("tps", false),
             vec![series("a", &pts)],
         );
         let bytes = png(&c).unwrap();

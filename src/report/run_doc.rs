@@ -295,14 +295,8 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
     blocks.push(Block::Chart(Chart {
         id: "latency-distribution".into(),
         title: "Latency by percentile".into(),
-        x: Axis {
-            label: "percentile (%)".into(),
-            log: true,
-        },
-        y: Axis {
-            label: "latency (ms)".into(),
-            log: true,
-        },
+        x: Axis::new("percentile (%)", true),
+        y: Axis::new("latency (ms)", true),
         kind: ChartKind::Step,
         series,
     }));
@@ -351,14 +345,8 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
         blocks.push(Block::Chart(Chart {
             id: "throughput-over-time".into(),
             title: "Throughput over time".into(),
-            x: Axis {
-                label: "time (s)".into(),
-                log: false,
-            },
-            y: Axis {
-                label: "transactions/s".into(),
-                log: false,
-            },
+            x: Axis::new("time (s)", false),
+            y: Axis::new("transactions/s", false),
             kind: ChartKind::Line,
             series: tseries,
         }));
@@ -393,14 +381,8 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
         blocks.push(Block::Chart(Chart {
             id: "latency-over-time".into(),
             title: "Transaction latency over time".into(),
-            x: Axis {
-                label: "time (s)".into(),
-                log: false,
-            },
-            y: Axis {
-                label: "latency (ms)".into(),
-                log: lo > 0.0 && hi / lo > 20.0,
-            },
+            x: Axis::new("time (s)", false),
+            y: Axis::new("latency (ms)", lo > 0.0 && hi / lo > 20.0),
             kind: ChartKind::Line,
             series: lseries,
         }));

@@ -140,14 +140,8 @@ fn metric_chart(p: &Panel, metric: Metric, id: &str, title: String) -> Chart {
     Chart {
         id: format!("{}-{id}", p.id),
         title,
-        x: Axis {
-            label: "clients".into(),
-            log: log_clients(&p.clients),
-        },
-        y: Axis {
-            label: metric.axis().into(),
-            log: false,
-        },
+        x: Axis::new("clients", log_clients(&p.clients)),
+        y: Axis::new(metric.axis(), false),
         kind: ChartKind::Line,
         series: p
             .series
@@ -724,10 +718,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             }
         }
         let cpu = Chart {
-            y: Axis {
-                label: "client CPU (% of one core)".into(),
-                log: false,
-            },
+            y: Axis::new("client CPU (% of one core)", false),
             ..metric_chart(
                 p,
                 Metric::Tps,
@@ -791,28 +782,16 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                 blocks.push(Block::Chart(Chart {
                     id: format!("{}-at-{c}-tps-over-time", p.id),
                     title: format!("{title}: throughput over time at {c} clients"),
-                    x: Axis {
-                        label: "time (s)".into(),
-                        log: false,
-                    },
-                    y: Axis {
-                        label: "transactions/s".into(),
-                        log: false,
-                    },
+                    x: Axis::new("time (s)", false),
+                    y: Axis::new("transactions/s", false),
                     kind: ChartKind::Line,
                     series: tps_ts,
                 }));
                 blocks.push(Block::Chart(Chart {
                     id: format!("{}-at-{c}-p95-over-time", p.id),
                     title: format!("{title}: p95 latency over time at {c} clients"),
-                    x: Axis {
-                        label: "time (s)".into(),
-                        log: false,
-                    },
-                    y: Axis {
-                        label: "p95 latency (ms)".into(),
-                        log: false,
-                    },
+                    x: Axis::new("time (s)", false),
+                    y: Axis::new("p95 latency (ms)", false),
                     kind: ChartKind::Line,
                     series: p95_ts,
                 }));
@@ -822,14 +801,8 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                 blocks.push(Block::Chart(Chart {
                     id: format!("{}-at-{c}-latency-cdf", p.id),
                     title: format!("{title}: transaction latency distribution at {c} clients"),
-                    x: Axis {
-                        label: "latency (ms)".into(),
-                        log: true,
-                    },
-                    y: Axis {
-                        label: "transactions at or below (%)".into(),
-                        log: false,
-                    },
+                    x: Axis::new("latency (ms)", true),
+                    y: Axis::new("transactions at or below (%)", false),
                     kind: ChartKind::Step,
                     series: cdf,
                 }));
