@@ -119,6 +119,17 @@ struct Tick {
     label: Option<String>,
 }
 
+impl Tick {
+    /// Its grid line: darker where the tick is labelled.
+    fn grid_colour(&self) -> &'static str {
+        if self.label.is_some() {
+            "#dddddd"
+        } else {
+            "#f0f0f0"
+        }
+    }
+}
+
 /// One axis' mapping from scale space to pixels.
 struct Scale {
     kind: Kind,
@@ -556,11 +567,7 @@ pub fn svg(chart: &Chart) -> String {
     o.push_str("<g class=\"grid\" stroke-width=\"1\">");
     for t in &yticks {
         let y = ys_scale.px_of_t(t.t);
-        let colour = if t.label.is_some() {
-            "#dddddd"
-        } else {
-            "#f0f0f0"
-        };
+        let colour = t.grid_colour();
         let _ = write!(
             o,
             "<line x1=\"{left:.1}\" x2=\"{right:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{colour}\"/>"
@@ -568,11 +575,7 @@ pub fn svg(chart: &Chart) -> String {
     }
     for t in &xticks {
         let x = xs_scale.px_of_t(t.t);
-        let colour = if t.label.is_some() {
-            "#dddddd"
-        } else {
-            "#f0f0f0"
-        };
+        let colour = t.grid_colour();
         let _ = write!(
             o,
             "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top:.1}\" y2=\"{bottom:.1}\" stroke=\"{colour}\"/>"
