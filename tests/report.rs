@@ -229,6 +229,14 @@ fn new_store(dir: &Dir) -> Store {
 
 /// Compares `actual` with the committed snapshot, or rewrites it when
 /// UPDATE_SNAPSHOTS is set.
+/// A results directory holding the study "fixture" (see [`fixture`]).
+fn stored_fixture() -> Dir {
+    let dir = Dir::new();
+    let mut s = new_store(&dir);
+    fixture(&mut s, "fixture", 1.0);
+    dir
+}
+
 fn snapshot(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/snapshots")
@@ -260,10 +268,7 @@ fn snapshot(name: &str, actual: &str) {
 
 #[test]
 fn text_and_markdown_match_their_snapshots() {
-    let dir = Dir::new();
-    let mut s = new_store(&dir);
-    fixture(&mut s, "fixture", 1.0);
-    drop(s);
+    let dir = stored_fixture();
     let data = load(dir.path(), "fixture");
     let report = study::analyze(&data, None, &Options::default());
     let doc = study::document(&data, &report);
@@ -273,10 +278,7 @@ fn text_and_markdown_match_their_snapshots() {
 
 #[test]
 fn figures_of_the_fixture() {
-    let dir = Dir::new();
-    let mut s = new_store(&dir);
-    fixture(&mut s, "fixture", 1.0);
-    drop(s);
+    let dir = stored_fixture();
     let data = load(dir.path(), "fixture");
     let r = study::analyze(&data, None, &Options::default());
     // One panel per CPU set, one series per target/variant.
@@ -333,10 +335,7 @@ fn figures_of_the_fixture() {
 
 #[test]
 fn the_metric_option_changes_the_tables_but_not_the_peaks() {
-    let dir = Dir::new();
-    let mut s = new_store(&dir);
-    fixture(&mut s, "fixture", 1.0);
-    drop(s);
+    let dir = stored_fixture();
     let data = load(dir.path(), "fixture");
     let opts = Options {
         metric: Metric::P95,
@@ -357,10 +356,7 @@ fn the_metric_option_changes_the_tables_but_not_the_peaks() {
 
 #[test]
 fn json_matches_its_schema_and_holds_every_point() {
-    let dir = Dir::new();
-    let mut s = new_store(&dir);
-    fixture(&mut s, "fixture", 1.0);
-    drop(s);
+    let dir = stored_fixture();
     let out = dir.join("r.json");
     dbsweep(&[
         "report",
@@ -436,10 +432,7 @@ fn json_matches_its_schema_and_holds_every_point() {
 
 #[test]
 fn csv_has_points_cells_and_derived_figures() {
-    let dir = Dir::new();
-    let mut s = new_store(&dir);
-    fixture(&mut s, "fixture", 1.0);
-    drop(s);
+    let dir = stored_fixture();
     let r = dbsweep(&[
         "report",
         dir.path().to_str().unwrap(),
@@ -475,10 +468,7 @@ fn csv_has_points_cells_and_derived_figures() {
 
 #[test]
 fn markdown_writes_its_charts_next_to_it() {
-    let dir = Dir::new();
-    let mut s = new_store(&dir);
-    fixture(&mut s, "fixture", 1.0);
-    drop(s);
+    let dir = stored_fixture();
     let out = dir.join("blog.md");
     dbsweep(&[
         "report",
