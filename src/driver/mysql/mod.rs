@@ -534,17 +534,16 @@ impl MyConnection {
         if n > 0 {
             let bitmap = w.len();
             w.resize(bitmap + n.div_ceil(8), 0);
+            let bound = &mut self.prepared[id].bound;
+            // One pass for the null bitmap and whether the types changed.
+            let mut same = bound.len() == n;
             for (i, v) in params.iter().enumerate() {
-                if matches!(v, Value::Null) {
+                let t = param_type(v);
+                if t == TYPE_NULL {
                     w[bitmap + i / 8] |= 1 << (i % 8);
                 }
+                same &= bound.get(i) == Some(&t);
             }
-            let bound = &mut self.prepared[id].bound;
-            let same = bound.len() == n
-                && params
-                    .iter()
-                    .zip(bound.iter())
-                    .all(|(v, &t)| param_type(v) == t);
             if same {
                 w.push(0); // types as last sent
             } else {
@@ -675,7 +674,6 @@ fn decode_text_row(p: &[u8], columns: u64) -> Option<Vec<Option<String>>> {
         .collect()
 }
 
-#[cold]
 /// The binary-protocol type a parameter is sent as.
 #[inline]
 fn param_type(v: &Value) -> u8 {
@@ -687,6 +685,7 @@ fn param_type(v: &Value) -> u8 {
     }
 }
 
+#[cold]
 fn no_statement(id: StmtId, n: usize) -> DbError {
     DbError::new(
         ErrorKind::Other,
