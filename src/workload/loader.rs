@@ -91,8 +91,9 @@ pub fn loaders(dialect: Dialect, threads: usize) -> usize {
 /// MySQL/MariaDB: InnoDB stores a table in its primary key's B-tree, so
 /// connections inserting into one table at once take turns at the same
 /// index and page latches. Measured with 1,000,000 sbtest rows on MariaDB
-/// 10.11 (2 cores): two connections took 4.2–5.3 s where one took
-/// 3.4–4.3 s, with about 30% of the server's CPU spent spinning on a latch.
+/// 10.11 (2 cores, 5 interleaved rounds): one connection was faster in
+/// every round (3.92–5.28 s against 5.05–5.55 s), and with two the server
+/// spent about 30% of its CPU spinning on a latch (bench/README.md).
 /// A PostgreSQL heap has no such order: concurrent COPYs into one table
 /// each fill pages of their own, and two load it about 1.3× as fast as one.
 pub fn one_loader_per_table(dialect: Dialect) -> bool {
