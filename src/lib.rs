@@ -25,18 +25,19 @@
 //!
 //! `main.rs` is the pipeline: parse → resolve → run → export.
 
-pub mod civil;
 pub mod cli;
 pub mod commands;
 pub mod driver;
 pub mod engine;
 pub mod metrics;
 pub mod rand;
+pub mod record;
 pub mod report;
 pub mod server;
 pub mod stats;
 pub mod store;
 pub mod study;
+pub mod util;
 pub mod workload;
 
 /// Bad input from the user: printed as one message, exit status 2.

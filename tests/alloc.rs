@@ -6,8 +6,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use dbsweep::driver::ErrorSet;
 use dbsweep::driver::{self, Dialect, Target};
-use dbsweep::engine::{self, ErrorSet, RunConfig};
+use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
 use dbsweep::workload::{self, RandConfig};
 
@@ -55,6 +56,7 @@ fn allocations(name: &str, events: u64) -> u64 {
         grace: std::time::Duration::from_secs(1),
         seed: 1,
         reconnect_every: None,
+        timeout: None,
     };
     let before = ALLOCS.load(Ordering::Relaxed);
     let r = engine::run(

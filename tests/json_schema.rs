@@ -294,3 +294,23 @@ fn rounds_run_gives_each_client_exactly_n_transactions() {
     assert_eq!(f(&res["fairness"]["events_avg"]), 5.0);
     assert_eq!(f(&res["fairness"]["events_stddev"]), 0.0);
 }
+
+/// The committed schema is the one generated from the run record's types:
+/// the format is described once. After an intended change of the types,
+/// rewrite it with `UPDATE_SCHEMA=1 cargo test --test json_schema` and
+/// review the diff.
+#[test]
+fn committed_schema_is_generated_from_the_types() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/run.schema.json");
+    let mut generated = serde_json::to_string_pretty(&dbsweep::record::schema()).unwrap();
+    generated.push('\n');
+    if std::env::var_os("UPDATE_SCHEMA").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        committed == generated,
+        "schema/run.schema.json differs from the schema of dbsweep::record::Run: \
+         run `UPDATE_SCHEMA=1 cargo test --test json_schema` and review the diff"
+    );
+}

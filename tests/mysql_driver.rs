@@ -20,10 +20,11 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use dbsweep::driver::ErrorSet;
 use dbsweep::driver::{
     connect, Connection, DbError, ErrorKind, Outcome, PsMode, ServerAddr, Target, TargetKind, Value,
 };
-use dbsweep::engine::{self, ErrorSet, RunConfig};
+use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
 use dbsweep::workload::{self, NoProgress, RandConfig};
 
@@ -823,6 +824,7 @@ fn sysbench_oltp_read_write_through_the_engine_in_both_protocols() {
             // run's strings, and updates to an equal value change no row.
             seed: mode as u64 + 1,
             reconnect_every: None,
+            timeout: None,
         };
         let r = engine::run(
             w.as_ref(),

@@ -20,10 +20,11 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use dbsweep::driver::ErrorSet;
 use dbsweep::driver::{
     self, Connection, DbResult, Dialect, ErrorKind, Outcome, PsMode, Target, Value,
 };
-use dbsweep::engine::{self, ErrorSet, RunConfig};
+use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
 use dbsweep::workload::{self, NoProgress, RandConfig, Workload};
 
@@ -917,6 +918,7 @@ fn sysbench_oltp_read_write_runs_through_the_engine_in_both_modes() {
             grace: Duration::from_secs(5),
             seed: 3,
             reconnect_every: None,
+            timeout: None,
         };
         let connect = connector(s.target("oltp", mode));
         let r = engine::run(

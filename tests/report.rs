@@ -13,16 +13,17 @@ mod util;
 
 use std::path::Path;
 
+use dbsweep::record::Machine;
 use dbsweep::report::doc::{Block, Mark};
 use dbsweep::report::study::{self, Metric, Options, StudyData};
 use dbsweep::report::{markdown, table_text};
-use dbsweep::stats::histogram::Histogram;
 use dbsweep::store::{self, PointRow, PointStatus, Store};
 use serde_json::{json, Value};
 
+use util::record::{histogram, with_histograms};
 use util::{dbsweep, Dir};
 
-/// A `dbsweep-run/1` document with the given figures (round numbers,
+/// A run document with the given figures (round numbers,
 /// exact in binary).
 fn run_doc(server: &str, tps: f64, p95_us: f64, deadlocks: u64, events_sd: f64) -> Value {
     let n = (tps * 10.0) as u64;
@@ -58,7 +59,7 @@ fn run_doc(server: &str, tps: f64, p95_us: f64, deadlocks: u64, events_sd: f64) 
             "intervals": intervals
     });
     json!({
-        "schema": "dbsweep-run/1",
+        "schema": "dbsweep-run/2",
         "tool": {"name": "dbsweep", "version": "0.1.0"},
         "started_unix_s": 1_700_000_000u64,
         "workload": {"name": "oltp_read_write", "options": {"table-size": "1000", "tables": "1"}},
@@ -71,14 +72,6 @@ fn run_doc(server: &str, tps: f64, p95_us: f64, deadlocks: u64, events_sd: f64) 
                     "memory_bytes": 1024, "kernel": "6.1", "os": "linux"},
         "result": result
     })
-}
-
-fn histogram(values_ns: &[u64]) -> Histogram {
-    let mut h = Histogram::new();
-    for &v in values_ns {
-        h.record(v);
-    }
-    h
 }
 
 struct P<'a> {
@@ -123,28 +116,29 @@ fn row(p: &P, status: PointStatus) -> PointRow {
         status,
         reason: None,
         run: None,
-        histograms: Vec::new(),
         settings: Vec::new(),
     }
 }
 
 fn finished(p: &P, server: &str, tps: f64, deadlocks: u64) -> PointRow {
     PointRow {
-        run: Some(run_doc(
-            server,
-            tps,
-            1000.0 + f64::from(p.clients) * 250.0,
-            deadlocks,
-            f64::from(p.clients) - 1.0,
-        )),
-        histograms: vec![
-            (
-                "transaction".into(),
-                histogram(&[1_000_000, 1_000_000, 2_000_000, 8_000_000]),
+        run: Some(with_histograms(
+            run_doc(
+                server,
+                tps,
+                1000.0 + f64::from(p.clients) * 250.0,
+                deadlocks,
+                f64::from(p.clients) - 1.0,
             ),
-            ("point_select".into(), histogram(&[50_000, 70_000])),
-            ("update_index".into(), histogram(&[300_000, 500_000])),
-        ],
+            &[
+                (
+                    "transaction",
+                    histogram(&[1_000_000, 1_000_000, 2_000_000, 8_000_000]),
+                ),
+                ("point_select", histogram(&[50_000, 70_000])),
+                ("update_index", histogram(&[300_000, 500_000])),
+            ],
+        )),
         ..row(p, PointStatus::Finished)
     }
 }
@@ -169,7 +163,7 @@ fn fixture(store: &mut Store, name: &str, factor: f64) {
             name,
             "two servers, two CPU sets",
             "name = \"x\"\n",
-            &json!({}),
+            &Machine::default(),
         )
         .unwrap();
     let series: [SeriesSpec; 3] = [
@@ -499,7 +493,9 @@ fn a_parameter_sweep_marks_only_changes_beyond_the_noise() {
     let dir = Dir::new();
     let mut s = new_store(&dir);
     let file = "name = \"sweep\"\n[sweep.parameter]\nclients = 16\nbaseline = \"base\"\n";
-    let id = s.begin_study("sweep", "", file, &json!({})).unwrap();
+    let id = s
+        .begin_study("sweep", "", file, &Machine::default())
+        .unwrap();
     // (variant, tps of each repeat): the baseline 100 ± 1; one setting
     // clearly better, one within the noise, one measured once.
     let variants: [(&str, &[f64]); 4] = [

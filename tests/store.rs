@@ -7,16 +7,17 @@ mod util;
 use std::collections::HashSet;
 use std::path::Path;
 
+use dbsweep::record::Machine;
+use dbsweep::report::results::{csv as results_csv, table as results_table};
 use dbsweep::stats::histogram::Histogram;
-use dbsweep::store::{
-    self, results_csv, results_table, PointRow, PointStatus, Store, StoredPoint, StudyId,
-};
+use dbsweep::store::{self, PointRow, PointStatus, Store, StoredPoint, StudyId};
 use dbsweep::UsageError;
 use serde_json::{json, Value};
 
+use util::record::{histogram, with_histograms};
 use util::Dir;
 
-/// A complete, schema-valid `dbsweep-run/1` document with round numbers
+/// A complete, schema-valid run document with round numbers
 /// (exact in binary, so they survive the JSON text unchanged).
 fn run_doc(tps: f64, p95_us: f64, deadlocks: u64, stop: &str) -> Value {
     let n = (tps * 10.0) as u64;
@@ -51,7 +52,7 @@ fn run_doc(tps: f64, p95_us: f64, deadlocks: u64, stop: &str) -> Value {
         "intervals": intervals
     });
     json!({
-        "schema": "dbsweep-run/1",
+        "schema": "dbsweep-run/2",
         "tool": {"name": "dbsweep", "version": "0.1.0"},
         "started_unix_s": 1_700_000_000u64,
         "workload": {"name": "oltp_read_write", "options": {"table-size": "1000", "tables": "1"}},
@@ -67,14 +68,6 @@ fn run_doc(tps: f64, p95_us: f64, deadlocks: u64, stop: &str) -> Value {
                     "memory_bytes": 1024, "kernel": "6.1", "os": "linux"},
         "result": result,
     })
-}
-
-fn histogram(values_ns: &[u64]) -> Histogram {
-    let mut h = Histogram::new();
-    for &v in values_ns {
-        h.record(v);
-    }
-    h
 }
 
 /// The plan part of a point; status and outcome set by the callers.
@@ -99,7 +92,6 @@ fn plan(key: &str, clients: u32, repeat: u32) -> PointRow {
         status: PointStatus::Skipped,
         reason: None,
         run: None,
-        histograms: Vec::new(),
         settings: Vec::new(),
     }
 }
@@ -107,14 +99,13 @@ fn plan(key: &str, clients: u32, repeat: u32) -> PointRow {
 fn finished(key: &str, clients: u32, repeat: u32, tps: f64) -> PointRow {
     PointRow {
         status: PointStatus::Finished,
-        run: Some(run_doc(tps, 2000.0 + tps, 3, "time")),
-        histograms: vec![
-            (
-                "transaction".into(),
-                histogram(&[100_000, 900_000, 25_000_000]),
-            ),
-            ("point_select".into(), histogram(&[5_000, 7_000])),
-        ],
+        run: Some(with_histograms(
+            run_doc(tps, 2000.0 + tps, 3, "time"),
+            &[
+                ("transaction", histogram(&[100_000, 900_000, 25_000_000])),
+                ("point_select", histogram(&[5_000, 7_000])),
+            ],
+        )),
         settings: vec![
             ("journal_mode".into(), "wal".into()),
             ("cache_size".into(), "-2000".into()),
@@ -139,8 +130,13 @@ fn failed(key: &str, clients: u32, repeat: u32, reason: &str) -> PointRow {
     }
 }
 
-fn machine() -> Value {
-    json!({"hostname": "h", "cpu_model": "cpu", "cpus_online": 2})
+fn machine() -> Machine {
+    Machine {
+        hostname: "h".into(),
+        cpu_model: "cpu".into(),
+        cpus_online: 2,
+        ..Machine::default()
+    }
 }
 
 /// A new store in `dir` with a begun study called "sweep".
@@ -178,11 +174,13 @@ fn committed_points_come_back_exactly_after_reopening() {
     // The light read has everything but documents, histograms and settings.
     let light = s.point_figures(Some(study)).unwrap();
     for (l, p) in light.iter().zip(&points) {
-        assert_eq!((l.row.run.as_ref(), l.row.histograms.len()), (None, 0));
+        assert_eq!(
+            (l.row.run.as_ref(), l.row.histogram_names().len()),
+            (None, 0)
+        );
         assert!(l.row.settings.is_empty());
         let mut p = p.clone();
         p.row.run = None;
-        p.row.histograms.clear();
         p.row.settings.clear();
         assert_eq!(*l, p);
     }
@@ -207,7 +205,7 @@ fn committed_points_come_back_exactly_after_reopening() {
         .unwrap();
     assert_eq!(seed, "18000000000000000042");
     // The read-back metrics are exactly what extraction gives.
-    let x = store::extract(committed[0].run.as_ref().unwrap(), &committed[0].histograms).unwrap();
+    let x = store::extract(committed[0].run.as_ref().unwrap());
     assert_eq!(&x.metrics, m);
     assert_eq!(f.errors_of("deadlock"), 3);
 
@@ -235,7 +233,7 @@ fn committed_points_come_back_exactly_after_reopening() {
     assert_eq!(studies.len(), 1);
     assert_eq!(studies[0].name, "sweep");
     assert_eq!(studies[0].description, "a test sweep");
-    assert_eq!(studies[0].machine, machine());
+    assert_eq!(studies[0].machine, serde_json::to_value(machine()).unwrap());
     assert_eq!(studies[0].tool_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(s.find_study("sweep").unwrap(), Some(study));
     assert_eq!(s.find_study("other").unwrap(), None);
@@ -306,9 +304,9 @@ fn errors_intervals_histograms_and_settings_are_stored() {
         )
         .unwrap();
     let back: Histogram = serde_json::from_str(&json).unwrap();
-    assert_eq!(back, p.histograms[0].1);
+    assert_eq!(back, p.histogram("transaction").unwrap());
     let stored = &s.points(Some(study)).unwrap()[0];
-    assert_eq!(stored.row.histograms, p.histograms);
+    assert_eq!(stored.row.run, p.run);
 
     let settings: Vec<(String, String)> = c
         .prepare("SELECT name, value FROM point_setting ORDER BY id")
@@ -689,12 +687,10 @@ fn refused_points_leave_nothing_behind() {
     let mut finished_with_reason = finished("c", 1, 4, 100.0);
     finished_with_reason.reason = Some("why".into());
     let mut interrupted = finished("d", 1, 5, 100.0);
-    interrupted.run = Some(run_doc(100.0, 2100.0, 0, "interrupted"));
-    let mut bad_doc = finished("e", 1, 6, 100.0);
-    bad_doc.run.as_mut().unwrap()["result"]
-        .as_object_mut()
-        .unwrap()
-        .remove("qps");
+    interrupted.run = Some(with_histograms(
+        run_doc(100.0, 2100.0, 0, "interrupted"),
+        &[],
+    ));
     let mut other_settings = finished("f", 1, 7, 100.0);
     other_settings.variant_settings[1].1 = "2".into();
     let mut other_kind = finished("g", 1, 8, 100.0);
@@ -703,14 +699,23 @@ fn refused_points_leave_nothing_behind() {
     skipped_with_run.status = PointStatus::Skipped;
     skipped_with_run.reason = Some("x".into());
     let mut twice = finished("i", 1, 10, 100.0);
-    twice.histograms.push(twice.histograms[0].clone());
+    let hs = twice
+        .run
+        .as_mut()
+        .unwrap()
+        .result
+        .histograms
+        .as_mut()
+        .unwrap();
+    hs.statements
+        .0
+        .push(("transaction".into(), hs.transaction.clone()));
 
     for (p, expected) in [
         (no_doc, "has no run document"),
         (no_reason, "without a reason"),
         (finished_with_reason, "has a reason"),
         (interrupted, "was interrupted"),
-        (bad_doc, "qps is missing"),
         (other_settings, "is stored with settings"),
         (other_kind, "is stored as a sqlite target"),
         (skipped_with_run, "never ran"),
@@ -895,8 +900,8 @@ fn a_real_run_document_commits() {
     let doc = util::read_json(&json);
     let (mut s, study) = new_store(&dir);
     let mut p = finished("real", 1, 1, 0.0);
-    p.run = Some(doc.clone());
-    p.histograms.clear(); // no transaction histogram: p95 is not in the document
+    // No transaction histogram: p95 is not in the document.
+    p.run = Some(with_histograms(doc.clone(), &[]));
     s.commit_point(study, &p).unwrap();
     let stored = &s.points(Some(study)).unwrap()[0];
     let m = stored.metrics.as_ref().unwrap();

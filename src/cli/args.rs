@@ -6,7 +6,14 @@
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use crate::commands::report::Format;
+use crate::driver::{Dialect, ErrorSet, PsMode};
+use crate::rand::dist::DistKind;
+use crate::report::study::Metric;
+use crate::server::ServerKind;
 use crate::workload::options::{self, OptKind};
+
+use super::values;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -108,8 +115,8 @@ pub struct SmackArgs {
     /// Database type for clients built from the file's client blocks:
     /// mysql (also mariadb), pg (also postgres) or sqlite. Default: the
     /// --db URL's, else mysql (Super Smack's default).
-    #[arg(short = 'd', long = "db-type", value_name = "TYPE")]
-    pub db_type: Option<String>,
+    #[arg(short = 'd', long = "db-type", value_name = "TYPE", value_parser = values::dialect)]
+    pub db_type: Option<Dialect>,
     /// Database URL replacing every client block's host, user, pass, db,
     /// port and socket, e.g. mysql://root@127.0.0.1:3306/test.
     #[arg(long, value_name = "URL")]
@@ -121,16 +128,16 @@ pub struct SmackArgs {
     pub datadir: Option<std::path::PathBuf>,
     /// Statement protocol: `disable` sends SQL text with literals quoted by
     /// the client, as Super Smack did; `auto` uses prepared statements.
-    #[arg(long, default_value = "disable", value_name = "MODE")]
-    pub db_ps_mode: String,
+    #[arg(long, default_value = "disable", value_name = "MODE", value_parser = values::ps_mode)]
+    pub db_ps_mode: PsMode,
     /// Percentiles in the per-query-type latency table, comma-separated.
     #[arg(long, default_value = "50,95,99", value_name = "LIST")]
     pub percentiles: String,
     /// Error kinds that fail a round instead of aborting the run (see
     /// `dbsweep run --help`); by default any error stops the client, as in
     /// Super Smack.
-    #[arg(long, value_name = "KINDS")]
-    pub ignore_errors: Option<String>,
+    #[arg(long, value_name = "KINDS", value_parser = values::error_kinds)]
+    pub ignore_errors: Option<ErrorSet>,
     /// Seed of the dictionaries' random draws and of generated data files
     /// (0 = from the current time; data files then still use seed 1).
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -200,8 +207,8 @@ pub struct ReportArgs {
     #[arg(default_value = ".")]
     pub path: std::path::PathBuf,
     /// Output format (default: from --out's extension, else html).
-    #[arg(long, value_parser = ["html", "md", "text", "csv", "json"])]
-    pub format: Option<String>,
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Output file; `-` for standard output (default: report.FORMAT in the
     /// study's directory; text goes to standard output).
     #[arg(long, value_name = "PATH")]
@@ -214,8 +221,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "NAME")]
     pub study: Option<String>,
     /// The figure of the tables.
-    #[arg(long, default_value = "tps", value_parser = ["tps", "qps", "p95", "p99", "errors"])]
-    pub metric: String,
+    #[arg(long, default_value = "tps", value_parser = values::metric)]
+    pub metric: Metric,
     /// The client count of the time series, latency distribution and
     /// statement sections (default: where the best series peaks).
     #[arg(long, value_name = "CLIENTS")]
@@ -244,7 +251,8 @@ pub enum ServerCommand {
 #[derive(Debug, Args)]
 pub struct ServerStartArgs {
     /// mariadb (or mysql) or postgres.
-    pub kind: String,
+    #[arg(value_parser = values::server_kind)]
+    pub kind: ServerKind,
     /// The server's directory (data, config, socket, log); created on first
     /// use and reused afterwards. Default: ./dbsweep-servers/KIND.
     #[arg(long, value_name = "DIR")]
@@ -292,8 +300,8 @@ pub struct TargetArgs {
 
     /// Statement protocol for PostgreSQL and MySQL: `auto` uses server-side
     /// prepared statements, `disable` sends SQL text with literals (sysbench's).
-    #[arg(long, default_value = "auto", value_name = "MODE")]
-    pub db_ps_mode: String,
+    #[arg(long, default_value = "auto", value_name = "MODE", value_parser = values::ps_mode)]
+    pub db_ps_mode: PsMode,
 
     #[command(flatten)]
     pub rand: RandArgs,
@@ -308,8 +316,8 @@ pub struct TargetArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RandArgs {
     /// Distribution of random ids: uniform, gaussian, special, pareto, zipfian.
-    #[arg(long, default_value = "uniform", value_name = "TYPE")]
-    pub rand_type: String,
+    #[arg(long, default_value = "uniform", value_name = "TYPE", value_parser = values::dist_kind)]
+    pub rand_type: DistKind,
     /// Seed of the random streams; 0 = from the current time.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub rand_seed: u64,
@@ -328,18 +336,6 @@ pub struct RandArgs {
     /// Exponent of the zipfian distribution.
     #[arg(long, default_value_t = 0.8, value_name = "S")]
     pub rand_zipfian_exp: f64,
-}
-
-impl RandArgs {
-    /// A copy with the distribution and seed replaced (for `dbsweep dist`,
-    /// where both are positional/own options).
-    pub fn clone_with_type(&self, kind: &str, seed: u64) -> RandArgs {
-        RandArgs {
-            rand_type: kind.to_string(),
-            rand_seed: seed,
-            ..self.clone()
-        }
-    }
 }
 
 #[derive(Debug, Args)]
@@ -383,8 +379,8 @@ pub struct RunArgs {
     /// Error kinds that fail the transaction instead of aborting the run:
     /// a comma-separated list of deadlock, lock_timeout, serialization,
     /// duplicate_key, connection_lost, other — or `all`.
-    #[arg(long, value_name = "KINDS")]
-    pub ignore_errors: Option<String>,
+    #[arg(long, value_name = "KINDS", value_parser = values::error_kinds)]
+    pub ignore_errors: Option<ErrorSet>,
     /// Seconds in-flight transactions may take to finish after the end
     /// before they are abandoned (the run's deadline is time + grace).
     #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
@@ -405,7 +401,8 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct DistArgs {
     /// uniform, gaussian, special, pareto or zipfian.
-    pub distribution: String,
+    #[arg(value_parser = values::dist_kind)]
+    pub distribution: DistKind,
     #[arg(long, default_value_t = 1)]
     pub min: u32,
     #[arg(long, default_value_t = 10000)]

@@ -1,9 +1,12 @@
-//! Command-line parsing into raw values ([`args`]) and their resolution into
-//! validated, typed configuration ([`resolve`]). Nothing here touches a
-//! database; files named on the command line are the only I/O.
+//! The command line: parsing into raw values ([`args`], clap), single
+//! values into their types ([`values`]), and the whole into a validated
+//! [`crate::commands::Request`] ([`resolve`]). Nothing here touches a
+//! database; the only I/O is checking that paths named on the command line
+//! can be written.
 
 pub mod args;
-pub mod progress;
 pub mod resolve;
+pub mod values;
 
 pub use args::{parse, Cli, Command};
+pub use resolve::request;

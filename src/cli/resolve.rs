@@ -1,32 +1,61 @@
-//! Turns raw command-line values into validated, typed configuration. Every
-//! problem becomes a [`UsageError`] that names the option and the fix.
+//! Turns the raw command line into a [`Request`]: validated, typed values
+//! for the command to run. Every problem becomes a [`UsageError`] that
+//! names the option and the fix.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::driver::{ErrorKind, PsMode, Target};
-use crate::engine::{ErrorSet, RunConfig};
-use crate::rand::dist::{DistKind, DistParams};
-use crate::workload::RandConfig;
+use crate::commands::dist::DistRequest;
+use crate::commands::report::{Format, ReportRequest, ResultsRequest};
+use crate::commands::run::{RunRequest, TargetRequest};
+use crate::commands::server::{ServerRequest, SERVERS_DIR};
+use crate::commands::smack::{GenDataRequest, SmackRequest};
+use crate::commands::study::StudyRequest;
+use crate::commands::{JsonOut, Request};
+use crate::driver::{Dialect, ErrorSet, PsMode, Target};
+use crate::engine::RunConfig;
+use crate::rand::dist::DistParams;
+use crate::rand::RandConfig;
+use crate::server::{self, ServerSpec};
+use crate::workload::smack::gen_data;
 use crate::UsageError;
 
-use super::args::{RandArgs, RunArgs};
+use super::args::{
+    Cli, Command, DistArgs, GenDataArgs, RandArgs, ReportArgs, RunArgs, ServerCommand,
+    ServerStartArgs, SmackArgs, TargetArgs,
+};
 
 /// Default measured time when no stop condition is given (sysbench's).
 pub const DEFAULT_TIME_S: f64 = 10.0;
 
-/// The target named by `--db` (None: the caller picks the default), with
+/// The request of a parsed command line.
+pub fn request(cli: Cli) -> Result<Request, UsageError> {
+    Ok(match cli.command {
+        Command::Prepare(t) => Request::Prepare(target_request(&t)?),
+        Command::Run(r) => Request::Run(Box::new(run_request(&r)?)),
+        Command::Cleanup(t) => Request::Cleanup(target_request(&t)?),
+        Command::Workloads => Request::Workloads,
+        Command::Dist(d) => Request::Dist(dist_request(&d)?),
+        Command::Server(s) => Request::Server(server_request(s)?),
+        Command::Study(s) => Request::Study(StudyRequest {
+            file: s.file,
+            out: s.out,
+            resume: s.resume,
+            dry_run: s.dry_run,
+        }),
+        Command::Results(r) => Request::Results(ResultsRequest {
+            path: r.path,
+            csv: r.csv,
+        }),
+        Command::Report(r) => Request::Report(report_request(r)?),
+        Command::Smack(s) => Request::Smack(smack_request(&s)?),
+        Command::GenData(g) => Request::GenData(gen_data_request(&g)?),
+    })
+}
+
+/// The target named by `--db` (None: the command picks the default), with
 /// `--db-ps-mode` applied.
-pub fn target(db: Option<&str>, ps_mode: &str) -> Result<Option<Target>, UsageError> {
-    let mode = match ps_mode {
-        "auto" => PsMode::Prepared,
-        "disable" => PsMode::Disable,
-        other => {
-            return Err(UsageError(format!(
-                "invalid --db-ps-mode '{other}': expected auto or disable"
-            )))
-        }
-    };
+pub fn target(db: Option<&str>, mode: PsMode) -> Result<Option<Target>, UsageError> {
     let mut t = db
         .map(|u| Target::parse(u).map_err(UsageError))
         .transpose()?;
@@ -39,18 +68,12 @@ pub fn target(db: Option<&str>, ps_mode: &str) -> Result<Option<Target>, UsageEr
     Ok(t)
 }
 
-pub fn rand_config(a: &RandArgs) -> Result<RandConfig, UsageError> {
-    let kind = DistKind::from_name(&a.rand_type).ok_or_else(|| {
-        UsageError(format!(
-            "invalid --rand-type '{}': expected one of {}",
-            a.rand_type,
-            DistKind::ALL.map(|k| k.name()).join(", ")
-        ))
-    })?;
-    let seed = if a.rand_seed == 0 {
+/// The random configuration of `--rand-*`, with `seed` (0: from the clock).
+pub fn rand_config(a: &RandArgs, seed: u64) -> Result<RandConfig, UsageError> {
+    let seed = if seed == 0 {
         crate::rand::seed_from_time()
     } else {
-        a.rand_seed
+        seed
     };
     let params = DistParams {
         spec_iter: a.rand_spec_iter,
@@ -60,7 +83,11 @@ pub fn rand_config(a: &RandArgs) -> Result<RandConfig, UsageError> {
         zipf_exp: a.rand_zipfian_exp,
     };
     params.validate().map_err(|e| UsageError(e.to_string()))?;
-    Ok(RandConfig { kind, params, seed })
+    Ok(RandConfig {
+        kind: a.rand_type,
+        params,
+        seed,
+    })
 }
 
 fn seconds(name: &str, v: f64) -> Result<Duration, UsageError> {
@@ -86,33 +113,7 @@ pub fn percentiles(list: &str) -> Result<Vec<f64>, UsageError> {
         .collect()
 }
 
-pub fn ignore_errors(list: Option<&str>) -> Result<ErrorSet, UsageError> {
-    let Some(list) = list else {
-        return Ok(ErrorSet::NONE);
-    };
-    let mut set = ErrorSet::NONE;
-    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        if name == "all" {
-            return Ok(ErrorSet::ALL);
-        }
-        let kind = ErrorKind::from_name(name).ok_or_else(|| {
-            UsageError(format!(
-                "unknown error kind '{name}' in --ignore-errors: expected all or a list of {}",
-                ErrorKind::ALL.map(|k| k.name()).join(", ")
-            ))
-        })?;
-        set.insert(kind);
-    }
-    Ok(set)
-}
-
 /// Where `--json` goes, checked before the run so a bad path fails early.
-#[derive(Debug, Clone, PartialEq)]
-pub enum JsonOut {
-    Stdout,
-    File(std::path::PathBuf),
-}
-
 pub fn json_out(arg: Option<&str>) -> Result<Option<JsonOut>, UsageError> {
     match arg {
         None => Ok(None),
@@ -139,23 +140,58 @@ pub fn json_out(arg: Option<&str>) -> Result<Option<JsonOut>, UsageError> {
     }
 }
 
-pub fn run_config(a: &RunArgs, seed: u64) -> Result<RunConfig, UsageError> {
-    run_config_for(a, seed, None)
+/// A report path must be writable before the run starts, so a typo does
+/// not cost the run.
+fn report_path(p: &Path) -> Result<PathBuf, UsageError> {
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "cannot write --report {}: directory '{}' does not exist (create it, or fix the path)",
+            p.display(),
+            dir.display()
+        )));
+    }
+    if p.is_dir() {
+        return Err(UsageError(format!(
+            "--report {} is a directory: give a file name, e.g. {}/run.html",
+            p.display(),
+            p.display()
+        )));
+    }
+    Ok(p.to_path_buf())
 }
 
-/// [`run_config`] for a workload with a count of transactions per client
-/// of its own ([`crate::workload::Workload::default_rounds`]): used instead
-/// of the default time when none of --time, --events and --rounds is given.
-pub fn run_config_for(
-    a: &RunArgs,
-    seed: u64,
-    default_rounds: Option<u64>,
-) -> Result<RunConfig, UsageError> {
+fn target_request(t: &TargetArgs) -> Result<TargetRequest, UsageError> {
+    Ok(TargetRequest {
+        workload: t.workload.clone(),
+        options: t.options.clone(),
+        db: target(t.db.as_deref(), t.db_ps_mode)?,
+        threads: t.threads,
+        rand: rand_config(&t.rand, t.rand.rand_seed)?,
+    })
+}
+
+fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
+    let target = target_request(&a.target)?;
+    let (config, open_ended) = run_config(a, target.rand.seed)?;
+    Ok(RunRequest {
+        config,
+        open_ended,
+        percentiles: percentiles(&a.percentiles)?,
+        json: json_out(a.json.as_deref())?,
+        report: a.report.as_deref().map(report_path).transpose()?,
+        target,
+    })
+}
+
+/// How `run` is driven, and whether the command line left it without a
+/// stop condition (then it runs for [`DEFAULT_TIME_S`], unless the
+/// workload has rounds of its own).
+pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageError> {
     let open = a.time.is_none() && a.events.is_none() && a.rounds.is_none();
-    let rounds = match default_rounds {
-        Some(r) if open => Some(r),
-        _ => a.rounds,
-    };
     if a.target.threads == 0 {
         return Err(UsageError(
             "invalid --threads 0: expected at least 1 client".into(),
@@ -163,12 +199,12 @@ pub fn run_config_for(
     }
     let time = match a.time {
         Some(t) => seconds("time", t)?,
-        None if a.events.is_some() || rounds.is_some() => Duration::ZERO,
+        None if a.events.is_some() || a.rounds.is_some() => Duration::ZERO,
         None => Duration::from_secs_f64(DEFAULT_TIME_S),
     };
     let time = (!time.is_zero()).then_some(time);
     let events = a.events.filter(|&e| e > 0);
-    let rounds = rounds.filter(|&r| r > 0);
+    let rounds = a.rounds.filter(|&r| r > 0);
     if time.is_none() && events.is_none() && rounds.is_none() {
         return Err(UsageError(
             "the run has no end: give --time SECONDS, --events N or --rounds N".into(),
@@ -181,7 +217,7 @@ pub fn run_config_for(
         )));
     }
     let interval = seconds("report-interval", a.report_interval)?;
-    Ok(RunConfig {
+    let cfg = RunConfig {
         threads: a.target.threads,
         time,
         events,
@@ -190,10 +226,120 @@ pub fn run_config_for(
         report_interval: (!interval.is_zero()).then_some(interval),
         interval_percentile: a.percentile,
         max_retries: a.max_retries,
-        ignore_errors: ignore_errors(a.ignore_errors.as_deref())?,
+        ignore_errors: a.ignore_errors.unwrap_or(ErrorSet::NONE),
         grace: seconds("grace", a.grace)?,
         seed,
         reconnect_every: (a.reconnect > 0).then_some(a.reconnect),
+        timeout: None,
+    };
+    Ok((cfg, open))
+}
+
+fn dist_request(a: &DistArgs) -> Result<DistRequest, UsageError> {
+    let mut rand = rand_config(&a.rand, a.seed)?;
+    rand.kind = a.distribution;
+    Ok(DistRequest {
+        rand,
+        min: a.min,
+        max: a.max,
+        n: a.n,
+        bins: a.bins,
+        raw: a.raw,
+    })
+}
+
+fn server_request(cmd: ServerCommand) -> Result<ServerRequest, UsageError> {
+    Ok(match cmd {
+        ServerCommand::Start(a) => ServerRequest::Start(server_spec(&a)?),
+        ServerCommand::Stop(a) => ServerRequest::Stop(a.dir),
+        ServerCommand::Status(a) => ServerRequest::Status(a.dir),
+    })
+}
+
+fn server_spec(a: &ServerStartArgs) -> Result<ServerSpec, UsageError> {
+    let bad = |e: server::ServerError| UsageError(e.to_string());
+    let dir = a
+        .dir
+        .clone()
+        .unwrap_or_else(|| Path::new(SERVERS_DIR).join(a.kind.name()));
+    let mut spec = ServerSpec::new(a.kind, dir);
+    spec.port = a.port;
+    spec.config_file = a.config_file.clone();
+    spec.binaries = a.binaries.clone();
+    for s in &a.settings {
+        spec.settings.push(server::parse_setting(s).map_err(bad)?);
+    }
+    if let Some(list) = &a.cpus {
+        spec.cpus = Some(server::parse_cpu_list(list).map_err(bad)?);
+    }
+    Ok(spec)
+}
+
+fn report_request(a: ReportArgs) -> Result<ReportRequest, UsageError> {
+    let format = match (a.format, &a.out) {
+        (Some(f), _) => f,
+        (None, Some(out)) if out.as_os_str() == "-" => Format::Text,
+        (None, Some(out)) => Format::of_path(out).ok_or_else(|| {
+            UsageError(format!(
+                "cannot tell the format of '{}': give --format html|md|text|csv|json",
+                out.display()
+            ))
+        })?,
+        // A run file's report is read on the terminal; a study's is a page.
+        (None, None) if a.path.extension().is_some_and(|e| e == "json") => Format::Text,
+        (None, None) => Format::Html,
+    };
+    Ok(ReportRequest {
+        path: a.path,
+        format,
+        out: a.out,
+        baseline: a.baseline,
+        study: a.study,
+        metric: a.metric,
+        point: a.point,
+    })
+}
+
+fn smack_request(a: &SmackArgs) -> Result<SmackRequest, UsageError> {
+    let db = target(a.db.as_deref(), a.db_ps_mode)?;
+    let dialect = match (a.db_type, &db) {
+        (None, db) => db.as_ref().map_or(Dialect::Mysql, |t| t.dialect()),
+        (Some(d), Some(t)) if t.dialect() != d => {
+            return Err(UsageError(format!(
+                "-d {} does not match --db {}: drop -d, or give a URL of that type",
+                d.name(),
+                t.display
+            )))
+        }
+        (Some(d), _) => d,
+    };
+    Ok(SmackRequest {
+        file: a.file.clone(),
+        args: a.args.clone(),
+        dialect,
+        db,
+        datadir: a
+            .datadir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("smack-data")),
+        ps_mode: a.db_ps_mode,
+        percentiles: percentiles(&a.percentiles)?,
+        ignore_errors: a.ignore_errors.unwrap_or(ErrorSet::NONE),
+        seed: a.rand_seed,
+        json: json_out(a.json.as_deref())?,
+    })
+}
+
+fn gen_data_request(a: &GenDataArgs) -> Result<GenDataRequest, UsageError> {
+    if a.rows == 0 {
+        return Err(UsageError(
+            "-n 0: give the number of rows to print (at least 1)".into(),
+        ));
+    }
+    Ok(GenDataRequest {
+        rows: a.rows,
+        format: gen_data::Format::parse(&a.format).map_err(UsageError)?,
+        seed: a.seed,
     })
 }
 
@@ -207,18 +353,6 @@ mod tests {
         assert!(percentiles("0").is_err());
         assert!(percentiles("101").is_err());
         assert!(percentiles("p95").unwrap_err().0.contains("'p95'"));
-    }
-
-    #[test]
-    fn parses_error_kind_sets() {
-        let s = ignore_errors(Some("duplicate_key,deadlock")).unwrap();
-        assert!(s.contains(ErrorKind::DuplicateKey) && s.contains(ErrorKind::Deadlock));
-        assert!(!s.contains(ErrorKind::Other));
-        assert_eq!(ignore_errors(Some("all")).unwrap(), ErrorSet::ALL);
-        assert!(ignore_errors(Some("oops"))
-            .unwrap_err()
-            .0
-            .contains("unknown error kind 'oops'"));
     }
 
     #[test]

@@ -31,24 +31,8 @@ pub use self::url::{PsMode, ServerAddr, Target, TargetKind};
 /// Index of a prepared statement in the list given to [`Connection::prepare_all`].
 pub type StmtId = usize;
 
-/// SQL dialect of a target; workloads render DDL and statement text per dialect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    Sqlite,
-    Postgres,
-    Mysql,
-}
-
-impl Dialect {
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::Sqlite => "sqlite",
-            Dialect::Postgres => "postgres",
-            Dialect::Mysql => "mysql",
-        }
-    }
-}
+/// SQL dialect of a target (defined with the run record, which names it).
+pub use crate::record::Dialect;
 
 /// A bound parameter value. Workloads keep their parameter buffers between
 /// transactions and overwrite them in place, so `Text` reuses its capacity.
@@ -171,6 +155,30 @@ impl ErrorKind {
 
     pub fn index(self) -> usize {
         self as usize
+    }
+}
+
+/// A set of error kinds (`--ignore-errors`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ErrorSet(u8);
+
+impl ErrorSet {
+    pub const NONE: ErrorSet = ErrorSet(0);
+    pub const ALL: ErrorSet = ErrorSet(0x3f);
+
+    pub fn insert(&mut self, k: ErrorKind) {
+        self.0 |= 1 << k.index();
+    }
+
+    pub fn contains(&self, k: ErrorKind) -> bool {
+        self.0 & (1 << k.index()) != 0
+    }
+
+    pub fn kinds(&self) -> Vec<ErrorKind> {
+        ErrorKind::ALL
+            .into_iter()
+            .filter(|k| self.contains(*k))
+            .collect()
     }
 }
 

@@ -9,7 +9,8 @@ use crate::driver::{Connection, DbError, ErrorKind};
 use crate::workload::{ClientScript, Op};
 
 use super::recorder::TxnBuffer;
-use super::{ErrorSet, Shared, DONE, IDLE, IN_TXN, RECONNECTING};
+use super::{Shared, DONE, IDLE, IN_TXN, RECONNECTING};
+use crate::driver::ErrorSet;
 
 /// How one transaction ended.
 enum TxnEnd {

@@ -17,7 +17,7 @@
 //! their transactions counted as abandoned, and the run reported as it stands.
 
 mod client;
-pub mod cpu;
+pub mod point;
 pub mod recorder;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::driver::DbResult;
-use crate::driver::{Connection, ErrorKind, Interrupter, ServerInfo};
+use crate::driver::{Connection, ErrorSet, Interrupter, ServerInfo};
 use crate::rand::Rng;
 use crate::stats::histogram::Histogram;
 use crate::workload::Workload;
@@ -37,32 +37,8 @@ use crate::workload::Workload;
 pub type Connect = Arc<dyn Fn() -> DbResult<Box<dyn Connection>> + Send + Sync>;
 use crate::UsageError;
 
-use self::cpu::CpuTimes;
 use self::recorder::{Counters, Recorder};
-
-/// A set of error kinds (`--ignore-errors`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ErrorSet(u8);
-
-impl ErrorSet {
-    pub const NONE: ErrorSet = ErrorSet(0);
-    pub const ALL: ErrorSet = ErrorSet(0x3f);
-
-    pub fn insert(&mut self, k: ErrorKind) {
-        self.0 |= 1 << k.index();
-    }
-
-    pub fn contains(&self, k: ErrorKind) -> bool {
-        self.0 & (1 << k.index()) != 0
-    }
-
-    pub fn kinds(&self) -> Vec<ErrorKind> {
-        ErrorKind::ALL
-            .into_iter()
-            .filter(|k| self.contains(*k))
-            .collect()
-    }
-}
+use crate::metrics::cpu::{self, CpuTimes};
 
 /// How a run is driven. Built by the CLI (or a study runner) from options.
 #[derive(Debug, Clone)]
@@ -93,20 +69,14 @@ pub struct RunConfig {
     /// Close and re-open each client's connection every N transactions
     /// (sysbench's `--reconnect`).
     pub reconnect_every: Option<u64>,
+    /// A hard limit on the whole run from its start (connecting, warmup and
+    /// measured window): at it, no client starts another transaction, and
+    /// what is still in flight after `grace` is abandoned (a study's
+    /// `point_timeout`). None: no limit beyond the stop condition's.
+    pub timeout: Option<Duration>,
 }
 
-/// Why the run stopped.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    Time,
-    Events,
-    Rounds,
-    /// Ctrl-C or SIGTERM.
-    Interrupted,
-    /// A client hit an error that is neither retryable nor ignored.
-    Aborted,
-}
+pub use crate::record::StopReason;
 
 /// One `--report-interval` line's worth of data.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -250,6 +220,8 @@ pub fn run_instances(
     on_interval: &mut dyn FnMut(&IntervalSample),
 ) -> anyhow::Result<RunResult> {
     assert!(!instances.is_empty(), "at least one workload instance");
+    let started = Instant::now();
+    let hard_end = cfg.timeout.map(|t| started + t);
     let per_instance = cfg.threads.max(1);
     let threads = per_instance * instances.len();
     let mut kinds: Vec<String> = Vec::new();
@@ -359,6 +331,7 @@ pub fn run_instances(
     let mut last_tick = t0;
     let mut deadline = end.map(|e| e + cfg.grace);
     let mut interrupted = false;
+    let mut timed_out = false;
     let mut abandoned = 0u64;
     let finished_at = loop {
         let now = Instant::now();
@@ -388,6 +361,12 @@ pub fn run_instances(
             let d = now + cfg.grace;
             deadline = Some(deadline.map_or(d, |x| x.min(d)));
         }
+        if !timed_out && !interrupted && hard_end.is_some_and(|h| now >= h) {
+            timed_out = true;
+            shared.stop.store(true, Ordering::Relaxed);
+            let d = now + cfg.grace;
+            deadline = Some(deadline.map_or(d, |x| x.min(d)));
+        }
         if shared.fatal.lock().unwrap().is_some() && !shared.stop.load(Ordering::Relaxed) {
             shared.stop.store(true, Ordering::Relaxed);
         }
@@ -407,6 +386,9 @@ pub fn run_instances(
         }
         if cpu_start.is_none() {
             wake = wake.min(measure_start);
+        }
+        if let Some(h) = hard_end.filter(|_| !timed_out) {
+            wake = wake.min(h);
         }
         if let Some(d) = deadline {
             wake = wake.min(d);
@@ -461,6 +443,8 @@ pub fn run_instances(
         StopReason::Aborted
     } else if interrupted {
         StopReason::Interrupted
+    } else if timed_out {
+        StopReason::Timeout
     } else if cfg.rounds.is_some() && end.is_none_or(|e| finished_at < e) {
         StopReason::Rounds
     } else if cfg.events.is_some() && end.is_none_or(|e| finished_at < e) {

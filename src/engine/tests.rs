@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::driver::{self, Target, Value};
+use crate::driver::{self, ErrorKind, Target, Value};
 use crate::workload::{ClientScript, Connector, Op, OptionValues, Progress, StatementDef};
 
 /// BEGIN; SELECT; UPDATE; COMMIT — four queries: 1 read, 1 write, 2 other.
@@ -104,6 +104,7 @@ fn config(threads: usize) -> RunConfig {
         grace: Duration::from_millis(300),
         seed: 7,
         reconnect_every: None,
+        timeout: None,
     }
 }
 
@@ -361,6 +362,7 @@ fn reconnect_every_n_transactions() {
     let cfg = RunConfig {
         events: Some(100),
         reconnect_every: Some(10),
+        timeout: None,
         ..config(1)
     };
     let r = run_fake("fake://", &cfg);

@@ -21,6 +21,15 @@ pub mod dist;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// How random values are drawn: sysbench's `--rand-type` and its knobs, and
+/// the run's seed (each client gets its own stream from it).
+#[derive(Debug, Clone, Copy)]
+pub struct RandConfig {
+    pub kind: dist::DistKind,
+    pub params: dist::DistParams,
+    pub seed: u64,
+}
+
 /// splitmix64's increment (2^64 / golden ratio, made odd).
 const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 

@@ -19,7 +19,6 @@
 
 use super::analysis::{Change, Verdict};
 use super::study::{Metric, Report, Stat, StudyData};
-use crate::store::csv_line;
 use crate::store::PointStatus;
 
 const HEADER: [&str; 15] = [
@@ -338,4 +337,35 @@ pub fn render(data: &StudyData, r: &Report) -> String {
         );
     }
     out
+}
+/// Appends one CSV record (RFC 4180 quoting) to `out`.
+pub fn csv_line(out: &mut String, fields: &[String]) {
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if field.contains([',', '"', '\n', '\r']) {
+            out.push('"');
+            out.push_str(&field.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(field);
+        }
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_only_what_needs_it() {
+        let mut s = String::new();
+        csv_line(
+            &mut s,
+            &["plain", "a,b", "say \"hi\"", "two\nlines", ""].map(String::from),
+        );
+        assert_eq!(s, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\n");
+    }
 }

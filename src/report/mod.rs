@@ -1,9 +1,10 @@
-//! Renderers of results. One file per format behind one [`Exporter`] trait;
-//! the figures every format shows are derived once, in [`Figures`], so the
-//! formats cannot disagree.
+//! Renderers of results. A run is rendered from its record
+//! ([`crate::record::Run`]), where every figure was derived once when it
+//! was measured, so the formats cannot disagree; one file per format
+//! behind one [`Exporter`] trait.
 //!
 //! - [`text`]: the human report in sysbench's sections, and interval lines.
-//! - [`json`]: everything, in the documented format of
+//! - [`json`]: the record itself, in the format of
 //!   `schema/run.schema.json`.
 //! - [`dist`]: what `dbsweep dist` prints.
 //! - [`smack`]: Super Smack's query barrel report (`dbsweep smack`).
@@ -15,6 +16,9 @@
 //! - [`plot`]: charts of a [`doc::Chart`] as SVG (and PNG).
 //! - [`html`]: a [`doc::Doc`] as one self-contained HTML page.
 //! - [`run_doc`]: the [`doc::Doc`] of one run (`dbsweep run --report`).
+//! - [`results`]: what `dbsweep results` prints: every stored point and
+//!   the summaries of repeats, as a table or CSV.
+//! - [`table_text`]: aligned text tables (also the study report as text).
 
 pub mod analysis;
 pub mod csv;
@@ -25,149 +29,29 @@ pub mod json;
 pub mod markdown;
 pub mod plot;
 pub mod report_json;
+pub mod results;
 pub mod run_doc;
 pub mod smack;
 pub mod study;
 pub mod table_text;
 pub mod text;
 
-use crate::driver::ErrorKind;
-use crate::engine::{RunConfig, RunResult};
-use crate::metrics::machine::Machine;
-use crate::stats::fairness::{fairness, Fairness};
-use crate::stats::summary::{summarize, LatencySummary};
-use crate::workload::RandConfig;
+use crate::record::Run;
 
-/// A finished run and everything that produced it.
-pub struct RunRecord<'a> {
-    pub workload: &'a str,
-    /// Effective workload options (name, value).
-    pub options: Vec<(String, String)>,
-    /// Target URL without password.
-    pub target: String,
-    pub dialect: &'static str,
-    pub rand: RandConfig,
-    pub config: &'a RunConfig,
-    pub result: &'a RunResult,
-    pub machine: Machine,
-    /// Percentiles reported in the latency sections.
-    pub percentiles: Vec<f64>,
-    /// Seconds since the Unix epoch when the run started.
-    pub started_unix_s: u64,
-}
-
-impl<'a> RunRecord<'a> {
-    /// The record of `result`, measured with workload `w` on `target`.
-    pub fn new(
-        w: &'a dyn crate::workload::Workload,
-        target: &crate::driver::Target,
-        rand: RandConfig,
-        config: &'a RunConfig,
-        result: &'a RunResult,
-        percentiles: Vec<f64>,
-        started_unix_s: u64,
-    ) -> RunRecord<'a> {
-        RunRecord {
-            workload: w.name(),
-            options: w
-                .options()
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            target: target.display.clone(),
-            dialect: target.dialect().name(),
-            rand,
-            config,
-            result,
-            machine: Machine::describe(),
-            percentiles,
-            started_unix_s,
-        }
-    }
-}
-
-/// One output format.
+/// One output format of a run record.
 pub trait Exporter {
-    fn render(&self, record: &RunRecord<'_>) -> anyhow::Result<Vec<u8>>;
-}
-
-/// Figures derived from a run, shared by every format.
-pub struct Figures {
-    pub seconds: f64,
-    pub tps: f64,
-    pub qps: f64,
-    pub reads_ps: f64,
-    pub writes_ps: f64,
-    pub others_ps: f64,
-    /// Errors that did not abort the run (retried or ignored).
-    pub ignored_errors: u64,
-    pub errors_ps: f64,
-    pub reconnects_ps: f64,
-    pub latency: Option<LatencySummary>,
-    /// (statement type, summary) for every type that ran.
-    pub statements: Vec<(String, LatencySummary)>,
-    pub fairness: Fairness,
-    pub cpu_s: f64,
-    pub cpu_us_per_txn: Option<f64>,
-    pub cpu_us_per_query: Option<f64>,
-    /// Client CPU as a share of all the machine's CPUs over the window.
-    pub cpu_share: f64,
+    fn render(&self, record: &Run) -> anyhow::Result<Vec<u8>>;
 }
 
 /// The share of the machine's CPU above which the client may be the bottleneck.
 pub const CPU_WARN_SHARE: f64 = 0.25;
 
-impl Figures {
-    pub fn of(r: &RunRecord<'_>) -> Figures {
-        let res = r.result;
-        let c = &res.counters;
-        let seconds = res.measured.as_secs_f64();
-        let per_s = |n: u64| {
-            if seconds > 0.0 {
-                n as f64 / seconds
-            } else {
-                0.0
-            }
-        };
-        let fatal_errors = u64::from(res.fatal.is_some());
-        let ignored_errors = c.total_errors() - fatal_errors.min(c.total_errors());
-        let cpu_s = res.cpu.total().as_secs_f64();
-        let per = |n: u64| (n > 0).then(|| cpu_s * 1e6 / n as f64);
-        let statements = res
-            .statement_kinds
-            .iter()
-            .zip(&res.stmt_latency)
-            .filter_map(|(k, h)| summarize(h, &r.percentiles).map(|s| (k.clone(), s)))
-            .collect();
-        Figures {
-            seconds,
-            tps: per_s(c.transactions),
-            qps: per_s(c.queries()),
-            reads_ps: per_s(c.reads),
-            writes_ps: per_s(c.writes),
-            others_ps: per_s(c.others),
-            ignored_errors,
-            errors_ps: per_s(ignored_errors),
-            reconnects_ps: per_s(c.reconnects),
-            latency: summarize(&res.txn_latency, &r.percentiles),
-            statements,
-            fairness: fairness(&res.clients),
-            cpu_s,
-            cpu_us_per_txn: per(c.transactions),
-            cpu_us_per_query: per(c.queries()),
-            cpu_share: if seconds > 0.0 {
-                cpu_s / (seconds * res.cpus as f64)
-            } else {
-                0.0
-            },
-        }
-    }
-
-    /// Errors of each kind, in a fixed order.
-    pub fn errors(r: &RunRecord<'_>) -> Vec<(ErrorKind, u64)> {
-        ErrorKind::ALL
-            .into_iter()
-            .map(|k| (k, r.result.counters.errors[k.index()]))
-            .collect()
+/// Per second of the record's measured window (0 for an empty window).
+pub fn per_second(run: &Run, n: u64) -> f64 {
+    let seconds = run.result.measured_s;
+    if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
     }
 }

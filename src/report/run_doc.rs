@@ -2,16 +2,17 @@
 //! was measured, throughput and errors, latency per statement type,
 //! throughput and latency over time, and the latency distribution.
 //!
-//! Every number comes from [`Figures`] or straight from the run's
-//! histograms and interval samples, as in the text and JSON reports.
+//! Every number comes from the run's record — its figures, histograms and
+//! intervals — as in the text and JSON reports, so a run file renders the
+//! same report as the run that wrote it. A record without histograms
+//! (format version 1) has no latency distribution to draw, and says so.
 
 use super::doc::{Axis, Block, Cell, Chart, ChartKind, Doc, Mark, Row, Section, Series, Table};
-use super::text::ms;
-use super::{Figures, RunRecord, CPU_WARN_SHARE};
-use crate::civil::utc_minutes as utc;
-use crate::engine::StopReason;
+use super::text::ms_us;
+use super::{per_second, CPU_WARN_SHARE};
+use crate::record::{Dialect, Interval, Latency, Run, StopReason};
 use crate::stats::histogram::Histogram;
-use crate::stats::summary::LatencySummary;
+use crate::util::civil::utc_minutes as utc;
 
 /// Above this many steps a distribution is thinned to steps at least this
 /// fraction of the axis apart: below a pixel, so nothing visible is lost.
@@ -70,15 +71,14 @@ pub fn percentile_steps(h: &Histogram) -> Vec<(f64, f64)> {
     pts
 }
 
-fn latency_row(label: &str, l: &LatencySummary) -> Row {
-    let mut cells = vec![
-        cell(l.count.to_string()),
-        cell(ms(l.min_ns as f64)),
-        cell(ms(l.avg_ns)),
-    ];
-    cells.extend(l.percentiles.iter().map(|p| cell(ms(p.ns as f64))));
-    cells.push(cell(ms(l.max_ns as f64)));
-    row(label, cells)
+fn latency_row(label: &str, l: &Latency) -> Row {
+    row(
+        label,
+        super::text::latency_columns(l)
+            .into_iter()
+            .map(cell)
+            .collect(),
+    )
 }
 
 fn pct_column(p: f64) -> String {
@@ -86,49 +86,50 @@ fn pct_column(p: f64) -> String {
 }
 
 /// The report of one run.
-pub fn build(r: &RunRecord<'_>) -> Doc {
-    let f = Figures::of(r);
-    let res = r.result;
-    let c = &res.counters;
-    let cfg = r.config;
+pub fn build(r: &Run) -> Doc {
+    let res = &r.result;
+    let q = &res.queries;
     let m = &r.machine;
 
-    let server = if res.server.version.is_empty() {
-        r.dialect.to_string()
+    let server = if r.target.server_version.is_empty() {
+        r.target.dialect.name().to_string()
     } else {
-        res.server.version.clone()
+        r.target.server_version.clone()
     };
     let mut facts = vec![
-        ("workload".to_string(), r.workload.to_string()),
-        ("target".to_string(), r.target.clone()),
+        ("workload".to_string(), r.workload.name.clone()),
+        ("target".to_string(), r.target.url.clone()),
         ("server".to_string(), server),
-        ("clients".to_string(), cfg.threads.to_string()),
+        ("clients".to_string(), r.run.threads.to_string()),
     ];
-    let stop = match res.stop {
+    let stop = match res.stop_reason {
         StopReason::Time => "time limit reached",
         StopReason::Events => "all transactions (--events) done",
         StopReason::Rounds => "all rounds done",
         StopReason::Interrupted => "interrupted (Ctrl-C)",
         StopReason::Aborted => "aborted by an error",
+        StopReason::Timeout => "hard timeout reached",
     };
-    let mut window = format!("{:.2} s ({stop})", f.seconds);
-    if !res.warmup.is_zero() {
-        window.push_str(&format!(
-            ", after {:.1} s of warmup",
-            res.warmup.as_secs_f64()
-        ));
+    let mut window = format!("{:.2} s ({stop})", res.measured_s);
+    if r.run.warmup_s > 0.0 {
+        window.push_str(&format!(", after {:.1} s of warmup", r.run.warmup_s));
     }
     facts.push(("measured window".into(), window));
     if r.started_unix_s > 0 {
         facts.push(("started".into(), utc(r.started_unix_s)));
     }
-    if !r.options.is_empty() {
-        let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if !r.workload.options.is_empty() {
+        let opts: Vec<String> = r
+            .workload
+            .options
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         facts.push(("workload options".into(), opts.join(", ")));
     }
     facts.push((
         "random".into(),
-        format!("{}, seed {}", r.rand.kind.name(), r.rand.seed),
+        format!("{}, seed {}", r.random.kind, r.random.seed),
     ));
     let cpus = if m.cpus_available != m.cpus_online {
         format!("{} CPUs ({} usable)", m.cpus_online, m.cpus_available)
@@ -159,31 +160,35 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
 
     // Summary: the headline, warnings, throughput and errors.
     let mut blocks = Vec::new();
-    let headline_p = cfg.interval_percentile;
-    let headline_lat = f.latency.as_ref().and_then(|l| {
+    // Version 1 records do not say which one was asked for: sysbench's 95.
+    let headline_p = r.run.percentile.unwrap_or(95.0);
+    let headline_lat = res.latency.as_ref().and_then(|l| {
         l.percentiles
             .iter()
             .find(|p| p.p == headline_p)
-            .map(|p| p.ns)
+            .map(|p| p.us)
     });
     blocks.push(Block::Paragraph(format!(
         "{:.2} transactions/s and {:.2} queries/s with {} client(s) over {:.2} s{}.",
-        f.tps,
-        f.qps,
-        cfg.threads,
-        f.seconds,
+        res.tps,
+        res.qps,
+        r.run.threads,
+        res.measured_s,
         match headline_lat {
-            Some(ns) => format!("; transaction latency p{headline_p} {} ms", ms(ns as f64)),
+            Some(us) => format!("; transaction latency p{headline_p} {} ms", ms_us(us)),
             None => String::new(),
         }
     )));
-    match res.stop {
+    match res.stop_reason {
         StopReason::Aborted => blocks.push(Block::Paragraph(format!(
             "The run was aborted by an error: {}. The figures cover the run until then.",
-            res.fatal.as_deref().unwrap_or("unknown")
+            res.fatal_error.as_deref().unwrap_or("unknown")
         ))),
         StopReason::Interrupted => blocks.push(Block::Paragraph(
             "The run was interrupted; the figures cover the run until then.".into(),
+        )),
+        StopReason::Timeout => blocks.push(Block::Paragraph(
+            "The run reached its hard timeout; the figures cover the run until then.".into(),
         )),
         _ => {}
     }
@@ -193,11 +198,12 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
             res.abandoned
         )));
     }
-    if f.cpu_share > CPU_WARN_SHARE {
+    let cpu = &res.client_cpu;
+    if cpu.share_of_machine > CPU_WARN_SHARE {
         blocks.push(Block::Note(format!(
             "The client used {:.0} % of the machine's CPU{}: on a shared machine it may be limiting the result.",
-            f.cpu_share * 100.0,
-            if r.dialect == "sqlite" {
+            cpu.share_of_machine * 100.0,
+            if r.target.dialect == Dialect::Sqlite {
                 " (SQLite runs inside the client, so its work counts here)"
             } else {
                 ""
@@ -213,19 +219,20 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
             ],
         )
     };
+    let ps = |n: u64| Some(per_second(r, n));
     let mut rows = vec![
-        count_row("transactions", c.transactions, Some(f.tps)),
-        count_row("queries", c.queries(), Some(f.qps)),
-        count_row("read queries", c.reads, Some(f.reads_ps)),
-        count_row("write queries", c.writes, Some(f.writes_ps)),
-        count_row("other queries", c.others, Some(f.others_ps)),
-        count_row("ignored errors", f.ignored_errors, Some(f.errors_ps)),
-        count_row("reconnects", c.reconnects, Some(f.reconnects_ps)),
-        count_row("retries", c.retries, None),
-        count_row("failed transactions", c.failed, None),
+        count_row("transactions", res.transactions, Some(res.tps)),
+        count_row("queries", q.total, Some(res.qps)),
+        count_row("read queries", q.read, ps(q.read)),
+        count_row("write queries", q.write, ps(q.write)),
+        count_row("other queries", q.other, ps(q.other)),
+        count_row("ignored errors", res.ignored_errors, ps(res.ignored_errors)),
+        count_row("reconnects", res.reconnects, ps(res.reconnects)),
+        count_row("retries", res.retries, None),
+        count_row("failed transactions", res.failed_transactions, None),
         count_row("abandoned at deadline", res.abandoned, None),
     ];
-    for (kind, n) in Figures::errors(r) {
+    for (kind, n) in res.errors.iter() {
         if n > 0 {
             rows.push(count_row(&format!("errors: {kind}"), n, None));
         }
@@ -244,10 +251,16 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
 
     // Latency: the transaction and each statement type.
     let mut columns: Vec<String> = vec!["count".into(), "min".into(), "avg".into()];
-    columns.extend(r.percentiles.iter().map(|&p| pct_column(p)));
+    let percentiles: Vec<f64> = res
+        .latency
+        .as_ref()
+        .or(res.statements.first().map(|s| &s.latency))
+        .map(|l| l.percentiles.iter().map(|p| p.p).collect())
+        .unwrap_or_default();
+    columns.extend(percentiles.iter().map(|&p| pct_column(p)));
     columns.push("max".into());
     let mut rows = Vec::new();
-    match &f.latency {
+    match &res.latency {
         Some(l) => rows.push(latency_row("transaction", l)),
         None => {
             let mut cells = vec![cell("0")];
@@ -259,8 +272,8 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
             rows.push(row("transaction", cells));
         }
     }
-    for (kind, l) in &f.statements {
-        rows.push(latency_row(kind, l));
+    for st in &res.statements {
+        rows.push(latency_row(&st.kind, &st.latency));
     }
     let mut blocks = vec![Block::Table(Table {
         caption: "Latency (ms) of transactions and of each statement type".into(),
@@ -276,42 +289,47 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
     ));
     // The distribution, as latency by percentile: the tail stays visible.
     let mut series = Vec::new();
-    if !res.txn_latency.is_empty() {
-        series.push(Series {
-            name: "transaction".into(),
-            points: percentile_steps(&res.txn_latency),
-            spread: None,
-        });
-    }
-    for (kind, h) in res.statement_kinds.iter().zip(&res.stmt_latency) {
-        if !h.is_empty() {
-            series.push(Series {
-                name: kind.clone(),
-                points: percentile_steps(h),
-                spread: None,
-            });
+    if let Some(hs) = &res.histograms {
+        let named = std::iter::once(("transaction", &hs.transaction)).chain(hs.statements.iter());
+        for (name, h) in named {
+            match Histogram::try_from(h) {
+                Ok(h) if !h.is_empty() => series.push(Series {
+                    name: name.to_string(),
+                    points: percentile_steps(&h),
+                    spread: None,
+                }),
+                _ => {}
+            }
         }
     }
-    blocks.push(Block::Chart(Chart {
-        id: "latency-distribution".into(),
-        title: "Latency by percentile".into(),
-        x: Axis::new("percentile (%)", true),
-        y: Axis::new("latency (ms)", true),
-        kind: ChartKind::Step,
-        series,
-    }));
-    blocks.push(Block::Note(
-        "Read: at percentile p, p % of the executions were at most this fast. \
+    if res.histograms.is_none() {
+        blocks.push(Block::Note(
+            "This run's record has no latency histograms (it was written by dbsweep 0.1.0): \
+             no latency distribution to draw."
+                .into(),
+        ));
+    } else {
+        blocks.push(Block::Chart(Chart {
+            id: "latency-distribution".into(),
+            title: "Latency by percentile".into(),
+            x: Axis::new("percentile (%)", true),
+            y: Axis::new("latency (ms)", true),
+            kind: ChartKind::Step,
+            series,
+        }));
+        blocks.push(Block::Note(
+            "Read: at percentile p, p % of the executions were at most this fast. \
          The percentile axis stretches the tail (90, 99, 99.9 …); both axes are logarithmic."
-            .into(),
-    ));
+                .into(),
+        ));
+    }
     sections.push(Section {
         title: "Latency".into(),
         blocks,
     });
 
     // Over time, from the interval samples of the measured window.
-    let interval = cfg.report_interval.map_or(0.0, |d| d.as_secs_f64());
+    let interval = r.run.report_interval_s.unwrap_or(0.0);
     let samples: Vec<_> = res
         .intervals
         .iter()
@@ -324,11 +342,11 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
         let per_s = |n: u64, d: f64| n as f64 / d;
         let tps: Vec<(f64, f64)> = samples
             .iter()
-            .map(|s| (s.t_s, per_s(s.counters.transactions, s.duration_s)))
+            .map(|s| (s.t_s, per_s(s.transactions, s.duration_s)))
             .collect();
         let failed: Vec<(f64, f64)> = samples
             .iter()
-            .map(|s| (s.t_s, per_s(s.counters.failed, s.duration_s)))
+            .map(|s| (s.t_s, per_s(s.failed, s.duration_s)))
             .collect();
         let mut tseries = vec![Series {
             name: "transactions/s".into(),
@@ -350,20 +368,19 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
             kind: ChartKind::Line,
             series: tseries,
         }));
-        let lat =
-            |name: &str, get: &dyn Fn(&crate::engine::IntervalSample) -> Option<u64>| Series {
-                name: name.into(),
-                points: samples
-                    .iter()
-                    .map(|s| (s.t_s, get(s).map_or(f64::NAN, |ns| ms_of(ns as f64))))
-                    .collect(),
-                spread: None,
-            };
+        let lat = |name: &str, get: &dyn Fn(&Interval) -> Option<f64>| Series {
+            name: name.into(),
+            points: samples
+                .iter()
+                .map(|s| (s.t_s, get(s).map_or(f64::NAN, |us| ms_of(us * 1e3))))
+                .collect(),
+            spread: None,
+        };
         let lseries = vec![
-            lat("p50", &|s| s.p50_ns),
-            lat("p95", &|s| s.p95_ns),
-            lat("p99", &|s| s.p99_ns),
-            lat("max", &|s| s.max_ns),
+            lat("p50", &|s| s.p50_us),
+            lat("p95", &|s| s.p95_us),
+            lat("p99", &|s| s.p99_us),
+            lat("max", &|s| s.max_us),
         ];
         // A max far above the median flattens a linear axis: go logarithmic.
         let lo = lseries[0]
@@ -404,7 +421,7 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
     });
 
     // The clients: fairness and their own CPU.
-    let fair = &f.fairness;
+    let fair = &res.fairness;
     let mut rows = vec![
         row(
             "transactions per client (avg / stddev)",
@@ -424,22 +441,22 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
             "client CPU, user + system",
             vec![cell(format!(
                 "{:.3} s ({:.1} % of {} CPU(s))",
-                f.cpu_s,
-                f.cpu_share * 100.0,
-                res.cpus
+                cpu.total_s(),
+                cpu.share_of_machine * 100.0,
+                cpu.cpus
             ))],
         ),
     ];
-    if let Some(v) = f.cpu_us_per_txn {
+    if let Some(v) = cpu.us_per_transaction {
         rows.push(row(
             "client CPU per transaction",
             vec![cell(format!("{v:.1} µs"))],
         ));
     }
-    if !res.connect.latency.is_empty() {
+    if let Some(c) = res.connect.as_ref().filter(|c| c.histogram.count > 0) {
         rows.push(row(
             "connecting all clients",
-            vec![cell(format!("{:.3} s", res.connect.wall.as_secs_f64()))],
+            vec![cell(format!("{:.3} s", c.wall_s))],
         ));
     }
     let mut blocks = vec![Block::Table(Table {
@@ -449,13 +466,13 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
         rows,
         wrap: None,
     })];
-    if !res.server.settings.is_empty() {
+    if !r.target.settings.is_empty() {
         blocks.push(Block::Table(Table {
             caption: "Server settings that matter for the measurement".into(),
             corner: "setting".into(),
             columns: vec!["value".into()],
-            rows: res
-                .server
+            rows: r
+                .target
                 .settings
                 .iter()
                 .map(|(k, v)| row(k, vec![cell(v.clone())]))
@@ -469,7 +486,11 @@ pub fn build(r: &RunRecord<'_>) -> Doc {
     });
 
     Doc {
-        title: format!("{} on {}", r.workload, engine_title(r.dialect)),
+        title: format!(
+            "{} on {}",
+            r.workload.name,
+            engine_title(r.target.dialect.name())
+        ),
         facts,
         sections,
     }

@@ -25,50 +25,60 @@
 
 use std::fmt::Write;
 
-use crate::driver::ErrorKind;
-use crate::engine::RunResult;
-use crate::stats::summary::summarize;
+use crate::record::{self, Run};
 
-use super::text::{latency_columns, latency_headers};
+use super::text::{latency_headers, latency_columns};
 
 /// Whole milliseconds, truncated.
 fn whole_ms(ns: u64) -> u64 {
     ns / 1_000_000
 }
 
+/// Whole milliseconds of a histogram's mean, truncated (0 when empty).
+fn mean_ms(h: &record::Histogram) -> u64 {
+    if h.count == 0 {
+        0
+    } else {
+        (h.sum as f64 / h.count as f64 / 1e6) as u64
+    }
+}
+
 /// The wall time Super Smack divides by: connecting plus running.
-pub fn wall_seconds(r: &RunResult) -> f64 {
-    (r.connect.wall + r.measured).as_secs_f64()
+pub fn wall_seconds(r: &Run) -> f64 {
+    r.result.connect.as_ref().map_or(0.0, |c| c.wall_s) + r.result.measured_s
+}
+
+/// The clients' connect times (empty for a record without them).
+fn connects(r: &Run) -> record::Histogram {
+    r.result
+        .connect
+        .as_ref()
+        .map(|c| c.histogram.clone())
+        .unwrap_or_default()
 }
 
 /// The report of client `client`, whose barrel has the query `types`.
-pub fn render(client: &str, types: &[&str], r: &RunResult, percentiles: &[f64]) -> String {
+pub fn render(client: &str, types: &[&str], r: &Run) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Query Barrel Report for client {client}");
-    let c = &r.connect.latency;
-    let avg = c.mean().map_or(0, |m| (m / 1e6) as u64);
+    let c = connects(r);
     // Super Smack's spacing, trailing blank included.
     let _ = writeln!(
         s,
-        "connect: max={}ms  min={}ms avg= {avg}ms from {} clients ",
-        c.max().map_or(0, whole_ms),
-        c.min().map_or(0, whole_ms),
-        c.count()
+        "connect: max={}ms  min={}ms avg= {}ms from {} clients ",
+        c.max.map_or(0, whole_ms),
+        c.min.map_or(0, whole_ms),
+        mean_ms(&c),
+        c.count
     );
     let _ = writeln!(s, "Query_type\tnum_queries\tmax_time\tmin_time\tq_per_s");
     let wall = wall_seconds(r);
     let mut sorted: Vec<&str> = types.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    let hist = |t: &str| {
-        r.statement_kinds
-            .iter()
-            .position(|k| k == t)
-            .map(|i| &r.stmt_latency[i])
-    };
     for t in &sorted {
-        let h = hist(t);
-        let n = h.map_or(0, |h| h.count());
+        let h = r.histogram(Some(t));
+        let n = h.map_or(0, |h| h.count);
         let q_per_s = if wall > 0.0 {
             format!("{:.2}", n as f64 / wall)
         } else {
@@ -77,8 +87,8 @@ pub fn render(client: &str, types: &[&str], r: &RunResult, percentiles: &[f64]) 
         let _ = writeln!(
             s,
             "{t}\t{n}\t{}\t{}\t{q_per_s}",
-            h.and_then(|h| h.max()).map_or(0, whole_ms),
-            h.and_then(|h| h.min()).map_or(0, whole_ms),
+            h.and_then(|h| h.max).map_or(0, whole_ms),
+            h.and_then(|h| h.min).map_or(0, whole_ms),
         );
     }
 
@@ -86,28 +96,36 @@ pub fn render(client: &str, types: &[&str], r: &RunResult, percentiles: &[f64]) 
     let _ = writeln!(s);
     let width = sorted.iter().map(|t| t.len()).max().unwrap_or(4).max(10);
     let mut head = format!("{:<width$}", "Query_type");
-    for h in latency_headers(percentiles, "_ms") {
+    let percentiles: Vec<f64> = r
+        .result
+        .statements
+        .first()
+        .map(|st| st.latency.percentiles.iter().map(|p| p.p).collect())
+        .unwrap_or_default();
+    for h in latency_headers(&percentiles, "_ms") {
         let _ = write!(head, " {h:>10}");
     }
     let _ = writeln!(s, "Latency per query type (dbsweep, wall {wall:.3} s):");
     let _ = writeln!(s, "{head}");
     for t in &sorted {
-        let Some(l) = hist(t).and_then(|h| summarize(h, percentiles)) else {
+        let Some(st) = r.result.statements.iter().find(|st| st.kind == *t) else {
             let _ = writeln!(s, "{t:<width$} {:>10}", 0);
             continue;
         };
         let mut line = format!("{t:<width$}");
-        for c in latency_columns(&l) {
+        for c in latency_columns(&st.latency) {
             let _ = write!(line, " {c:>10}");
         }
         let _ = writeln!(s, "{line}");
     }
-    let errors: Vec<String> = ErrorKind::ALL
-        .into_iter()
-        .filter(|k| r.counters.errors[k.index()] > 0)
-        .map(|k| format!("{k}={}", r.counters.errors[k.index()]))
+    let res = &r.result;
+    let errors: Vec<String> = res
+        .errors
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{k}={n}"))
         .collect();
-    if !errors.is_empty() || r.counters.failed > 0 {
+    if !errors.is_empty() || res.failed_transactions > 0 {
         let _ = writeln!(
             s,
             "Errors: {} (rounds failed: {})",
@@ -116,21 +134,97 @@ pub fn render(client: &str, types: &[&str], r: &RunResult, percentiles: &[f64]) 
             } else {
                 errors.join(" ")
             },
-            r.counters.failed
+            res.failed_transactions
         );
     }
-    if let Some(f) = &r.fatal {
+    if let Some(f) = &res.fatal_error {
         let _ = writeln!(s, "Aborted: {f}");
     }
     s
 }
 
+/// A `client::…` figure of a finished run (`path` after the client's
+/// name), as Super Smack's `print` showed it: `max_connect_time`,
+/// `min_connect_time`, `avg_connect_time`, or `TYPE::num_queries`,
+/// `max_time`, `min_time`, `q_per_s`.
+pub fn figure(r: &Run, path: &[String]) -> String {
+    let ms = |ns: Option<u64>| ns.map_or(0, whole_ms).to_string();
+    match path {
+        [p] => {
+            let c = connects(r);
+            match p.as_str() {
+                "max_connect_time" => ms(c.max),
+                "min_connect_time" => ms(c.min),
+                _ => mean_ms(&c).to_string(),
+            }
+        }
+        [t, p] => {
+            let h = r.histogram(Some(t));
+            match p.as_str() {
+                "num_queries" => h.map_or(0, |h| h.count).to_string(),
+                "max_time" => ms(h.and_then(|h| h.max)),
+                "min_time" => ms(h.and_then(|h| h.min)),
+                _ => {
+                    let wall = wall_seconds(r);
+                    let n = h.map_or(0, |h| h.count);
+                    if wall > 0.0 {
+                        format!("{:.2}", n as f64 / wall)
+                    } else {
+                        "0".into()
+                    }
+                }
+            }
+        }
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{ConnectStats, StopReason};
+    use crate::driver::{ErrorSet, Target};
+    use crate::engine::point::{self, Point};
+    use crate::engine::{ConnectStats, RunConfig, RunResult, StopReason};
+    use crate::rand::dist::{DistKind, DistParams};
+    use crate::rand::RandConfig;
     use crate::stats::histogram::Histogram;
     use std::time::Duration;
+
+    /// The record of `result()` as `dbsweep smack` builds it.
+    fn record(percentiles: &[f64]) -> Run {
+        let target = Target::sqlite("/tmp/smack.db".into());
+        let config = RunConfig {
+            threads: 2,
+            time: None,
+            events: None,
+            rounds: Some(2),
+            warmup: Duration::ZERO,
+            report_interval: None,
+            interval_percentile: 95.0,
+            max_retries: Some(0),
+            ignore_errors: ErrorSet::NONE,
+            grace: Duration::from_secs(5),
+            seed: 1,
+            reconnect_every: None,
+            timeout: None,
+        };
+        let p = Point {
+            target: &target,
+            instances: &[],
+            config: &config,
+            rand: RandConfig {
+                kind: DistKind::Uniform,
+                params: DistParams::default(),
+                seed: 1,
+            },
+            percentiles,
+            workload: crate::record::WorkloadInfo {
+                name: "smack".into(),
+                options: Default::default(),
+            },
+        };
+        point::record(&p, &result(), 0)
+    }
 
     fn result() -> RunResult {
         let mut sel = Histogram::new();
@@ -176,8 +270,7 @@ mod tests {
         let out = render(
             "smacker",
             &["update_index", "select_index", "select_index"],
-            &result(),
-            &[50.0],
+            &record(&[50.0]),
         );
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], "Query Barrel Report for client smacker");

@@ -59,44 +59,72 @@ pub fn table(t: &Table) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", t.caption);
     let per = t.wrap.filter(|&w| w > 0).unwrap_or(t.columns.len().max(1));
-    let label_w = std::iter::once(&t.corner)
-        .chain(t.rows.iter().map(|r| &r.label))
-        .map(|s| s.chars().count())
-        .max()
-        .unwrap_or(0);
     let mut start = 0;
     loop {
         let end = (start + per).min(t.columns.len());
-        let widths: Vec<usize> = (start..end)
-            .map(|i| {
-                std::iter::once(t.columns[i].chars().count())
-                    .chain(
-                        t.rows
-                            .iter()
-                            .map(|r| r.cells.get(i).map_or(0, |c| cell(c).chars().count())),
-                    )
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let line = |label: &str, cells: Vec<String>| {
-            let mut l = format!("{label:<label_w$}");
-            for (c, w) in cells.iter().zip(&widths) {
-                let _ = write!(l, "  {c:>w$}");
-            }
-            l.trim_end().to_string()
-        };
-        let _ = writeln!(out, "{}", line(&t.corner, t.columns[start..end].to_vec()));
+        let mut rows = vec![std::iter::once(t.corner.clone())
+            .chain(t.columns[start..end].iter().cloned())
+            .collect::<Vec<_>>()];
         for r in &t.rows {
-            let cells = (start..end)
-                .map(|i| r.cells.get(i).map_or(String::new(), cell))
-                .collect();
-            let _ = writeln!(out, "{}", line(&r.label, cells));
+            rows.push(
+                std::iter::once(r.label.clone())
+                    .chain((start..end).map(|i| r.cells.get(i).map_or(String::new(), cell)))
+                    .collect(),
+            );
         }
+        let mut right = vec![true; end - start + 1];
+        right[0] = false;
+        // The label column is as wide as every label of the table, so the
+        // parts of a wrapped table line up.
+        let label_w = std::iter::once(&t.corner)
+            .chain(t.rows.iter().map(|r| &r.label))
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(0);
+        out.push_str(&columns_min(&rows, &right, &[label_w]));
         start = end;
         if start >= t.columns.len() {
             break;
         }
+        out.push('\n');
+    }
+    out
+}
+
+/// Rows of cells as aligned text: columns two spaces apart, each as wide
+/// as its widest cell, right-aligned where `right` says (numbers), and no
+/// trailing blanks. The first row is the header.
+pub fn columns(rows: &[Vec<String>], right: &[bool]) -> String {
+    columns_min(rows, right, &[])
+}
+
+/// [`columns`] with minimum widths for the first columns.
+fn columns_min(rows: &[Vec<String>], right: &[bool], min: &[usize]) -> String {
+    let n = right.len();
+    let widths: Vec<usize> = (0..n)
+        .map(|i| {
+            rows.iter()
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                .chain(min.get(i).copied())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, c) in row.iter().enumerate().take(n) {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let w = widths[i];
+            if right[i] {
+                let _ = write!(line, "{c:>w$}");
+            } else {
+                let _ = write!(line, "{c:<w$}");
+            }
+        }
+        out.push_str(line.trim_end());
         out.push('\n');
     }
     out

@@ -5,9 +5,9 @@
 
 use std::fmt::Write;
 
-use super::{Exporter, Figures, RunRecord, CPU_WARN_SHARE};
-use crate::engine::{IntervalSample, RunConfig, StopReason};
-use crate::stats::summary::LatencySummary;
+use super::{per_second, Exporter, CPU_WARN_SHARE};
+use crate::engine::{IntervalSample, RunConfig};
+use crate::record::{Latency, Run, StopReason};
 
 /// Milliseconds with as many decimals as the magnitude needs, so sub-ms
 /// latencies (embedded SQLite) are not printed as 0.00.
@@ -20,15 +20,6 @@ pub fn ms(ns: f64) -> String {
     } else {
         format!("{v:.2}")
     }
-}
-
-/// The columns of one latency-per-type row, in the order every text table
-/// shows them: count, min, avg, the percentiles, max (times in ms).
-pub fn latency_columns(l: &LatencySummary) -> Vec<String> {
-    let mut cols = vec![l.count.to_string(), ms(l.min_ns as f64), ms(l.avg_ns)];
-    cols.extend(l.percentiles.iter().map(|p| ms(p.ns as f64)));
-    cols.push(ms(l.max_ns as f64));
-    cols
 }
 
 /// The header cells matching [`latency_columns`], each name followed by
@@ -126,45 +117,65 @@ pub fn interval_line(s: &IntervalSample) -> String {
 pub struct Text;
 
 impl Exporter for Text {
-    fn render(&self, r: &RunRecord<'_>) -> anyhow::Result<Vec<u8>> {
+    fn render(&self, r: &Run) -> anyhow::Result<Vec<u8>> {
         Ok(summary(r).into_bytes())
     }
 }
 
-fn latency_block(s: &mut String, l: &LatencySummary) {
+/// Milliseconds of a record's microseconds, formatted as [`ms`] does.
+pub fn ms_us(us: f64) -> String {
+    ms(us * 1e3)
+}
+
+/// The columns of one latency-per-type row, in the order every text table
+/// shows them: count, min, avg, the percentiles, max (times in ms).
+pub fn latency_columns(l: &Latency) -> Vec<String> {
+    let mut cols = vec![l.count.to_string(), ms_us(l.min_us), ms_us(l.avg_us)];
+    cols.extend(l.percentiles.iter().map(|p| ms_us(p.us)));
+    cols.push(ms_us(l.max_us));
+    cols
+}
+
+fn latency_block(s: &mut String, l: &Latency) {
     let row = |s: &mut String, label: &str, v: String| {
         let _ = writeln!(s, "         {:<24}{:>16}", format!("{label}:"), v);
     };
-    row(s, "min", ms(l.min_ns as f64));
-    row(s, "avg", ms(l.avg_ns));
-    row(s, "max", ms(l.max_ns as f64));
+    row(s, "min", ms_us(l.min_us));
+    row(s, "avg", ms_us(l.avg_us));
+    row(s, "max", ms_us(l.max_us));
     for p in &l.percentiles {
-        row(s, &pct_label(p.p), ms(p.ns as f64));
+        row(s, &pct_label(p.p), ms_us(p.us));
     }
-    row(s, "sum", format!("{:.2}", l.sum_ns as f64 / 1e6));
+    row(s, "sum", format!("{:.2}", l.sum_us / 1e3));
 }
 
-pub fn summary(r: &RunRecord<'_>) -> String {
-    let f = Figures::of(r);
-    let res = r.result;
-    let c = &res.counters;
+pub fn summary(r: &Run) -> String {
+    let res = &r.result;
+    let q = &res.queries;
     let mut s = String::new();
     let line = |s: &mut String, label: &str, v: String| {
         let _ = writeln!(s, "    {:<37}{v}", format!("{label}:"));
     };
 
-    match res.stop {
+    match res.stop_reason {
         StopReason::Interrupted => {
             let _ = writeln!(
                 s,
                 "Interrupted: the results below cover the run until then.\n"
             );
         }
+        StopReason::Timeout => {
+            let _ = writeln!(
+                s,
+                "Timed out: the run reached its hard limit of {:.0} s; the results below cover it until then.\n",
+                r.run.timeout_s.unwrap_or_default()
+            );
+        }
         StopReason::Aborted => {
             let _ = writeln!(
                 s,
                 "FATAL: the run was aborted by an error: {}\n(retryable kinds are retried; see --ignore-errors to continue past others)\n",
-                res.fatal.as_deref().unwrap_or("unknown")
+                res.fatal_error.as_deref().unwrap_or("unknown")
             );
         }
         _ => {}
@@ -180,40 +191,49 @@ pub fn summary(r: &RunRecord<'_>) -> String {
     let _ = writeln!(s, "SQL statistics:");
     let _ = writeln!(s, "    queries performed:");
     for (label, n) in [
-        ("read", c.reads),
-        ("write", c.writes),
-        ("other", c.others),
-        ("total", c.queries()),
+        ("read", q.read),
+        ("write", q.write),
+        ("other", q.other),
+        ("total", q.total),
     ] {
         let _ = writeln!(s, "        {:<33}{n}", format!("{label}:"));
     }
     line(
         &mut s,
         "transactions",
-        format!("{:<6} ({:.2} per sec.)", c.transactions, f.tps),
+        format!("{:<6} ({:.2} per sec.)", res.transactions, res.tps),
     );
     line(
         &mut s,
         "queries",
-        format!("{:<6} ({:.2} per sec.)", c.queries(), f.qps),
+        format!("{:<6} ({:.2} per sec.)", q.total, res.qps),
     );
     line(
         &mut s,
         "ignored errors",
-        format!("{:<6} ({:.2} per sec.)", f.ignored_errors, f.errors_ps),
+        format!(
+            "{:<6} ({:.2} per sec.)",
+            res.ignored_errors,
+            per_second(r, res.ignored_errors)
+        ),
     );
     line(
         &mut s,
         "reconnects",
-        format!("{:<6} ({:.2} per sec.)", c.reconnects, f.reconnects_ps),
+        format!(
+            "{:<6} ({:.2} per sec.)",
+            res.reconnects,
+            per_second(r, res.reconnects)
+        ),
     );
-    line(&mut s, "retries", c.retries.to_string());
-    line(&mut s, "failed transactions", c.failed.to_string());
+    line(&mut s, "retries", res.retries.to_string());
+    line(
+        &mut s,
+        "failed transactions",
+        res.failed_transactions.to_string(),
+    );
     line(&mut s, "abandoned at deadline", res.abandoned.to_string());
-    let errors: Vec<_> = Figures::errors(r)
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .collect();
+    let errors: Vec<_> = res.errors.iter().filter(|(_, n)| *n > 0).collect();
     if !errors.is_empty() {
         let _ = writeln!(s, "    errors by kind:");
         for (k, n) in errors {
@@ -223,19 +243,23 @@ pub fn summary(r: &RunRecord<'_>) -> String {
     let _ = writeln!(s);
 
     let _ = writeln!(s, "General statistics:");
-    line(&mut s, "total time", format!("{:.4}s", f.seconds));
-    line(&mut s, "total number of events", c.transactions.to_string());
-    if !res.warmup.is_zero() {
+    line(&mut s, "total time", format!("{:.4}s", res.measured_s));
+    line(
+        &mut s,
+        "total number of events",
+        res.transactions.to_string(),
+    );
+    if r.run.warmup_s > 0.0 {
         line(
             &mut s,
             "warmup (not measured)",
-            format!("{:.4}s", res.warmup.as_secs_f64()),
+            format!("{:.4}s", r.run.warmup_s),
         );
     }
     let _ = writeln!(s);
 
     let _ = writeln!(s, "Latency (ms):");
-    match &f.latency {
+    match &res.latency {
         Some(l) => latency_block(&mut s, l),
         None => {
             let _ = writeln!(
@@ -246,17 +270,22 @@ pub fn summary(r: &RunRecord<'_>) -> String {
     }
     let _ = writeln!(s);
 
-    if !f.statements.is_empty() {
+    if !res.statements.is_empty() {
         let _ = writeln!(s, "Latency by statement type (ms):");
-        let pcts: Vec<f64> = r.percentiles.clone();
+        let pcts: Vec<f64> = res.statements[0]
+            .latency
+            .percentiles
+            .iter()
+            .map(|p| p.p)
+            .collect();
         let mut head = format!("    {:<18}", "type");
         for h in latency_headers(&pcts, "") {
             let _ = write!(head, "{h:>10}");
         }
         let _ = writeln!(s, "{head}");
-        for (kind, l) in &f.statements {
-            let mut row = format!("    {kind:<18}");
-            for c in latency_columns(l) {
+        for st in &res.statements {
+            let mut row = format!("    {:<18}", st.kind);
+            for c in latency_columns(&st.latency) {
                 let _ = write!(row, "{c:>10}");
             }
             let _ = writeln!(s, "{row}");
@@ -264,49 +293,49 @@ pub fn summary(r: &RunRecord<'_>) -> String {
         let _ = writeln!(s);
     }
 
+    let f = &res.fairness;
     let _ = writeln!(s, "Threads fairness:");
     line(
         &mut s,
         "events (avg/stddev)",
-        format!(
-            "{:.4}/{:.2}",
-            f.fairness.events_avg, f.fairness.events_stddev
-        ),
+        format!("{:.4}/{:.2}", f.events_avg, f.events_stddev),
     );
     line(
         &mut s,
         "execution time (avg/stddev)",
-        format!(
-            "{:.4}/{:.2}",
-            f.fairness.time_avg_s, f.fairness.time_stddev_s
-        ),
+        format!("{:.4}/{:.2}", f.time_avg_s, f.time_stddev_s),
     );
     let _ = writeln!(s);
 
+    let cpu = &res.client_cpu;
     let _ = writeln!(s, "Client CPU (this process, measured window):");
     line(
         &mut s,
         "user + system",
         format!(
             "{:.3}s (user {:.3}s, system {:.3}s)",
-            f.cpu_s,
-            res.cpu.user.as_secs_f64(),
-            res.cpu.system.as_secs_f64()
+            cpu.total_s(),
+            cpu.user_s,
+            cpu.system_s
         ),
     );
-    if let Some(v) = f.cpu_us_per_txn {
+    if let Some(v) = cpu.us_per_transaction {
         line(&mut s, "per transaction", format!("{v:.1} µs"));
     }
-    if let Some(v) = f.cpu_us_per_query {
+    if let Some(v) = cpu.us_per_query {
         line(&mut s, "per query", format!("{v:.2} µs"));
     }
     line(
         &mut s,
         "share of the machine",
-        format!("{:.1} % of {} CPU(s)", f.cpu_share * 100.0, res.cpus),
+        format!(
+            "{:.1} % of {} CPU(s)",
+            cpu.share_of_machine * 100.0,
+            cpu.cpus
+        ),
     );
-    if f.cpu_share > CPU_WARN_SHARE {
-        let embedded = if r.dialect == "sqlite" {
+    if cpu.share_of_machine > CPU_WARN_SHARE {
+        let embedded = if r.target.dialect == crate::record::Dialect::Sqlite {
             " (SQLite runs inside the client, so its work counts here)"
         } else {
             ""

@@ -7,20 +7,7 @@
 //! each client spent executing them, so dbsweep's figures compare directly
 //! with sysbench's.
 
-use serde::Serialize;
-
-/// Mean and spread of work per client.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Fairness {
-    /// Mean number of events (transactions) per client.
-    pub events_avg: f64,
-    /// Population standard deviation of events per client.
-    pub events_stddev: f64,
-    /// Mean execution time per client, in seconds.
-    pub time_avg_s: f64,
-    /// Population standard deviation of execution time per client, seconds.
-    pub time_stddev_s: f64,
-}
+pub use crate::record::Fairness;
 
 /// Fairness over `clients`: per client (events, busy seconds), where busy
 /// seconds is the sum of that client's event durations (sysbench's

@@ -32,8 +32,9 @@
 //!
 //! # Serialized form
 //!
-//! Serde writes a compact sparse form that names buckets by their lowest
-//! value, so the stored data can be read without knowing the bucket scheme:
+//! Serde writes the run record's form ([`record::Histogram`]), a compact
+//! sparse form that names buckets by their lowest value, so the stored data
+//! can be read without knowing the bucket scheme:
 //!
 //! ```json
 //! {"count":3,"min":5,"max":3000,"sum":3010,"buckets":[[5,2],[3000,1]]}
@@ -47,6 +48,8 @@
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::record;
 
 /// Counters per chunk: one chunk covers one power of two.
 const CHUNK_LEN: usize = 1024;
@@ -380,41 +383,43 @@ fn rank_of(p: f64, count: u64) -> u64 {
     (rank as u64).clamp(1, count)
 }
 
-/// The serialized shape; see the module docs.
-#[derive(Serialize, Deserialize)]
-struct Sparse {
-    count: u64,
-    min: Option<u64>,
-    max: Option<u64>,
-    sum: u128,
-    /// `[low_ns, count]` of each non-empty bucket, ascending.
-    buckets: Vec<[u64; 2]>,
+impl From<&Histogram> for record::Histogram {
+    fn from(h: &Histogram) -> record::Histogram {
+        record::Histogram {
+            count: h.count,
+            min: h.min(),
+            max: h.max(),
+            sum: h.sum,
+            buckets: h.non_empty().map(|(i, n)| [bucket_low(i), n]).collect(),
+        }
+    }
+}
+
+impl TryFrom<&record::Histogram> for Histogram {
+    type Error = String;
+
+    fn try_from(r: &record::Histogram) -> Result<Histogram, String> {
+        Histogram::from_sparse(r)
+    }
 }
 
 impl Serialize for Histogram {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Sparse {
-            count: self.count,
-            min: self.min(),
-            max: self.max(),
-            sum: self.sum,
-            buckets: self.non_empty().map(|(i, n)| [bucket_low(i), n]).collect(),
-        }
-        .serialize(serializer)
+        record::Histogram::from(self).serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Histogram {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let sparse = Sparse::deserialize(deserializer)?;
-        Histogram::from_sparse(sparse).map_err(serde::de::Error::custom)
+        let sparse = record::Histogram::deserialize(deserializer)?;
+        Histogram::from_sparse(&sparse).map_err(serde::de::Error::custom)
     }
 }
 
 impl Histogram {
-    /// Rebuilds a histogram from its serialized form, checking that the
+    /// Rebuilds a histogram from its recorded form, checking that the
     /// parts agree so a corrupted record is refused rather than merged.
-    fn from_sparse(s: Sparse) -> Result<Histogram, String> {
+    fn from_sparse(s: &record::Histogram) -> Result<Histogram, String> {
         let mut h = Histogram::new();
         let mut previous: Option<usize> = None;
         for &[low, n] in &s.buckets {

@@ -8,12 +8,15 @@
 //!   from it.
 //! - [`summary`]: the latency figures reported for one histogram.
 //! - [`fairness`]: sysbench's "Threads fairness" over the clients.
-//! - [`mean`], [`stddev`], [`mean_ci95`]: small helpers for summarising
-//!   repeated measurements of one point.
+//! - [`spread`]: the [`Spread`] of repeated measurements of one figure,
+//!   built on [`mean`], [`stddev`] and [`mean_ci95`].
 
 pub mod fairness;
 pub mod histogram;
+pub mod spread;
 pub mod summary;
+
+pub use spread::Spread;
 
 /// The arithmetic mean; `None` for an empty slice. NaN or infinite inputs
 /// propagate into the result.

@@ -1,16 +1,14 @@
-//! The metric columns of a point, read from its run document
-//! (`dbsweep-run/1`, see `docs/json.md`). The document is the one source of
-//! truth: every number in the `point`, `point_error` and `point_interval`
-//! tables is copied from it here, never recomputed from other data.
+//! The metric columns of a point, copied from its run record (see
+//! `docs/json.md`). The record is the one source of truth: every number in
+//! the `point`, `point_error` and `point_interval` tables is copied from it
+//! here, never recomputed from other data.
 //!
-//! The one exception is a latency percentile the document does not list
-//! (the run's `--percentiles` left it out): it is then read from the stored
-//! `transaction` histogram, the very histogram the document's percentiles
+//! The one exception is a latency percentile the record does not list
+//! (the run's `--percentiles` left it out): it is then read from the
+//! record's `transaction` histogram, the very histogram its percentiles
 //! come from, with the same definition and unit conversion.
 
-use serde_json::Value;
-
-use crate::report::json::SCHEMA_ID;
+use crate::record::Run;
 use crate::stats::histogram::Histogram;
 
 /// The figures of one run that get a column of their own in `point`.
@@ -64,24 +62,7 @@ pub struct Metrics {
 }
 
 /// One `result.intervals` entry, as stored in `point_interval`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Interval {
-    pub t_s: f64,
-    pub duration_s: f64,
-    pub warmup: bool,
-    pub threads: u64,
-    pub transactions: u64,
-    pub failed: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub others: u64,
-    pub errors: u64,
-    pub reconnects: u64,
-    pub p50_us: Option<f64>,
-    pub p95_us: Option<f64>,
-    pub p99_us: Option<f64>,
-    pub max_us: Option<f64>,
-}
+pub use crate::record::Interval;
 
 /// Everything a commit copies out of a run document.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,197 +74,87 @@ pub struct Extracted {
     pub intervals: Vec<Interval>,
 }
 
-/// Reads the stored figures out of a `dbsweep-run/1` document. Fails, naming
-/// the field, when the document is of another format or lacks a figure:
-/// a commit stores nothing rather than a made-up number.
-pub fn extract(run: &Value, histograms: &[(String, Histogram)]) -> anyhow::Result<Extracted> {
-    let schema = run.get("schema").and_then(Value::as_str);
-    if schema != Some(SCHEMA_ID) {
-        anyhow::bail!(
-            "the run document is not a {SCHEMA_ID} document (its \"schema\" is {})",
-            schema.map_or("missing".into(), |s| format!("'{s}'"))
-        );
-    }
-    let result = at(run, "result")?;
-    let latency = at(result, "latency")?;
-    let txn_hist = histograms
-        .iter()
-        .find(|(name, _)| name == "transaction")
-        .map(|(_, h)| h);
-    let pct = |p: f64| -> anyhow::Result<Option<f64>> {
-        if latency.is_null() {
-            return Ok(None);
-        }
-        let listed = at(latency, "percentiles")?
-            .as_array()
-            .ok_or_else(|| missing("result.latency.percentiles", "an array"))?
-            .iter()
-            .find(|e| e.get("p").and_then(Value::as_f64) == Some(p));
-        Ok(match listed {
-            Some(e) => Some(f64_at(e, "us")?),
-            // Same conversion as the document's: ns / 1e3.
+/// Copies the stored figures out of a run record. Never fails: every
+/// figure is a field of the record's type.
+pub fn extract(run: &Run) -> Extracted {
+    let result = &run.result;
+    let txn_hist = run
+        .histogram(None)
+        .and_then(|h| Histogram::try_from(h).ok());
+    let pct = |p: f64| -> Option<f64> {
+        let l = result.latency.as_ref()?;
+        match l.percentiles.iter().find(|e| e.p == p) {
+            Some(e) => Some(e.us),
+            // Same conversion as the record's: ns / 1e3.
             None => txn_hist
+                .as_ref()
                 .and_then(|h| h.value_at_percentile(p))
                 .map(|ns| ns as f64 / 1e3),
-        })
-    };
-    let lat = |name: &str| -> anyhow::Result<Option<f64>> {
-        if latency.is_null() {
-            Ok(None)
-        } else {
-            f64_at(latency, name).map(Some)
         }
     };
-    let errors: Vec<(String, u64)> = at(result, "errors")?
-        .as_object()
-        .ok_or_else(|| missing("result.errors", "an object"))?
+    let lat = result.latency.as_ref();
+    let errors: Vec<(String, u64)> = result
+        .errors
         .iter()
-        .map(|(k, v)| {
-            let n = v
-                .as_u64()
-                .ok_or_else(|| missing(&format!("result.errors.{k}"), "a count"))?;
-            Ok((k.clone(), n))
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let cpu = at(result, "client_cpu")?;
-    let queries = at(result, "queries")?;
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
     let metrics = Metrics {
-        started_unix_s: u64_at(run, "started_unix_s")?,
-        seed: u64_at(at(run, "random")?, "seed")?,
-        stop_reason: str_at(result, "stop_reason")?,
-        measured_s: f64_at(result, "measured_s")?,
-        transactions: u64_at(result, "transactions")?,
-        tps: f64_at(result, "tps")?,
-        qps: f64_at(result, "qps")?,
-        reads: u64_at(queries, "read")?,
-        writes: u64_at(queries, "write")?,
-        others: u64_at(queries, "other")?,
-        failed_transactions: u64_at(result, "failed_transactions")?,
-        retries: u64_at(result, "retries")?,
-        ignored_errors: u64_at(result, "ignored_errors")?,
-        errors: errors.iter().map(|(_, n)| n).sum(),
-        reconnects: u64_at(result, "reconnects")?,
-        abandoned: u64_at(result, "abandoned")?,
-        lat_min_us: lat("min_us")?,
-        lat_avg_us: lat("avg_us")?,
-        lat_p50_us: pct(50.0)?,
-        lat_p95_us: pct(95.0)?,
-        lat_p99_us: pct(99.0)?,
-        lat_max_us: lat("max_us")?,
-        client_cpu_s: f64_at(cpu, "user_s")? + f64_at(cpu, "system_s")?,
-        server_version: str_at(at(run, "target")?, "server_version")?,
+        started_unix_s: run.started_unix_s,
+        seed: run.random.seed,
+        stop_reason: result.stop_reason.name().to_string(),
+        measured_s: result.measured_s,
+        transactions: result.transactions,
+        tps: result.tps,
+        qps: result.qps,
+        reads: result.queries.read,
+        writes: result.queries.write,
+        others: result.queries.other,
+        failed_transactions: result.failed_transactions,
+        retries: result.retries,
+        ignored_errors: result.ignored_errors,
+        errors: result.errors.total(),
+        reconnects: result.reconnects,
+        abandoned: result.abandoned,
+        lat_min_us: lat.map(|l| l.min_us),
+        lat_avg_us: lat.map(|l| l.avg_us),
+        lat_p50_us: pct(50.0),
+        lat_p95_us: pct(95.0),
+        lat_p99_us: pct(99.0),
+        lat_max_us: lat.map(|l| l.max_us),
+        client_cpu_s: result.client_cpu.total_s(),
+        server_version: run.target.server_version.clone(),
     };
-    let intervals = at(result, "intervals")?
-        .as_array()
-        .ok_or_else(|| missing("result.intervals", "an array"))?
-        .iter()
-        .map(interval)
-        .collect::<anyhow::Result<_>>()?;
-    Ok(Extracted {
+    Extracted {
         metrics,
         errors,
-        intervals,
-    })
-}
-
-fn interval(v: &Value) -> anyhow::Result<Interval> {
-    Ok(Interval {
-        t_s: f64_at(v, "t_s")?,
-        duration_s: f64_at(v, "duration_s")?,
-        warmup: v
-            .get("warmup")
-            .and_then(Value::as_bool)
-            .ok_or_else(|| missing("result.intervals[].warmup", "a boolean"))?,
-        threads: u64_at(v, "threads")?,
-        transactions: u64_at(v, "transactions")?,
-        failed: u64_at(v, "failed")?,
-        reads: u64_at(v, "reads")?,
-        writes: u64_at(v, "writes")?,
-        others: u64_at(v, "others")?,
-        errors: u64_at(v, "errors")?,
-        reconnects: u64_at(v, "reconnects")?,
-        p50_us: opt_f64_at(v, "p50_us")?,
-        p95_us: opt_f64_at(v, "p95_us")?,
-        p99_us: opt_f64_at(v, "p99_us")?,
-        max_us: opt_f64_at(v, "max_us")?,
-    })
-}
-
-fn missing(field: &str, what: &str) -> anyhow::Error {
-    anyhow::anyhow!("the run document's {field} is missing or not {what}")
-}
-
-fn at<'a>(v: &'a Value, field: &str) -> anyhow::Result<&'a Value> {
-    v.get(field).ok_or_else(|| missing(field, "present"))
-}
-
-fn u64_at(v: &Value, field: &str) -> anyhow::Result<u64> {
-    at(v, field)?
-        .as_u64()
-        .ok_or_else(|| missing(field, "a count"))
-}
-
-fn f64_at(v: &Value, field: &str) -> anyhow::Result<f64> {
-    at(v, field)?
-        .as_f64()
-        .ok_or_else(|| missing(field, "a number"))
-}
-
-fn opt_f64_at(v: &Value, field: &str) -> anyhow::Result<Option<f64>> {
-    match at(v, field)? {
-        Value::Null => Ok(None),
-        x => x
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| missing(field, "a number")),
+        intervals: result.intervals.clone(),
     }
-}
-
-fn str_at(v: &Value, field: &str) -> anyhow::Result<String> {
-    at(v, field)?
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| missing(field, "a string"))
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
+    use crate::record::{Latency, Percentile};
 
-    fn doc(latency: Value) -> Value {
-        json!({
-            "schema": "dbsweep-run/1",
-            "started_unix_s": 1_700_000_000u64,
-            "random": {"seed": 18_000_000_000_000_000_000u64},
-            "target": {"server_version": "SQLite 3.46.0"},
-            "result": {
-                "stop_reason": "time", "measured_s": 10.0, "transactions": 1000,
-                "tps": 100.0, "qps": 2000.0,
-                "queries": {"read": 14000, "write": 4000, "other": 2000, "total": 20000},
-                "failed_transactions": 1, "retries": 3, "ignored_errors": 4,
-                "reconnects": 0, "abandoned": 0,
-                "errors": {"deadlock": 3, "other": 1},
-                "latency": latency,
-                "client_cpu": {"user_s": 1.5, "system_s": 0.25},
-                "intervals": [{
-                    "t_s": 1.0, "duration_s": 1.0, "warmup": true, "threads": 4,
-                    "transactions": 90, "failed": 0, "reads": 1, "writes": 2,
-                    "others": 3, "errors": 0, "reconnects": 0,
-                    "p50_us": 10.0, "p95_us": null, "p99_us": 30.0, "max_us": 40.0
-                }]
-            }
-        })
+    fn latency(percentiles: &[(f64, f64)]) -> Latency {
+        Latency {
+            count: 1000,
+            min_us: 1.0,
+            avg_us: 5.0,
+            max_us: 90.0,
+            sum_us: 5000.0,
+            percentiles: percentiles
+                .iter()
+                .map(|&(p, us)| Percentile { p, us })
+                .collect(),
+        }
     }
 
     #[test]
-    fn reads_every_column_from_the_document() {
-        let lat = json!({"count": 1000, "min_us": 1.0, "avg_us": 5.0, "max_us": 90.0,
-                         "sum_us": 5000.0,
-                         "percentiles": [{"p": 50, "us": 4.0}, {"p": 95.0, "us": 20.0},
-                                         {"p": 99, "us": 60.0}]});
-        let x = extract(&doc(lat), &[]).unwrap();
+    fn reads_every_column_from_the_record() {
+        let mut run = Run::sample();
+        run.result.latency = Some(latency(&[(50.0, 4.0), (95.0, 20.0), (99.0, 60.0)]));
+        let x = extract(&run);
         let m = &x.metrics;
         assert_eq!((m.tps, m.qps, m.transactions), (100.0, 2000.0, 1000));
         assert_eq!((m.reads, m.writes, m.others), (14000, 4000, 2000));
@@ -294,7 +165,9 @@ mod tests {
             (m.lat_p50_us, m.lat_p95_us, m.lat_p99_us),
             (Some(4.0), Some(20.0), Some(60.0))
         );
-        assert_eq!(x.errors, [("deadlock".into(), 3), ("other".into(), 1)]);
+        assert_eq!(x.errors.len(), 6, "every kind, zeros included");
+        assert!(x.errors.contains(&("deadlock".into(), 3)));
+        assert!(x.errors.contains(&("other".into(), 1)));
         assert_eq!(x.intervals.len(), 1);
         assert!(x.intervals[0].warmup);
         assert_eq!(x.intervals[0].p95_us, None);
@@ -302,34 +175,27 @@ mod tests {
 
     #[test]
     fn unlisted_percentiles_come_from_the_transaction_histogram() {
-        let lat = json!({"count": 2, "min_us": 1.0, "avg_us": 1.5, "max_us": 2.0,
-                         "sum_us": 3.0, "percentiles": [{"p": 50, "us": 1.0}]});
+        let mut run = Run::sample();
+        run.result.latency = Some(latency(&[(50.0, 1.0)]));
         let mut h = Histogram::new();
         h.record(1_000);
         h.record(2_000);
-        let x = extract(&doc(lat.clone()), &[("transaction".into(), h)]).unwrap();
-        assert_eq!(x.metrics.lat_p50_us, Some(1.0)); // the document's
+        run.result.histograms = Some(crate::record::Histograms {
+            transaction: (&h).into(),
+            statements: Default::default(),
+        });
+        let x = extract(&run);
+        assert_eq!(x.metrics.lat_p50_us, Some(1.0)); // the record's
         assert_eq!(x.metrics.lat_p95_us, Some(2.0)); // the histogram's
-        let x = extract(&doc(lat), &[]).unwrap();
+        run.result.histograms = None;
+        let x = extract(&run);
         assert_eq!(x.metrics.lat_p95_us, None); // nothing made up
     }
 
     #[test]
     fn no_latency_means_null_latency_columns() {
-        let x = extract(&doc(Value::Null), &[]).unwrap();
+        let x = extract(&Run::sample());
         assert_eq!(x.metrics.lat_min_us, None);
         assert_eq!(x.metrics.lat_p95_us, None);
-    }
-
-    #[test]
-    fn refuses_other_formats_and_missing_figures() {
-        let mut d = doc(Value::Null);
-        d["schema"] = json!("something/2");
-        let e = extract(&d, &[]).unwrap_err().to_string();
-        assert!(e.contains("'something/2'"), "{e}");
-        let mut d = doc(Value::Null);
-        d["result"].as_object_mut().unwrap().remove("tps");
-        let e = extract(&d, &[]).unwrap_err().to_string();
-        assert!(e.contains("tps is missing"), "{e}");
     }
 }

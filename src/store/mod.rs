@@ -14,8 +14,8 @@
 //!   attempt is kept as history and the point may be attempted again.
 //! - Skipped and failed points are stored as such, with their reason; their
 //!   metric columns are NULL, never zero.
-//! - The run document (`dbsweep-run/1`) is the one source of truth: the
-//!   metric columns are copied out of it ([`extract()`]).
+//! - The run record ([`crate::record::Run`]) is the one source of truth:
+//!   the metric columns are copied out of it ([`extract()`]).
 //!
 //! # Studies and resume
 //!
@@ -31,13 +31,11 @@
 //! - `schema.rs`: the schema, its version and the migrations.
 //! - `write.rs`: [`Store::commit_point`]: validation, then one transaction.
 //! - `read.rs`: [`Store::points`] and [`Store::point_figures`].
-//! - `extract.rs`: the metric columns, read from a run document (pure).
+//! - `extract.rs`: the metric columns, copied from a run record (pure).
 //! - `summary.rs`: summaries over repeats (pure).
-//! - `render.rs`: what `dbsweep results` prints: a text table or CSV.
 
 mod extract;
 mod read;
-mod render;
 mod schema;
 mod summary;
 mod write;
@@ -50,13 +48,13 @@ use anyhow::Context;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 
+use crate::record::{Machine, Run};
 use crate::stats::histogram::Histogram;
 use crate::UsageError;
 
 pub use self::extract::{extract, Extracted, Interval, Metrics};
-pub use self::render::{csv_line, results_csv, results_table};
 pub use self::schema::{APPLICATION_ID, SCHEMA_VERSION};
-pub use self::summary::{summarize, GroupKey, Spread, Summary};
+pub use self::summary::{summarize, GroupKey, Summary};
 
 /// The file name of the results database in a study's output directory.
 pub const FILE_NAME: &str = "results.db";
@@ -178,13 +176,12 @@ pub struct PointRow {
     /// Why the point was skipped or failed; required for those, absent for
     /// a finished point.
     pub reason: Option<String>,
-    /// The `dbsweep-run/1` document of the run: required when finished,
-    /// absent when skipped, optional when failed (what was measured before
-    /// the failure). The metric columns are extracted from it.
-    pub run: Option<Value>,
-    /// Latency histograms: `transaction`, and one per statement type.
-    /// Names are unique; order is kept.
-    pub histograms: Vec<(String, Histogram)>,
+    /// The run's record: required when finished, absent when skipped,
+    /// optional when failed (what was measured before the failure). The
+    /// metric columns are copied from it; its histograms are stored in
+    /// `point_histogram` (`transaction` and one per statement type) and the
+    /// rest as `result_json`.
+    pub run: Option<Run>,
     /// The server's effective settings at this point (name, value), in the
     /// order given; a name given twice keeps its last value (at the first
     /// one's position).
@@ -202,15 +199,39 @@ pub struct StoredPoint {
     pub committed_unix_s: u64,
     /// The point as committed (target kind, URL and variant settings as the
     /// study stores them: from their first commit). From
-    /// [`Store::point_figures`] without run document, histograms and
-    /// settings.
+    /// [`Store::point_figures`] without run record and settings.
     pub row: PointRow,
     /// The metric columns exactly as stored; `None` when the point has no
-    /// run document. (Read from the columns rather than re-parsed from the
+    /// run record. (Read from the columns rather than re-parsed from the
     /// document text, so these are the very numbers `sqlite3` shows.)
     pub metrics: Option<Metrics>,
     /// `point_error`: `(kind, count)` sorted by kind.
     pub errors: Vec<(String, u64)>,
+}
+
+impl PointRow {
+    /// The names of the run's latency histograms, as `point_histogram`
+    /// stores them: `transaction`, then one per statement type. Empty
+    /// without a run record, or for one without histograms.
+    pub fn histogram_names(&self) -> Vec<String> {
+        let Some(hs) = self.run.as_ref().and_then(|r| r.result.histograms.as_ref()) else {
+            return Vec::new();
+        };
+        std::iter::once("transaction".to_string())
+            .chain(hs.statements.iter().map(|(n, _)| n.to_string()))
+            .collect()
+    }
+
+    /// The run's histogram called `name` (see [`PointRow::histogram_names`]).
+    pub fn histogram(&self, name: &str) -> Option<Histogram> {
+        let run = self.run.as_ref()?;
+        let h = if name == "transaction" {
+            run.histogram(None)?
+        } else {
+            run.histogram(Some(name))?
+        };
+        Histogram::try_from(h).ok()
+    }
 }
 
 impl StoredPoint {
@@ -304,7 +325,7 @@ impl Store {
         name: &str,
         description: &str,
         file_text: &str,
-        machine: &Value,
+        machine: &Machine,
     ) -> anyhow::Result<StudyId> {
         let now = unix_now();
         let machine = serde_json::to_string(machine)?;

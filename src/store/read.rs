@@ -5,10 +5,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Context;
 use rusqlite::Row;
-use serde_json::Value;
 
 use super::{Metrics, PointRow, PointStatus, Store, StoredPoint, StudyId};
-use crate::stats::histogram::Histogram;
+use crate::record::{self, Histograms, OrderedMap, Run};
 
 impl Store {
     /// The points of `study` (or of every study), in commit order, failed
@@ -19,7 +18,7 @@ impl Store {
 
     /// The points like [`Store::points`], but only their plan, status,
     /// reason, metric columns and errors by kind: `row.run` is `None` and
-    /// `row.histograms` and `row.settings` are empty. What tables, CSV and
+    /// `row.settings` is empty. What tables, CSV and
     /// summaries need, without parsing megabytes of histograms for a large
     /// study.
     pub fn point_figures(&self, study: Option<StudyId>) -> anyhow::Result<Vec<StoredPoint>> {
@@ -75,10 +74,10 @@ impl Store {
             let mut sp = read_point(r).with_context(|| {
                 format!("Could not read point {id} of '{}'", self.path.display())
             })?;
-            for (name, json) in histograms.remove(&id).unwrap_or_default() {
-                let h: Histogram = serde_json::from_str(&json)
-                    .with_context(|| format!("point {id}: histogram '{name}'"))?;
-                sp.row.histograms.push((name, h));
+            let stored = histograms.remove(&id).unwrap_or_default();
+            if let Some(run) = &mut sp.row.run {
+                attach_histograms(run, stored)
+                    .with_context(|| format!("point {id} of '{}'", self.path.display()))?;
             }
             sp.row.settings = settings.remove(&id).unwrap_or_default();
             sp.errors = errors
@@ -91,6 +90,29 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// Puts a point's stored histograms (`transaction` first, then one per
+/// statement type) back into its run record, where the run had them.
+fn attach_histograms(run: &mut Run, stored: Vec<(String, String)>) -> anyhow::Result<()> {
+    let mut transaction = None;
+    let mut statements = OrderedMap::default();
+    for (name, json) in stored {
+        let h: record::Histogram =
+            serde_json::from_str(&json).with_context(|| format!("histogram '{name}'"))?;
+        if name == "transaction" && transaction.is_none() {
+            transaction = Some(h);
+        } else {
+            statements.0.push((name, h));
+        }
+    }
+    if let Some(transaction) = transaction {
+        run.result.histograms = Some(Histograms {
+            transaction,
+            statements,
+        });
+    }
+    Ok(())
 }
 
 /// The `point` columns [`read_point`] reads, all but `result_json` (which
@@ -110,8 +132,8 @@ fn read_point(r: &Row<'_>) -> anyhow::Result<StoredPoint> {
     let status = PointStatus::from_name(&status)
         .ok_or_else(|| anyhow::anyhow!("unknown status '{status}'"))?;
     let run: Option<String> = r.get("result_json")?;
-    let run: Option<Value> = run
-        .map(|s| serde_json::from_str(&s))
+    let run: Option<Run> = run
+        .map(|s| record::from_str(&s))
         .transpose()
         .context("result_json")?;
     // Figures exist exactly when a run document was committed; its
@@ -168,7 +190,6 @@ fn read_point(r: &Row<'_>) -> anyhow::Result<StoredPoint> {
             status,
             reason: r.get("reason")?,
             run,
-            histograms: Vec::new(),
             settings: Vec::new(),
         },
         metrics,

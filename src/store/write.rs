@@ -7,6 +7,7 @@ use anyhow::Context;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 use super::{extract, unix_now, Extracted, PointRow, PointStatus, Store, StudyId};
+use crate::stats::histogram::Histogram;
 
 impl Store {
     /// Stores one point in one transaction: the point, its errors by kind,
@@ -83,7 +84,18 @@ impl Store {
         );
 
         let m = extracted.as_ref().map(|x| &x.metrics);
-        let run_json = p.run.as_ref().map(serde_json::to_string).transpose()?;
+        // The histograms go to point_histogram, not twice into the file.
+        let run_json = p
+            .run
+            .as_ref()
+            .map(|run| {
+                let mut doc = serde_json::to_value(run)?;
+                if let Some(result) = doc.get_mut("result").and_then(|r| r.as_object_mut()) {
+                    result.remove("histograms");
+                }
+                serde_json::to_string(&doc)
+            })
+            .transpose()?;
         tx.execute(
             "INSERT INTO point (study_id, session_id, key, target, variant, cpus, workload, workload_label,
                  workload_options_json, clients, instances, repeat, status, reason,
@@ -197,8 +209,12 @@ fn insert_children(
     let mut ins = tx.prepare(
         "INSERT INTO point_histogram (point_id, name, histogram_json) VALUES (?1, ?2, ?3)",
     )?;
-    for (name, h) in &p.histograms {
-        ins.execute(params![point, name, serde_json::to_string(h)?])?;
+    if let Some(hs) = p.run.as_ref().and_then(|r| r.result.histograms.as_ref()) {
+        for (name, h) in
+            std::iter::once(("transaction", &hs.transaction)).chain(hs.statements.iter())
+        {
+            ins.execute(params![point, name, serde_json::to_string(h)?])?;
+        }
     }
     let mut ins = tx.prepare(
         "INSERT INTO point_setting (point_id, name, value) VALUES (?1, ?2, ?3)
@@ -234,31 +250,45 @@ fn validate(p: &PointRow) -> anyhow::Result<Option<Extracted>> {
         (PointStatus::Finished, None) => {
             anyhow::bail!("point '{key}' is finished but has no run document")
         }
-        (PointStatus::Skipped, _)
-            if p.run.is_some() || !p.histograms.is_empty() || !p.settings.is_empty() =>
-        {
-            anyhow::bail!("point '{key}' is skipped, so it never ran: it has no run document, histograms or settings")
+        (PointStatus::Skipped, _) if p.run.is_some() || !p.settings.is_empty() => {
+            anyhow::bail!(
+                "point '{key}' is skipped, so it never ran: it has no run document or settings"
+            )
         }
         _ => {}
     }
-    let mut names = HashSet::new();
-    for (name, _) in &p.histograms {
+    if let Some(run) = &p.run {
         anyhow::ensure!(
-            names.insert(name),
-            "point '{key}' has two histograms called '{name}'"
+            crate::record::READABLE.contains(&run.schema.as_str()),
+            "point '{key}': the run record is of format '{}', which this version cannot read back",
+            run.schema
         );
     }
-    let extracted = p
-        .run
-        .as_ref()
-        .map(|run| extract(run, &p.histograms))
-        .transpose()
-        .with_context(|| format!("point '{key}'"))?;
+    if let Some(hs) = p.run.as_ref().and_then(|r| r.result.histograms.as_ref()) {
+        let mut names = HashSet::new();
+        for (name, h) in
+            std::iter::once(("transaction", &hs.transaction)).chain(hs.statements.iter())
+        {
+            anyhow::ensure!(
+                names.insert(name),
+                "point '{key}' has two histograms called '{name}'"
+            );
+            Histogram::try_from(h)
+                .map_err(|e| anyhow::anyhow!("point '{key}': histogram '{name}': {e}"))?;
+        }
+    }
+    let extracted = p.run.as_ref().map(extract);
     if let (PointStatus::Finished, Some(x)) = (p.status, &extracted) {
+        let stop = x.metrics.stop_reason.as_str();
         anyhow::ensure!(
-            x.metrics.stop_reason != "interrupted",
-            "point '{key}' was interrupted, so it is not finished: commit it as failed, or not at all, \
-             and resume will run it again"
+            !matches!(stop, "interrupted" | "timeout"),
+            "point '{key}' was {}, so it is not finished: commit it as failed, or not at all, \
+             and resume will run it again",
+            if stop == "timeout" {
+                "timed out"
+            } else {
+                "interrupted"
+            }
         );
     }
     Ok(extracted)

@@ -44,7 +44,7 @@ fn machine_cpus() -> Vec<usize> {
             let online = std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?;
             crate::server::parse_cpu_list(online.trim()).ok()
         })
-        .unwrap_or_else(|| (0..crate::engine::cpu::available_cpus()).collect())
+        .unwrap_or_else(|| (0..crate::metrics::cpu::available_cpus()).collect())
 }
 
 /// A declared `[[variant]]`: name, overrides, and the targets it applies to.

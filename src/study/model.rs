@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::driver::ErrorSet;
 use crate::driver::{PsMode, Target};
-use crate::engine::{ErrorSet, RunConfig};
+use crate::engine::RunConfig;
 use crate::rand::dist::{DistKind, DistParams};
 use crate::server::{ServerKind, ServerSpec};
 use crate::workload::{OptionValues, RandConfig, WorkloadInfo};
@@ -196,6 +197,7 @@ impl WorkloadSpec {
             grace: self.grace,
             seed,
             reconnect_every: None,
+            timeout: None,
         }
     }
 

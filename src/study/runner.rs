@@ -13,22 +13,21 @@ use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::model::{Study, TargetKind};
 use super::plan::{Plan, Point};
-use crate::cli::progress::Bar;
 use crate::driver::{self, Target};
-use crate::engine::{self, RunResult, StopReason};
-use crate::metrics::machine::Machine;
-use crate::report::{json, RunRecord};
+use crate::engine::point;
+use crate::engine::StopReason;
+use crate::report::text::ms_us;
 use crate::server::{format_cpu_list, ServerGuard};
 use crate::stats::summary::DEFAULT_PERCENTILES;
 use crate::store::{PointRow, PointStatus, Store, StudyId};
+use crate::util::progress::Bar;
 use crate::workload;
 use crate::UsageError;
 
@@ -148,13 +147,6 @@ struct Running {
     guard: ServerGuard,
 }
 
-fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 /// Live progress: an overall bar on a terminal, plain lines otherwise.
 struct Progress {
     bar: Option<ProgressBar>,
@@ -254,7 +246,7 @@ pub fn run(
             eprintln!("Note: the study file changed since the study began; points already stored are kept as they are.");
         }
     }
-    let machine = serde_json::to_value(Machine::describe())?;
+    let machine = crate::metrics::machine::describe();
     let study_id = store.begin_study(&study.name, &study.description, &file_text, &machine)?;
 
     let mut series: HashMap<usize, SeriesState> = HashMap::new();
@@ -308,7 +300,6 @@ pub fn run(
             status,
             reason,
             run: None,
-            histograms: Vec::new(),
             settings: Vec::new(),
         };
         if let Some(reason) = &state.stopped {
@@ -360,7 +351,6 @@ pub fn run(
         let seed = wl.rand_seed.unwrap_or_else(crate::rand::seed_from_time);
         let rand = wl.rand_config(seed);
         let instances = build_instances(wl, target.dialect(), rand)?;
-        let w = instances[0].as_ref();
         let connect_fn = {
             let t = target.clone();
             move || driver::connect(&t)
@@ -378,39 +368,16 @@ pub fn run(
             continue;
         }
 
-        // Run, with the point's hard timeout as a second reason to stop.
-        let point_cancel = AtomicBool::new(false);
-        let timed_out = AtomicBool::new(false);
-        let watcher_done = AtomicBool::new(false);
-        let cfg = wl.run_config(p.clients, seed);
-        let connect: engine::Connect = Arc::new(connect_fn);
-        let started_unix_s = now_unix();
-        let limit = study.stop.point_timeout;
-        let result = std::thread::scope(|s| {
-            // Watches Ctrl-C and the point's hard timeout while it runs.
-            s.spawn(|| {
-                let t0 = Instant::now();
-                while !watcher_done.load(Ordering::Relaxed) {
-                    if cancel.load(Ordering::Relaxed) {
-                        point_cancel.store(true, Ordering::Relaxed);
-                    }
-                    if limit.is_some_and(|l| t0.elapsed() >= l) {
-                        timed_out.store(true, Ordering::Relaxed);
-                        point_cancel.store(true, Ordering::Relaxed);
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-            });
-            let refs: Vec<&dyn workload::Workload> = instances.iter().map(|w| w.as_ref()).collect();
-            let r = engine::run_instances(&refs, connect, &cfg, &point_cancel, &mut |s| {
-                if s.duration_s > 0.0 {
-                    progress.live(&what, s.counters.transactions as f64 / s.duration_s);
-                }
-            });
-            watcher_done.store(true, Ordering::Relaxed);
-            r
-        });
-        let result = match result {
+        // Run; the point's hard timeout is part of the run's own deadline.
+        let mut cfg = wl.run_config(p.clients, seed);
+        cfg.timeout = study.stop.point_timeout;
+        let refs: Vec<&dyn workload::Workload> = instances.iter().map(|w| w.as_ref()).collect();
+        let point = point::Point::new(&target, &refs, &cfg, rand, &DEFAULT_PERCENTILES);
+        let run = match point::execute(&point, cancel, &mut |s| {
+            if s.duration_s > 0.0 {
+                progress.live(&what, s.counters.transactions as f64 / s.duration_s);
+            }
+        }) {
             Ok(r) => r,
             Err(e) => {
                 let reason = format!("the run could not start: {e:#}");
@@ -425,71 +392,59 @@ pub fn run(
                 continue;
             }
         };
-        if cancel.load(Ordering::Relaxed) && !timed_out.load(Ordering::Relaxed) {
+        let res = &run.result;
+        if res.stop_reason == StopReason::Interrupted {
             // Interrupted: not stored, so a resume measures it again.
             outcome.interrupted = true;
             break;
         }
-        let record = RunRecord::new(
-            w,
-            &target,
-            rand,
-            &cfg,
-            &result,
-            DEFAULT_PERCENTILES.to_vec(),
-            started_unix_s,
-        );
-        let doc = json::to_value(&record);
-        let mut row = base_row(PointStatus::Finished, None);
-        row.target_url = target.display.clone();
-        row.histograms = histograms(&result);
-        row.settings = result.server.settings.clone();
-        let c = &result.counters;
-        let tps = crate::report::Figures::of(&record).tps;
         let figures = PointFigures {
-            tps,
-            failed: c.failed,
-            attempted: c.transactions + c.failed,
-            errors: c.errors,
+            tps: res.tps,
+            failed: res.failed_transactions,
+            attempted: res.transactions + res.failed_transactions,
+            errors: res.errors.to_array(),
         };
-        if timed_out.load(Ordering::Relaxed) {
-            let limit = study.stop.point_timeout.unwrap_or_default();
-            let reason = format!("exceeded its hard timeout of {}", humantime(limit));
-            row.status = PointStatus::Failed;
-            row.reason = Some(reason.clone());
-            row.run = Some(doc);
-            store_unfinished(&mut store, study_id, &row, &mut outcome, &progress, &what)?;
-            state.stopped = Some(format!("stopped: a point {reason}"));
-            continue;
-        }
-        if result.stop == StopReason::Aborted {
-            let reason = format!(
-                "aborted: {}",
-                result.fatal.clone().unwrap_or_else(|| "error".into())
-            );
-            row.status = PointStatus::Failed;
-            row.reason = Some(reason.clone());
-            row.run = Some(doc);
-            store_unfinished(&mut store, study_id, &row, &mut outcome, &progress, &what)?;
-            continue;
-        }
-        row.run = Some(doc);
-        store.commit_point(study_id, &row)?;
-        outcome.finished += 1;
-        let p95 = result
-            .txn_latency
-            .value_at_percentile(95.0)
-            .map_or("-".into(), |ns| {
-                format!("{} ms", crate::report::text::ms(ns as f64))
-            });
-        progress.done(&format!(
-            "{what}: {tps:.1} tps, p95 {p95}{}",
-            if c.failed > 0 {
-                format!(", {} failed", c.failed)
+        let summary = format!(
+            "{:.1} tps, p95 {}{}",
+            res.tps,
+            res.latency
+                .as_ref()
+                .and_then(|l| l.percentiles.iter().find(|p| p.p == 95.0))
+                .map_or("-".into(), |p| format!("{} ms", ms_us(p.us))),
+            if res.failed_transactions > 0 {
+                format!(", {} failed", res.failed_transactions)
             } else {
                 String::new()
             }
-        ));
+        );
+        let failure = match res.stop_reason {
+            StopReason::Timeout => Some(format!(
+                "exceeded its hard timeout of {}",
+                humantime(study.stop.point_timeout.unwrap_or_default())
+            )),
+            StopReason::Aborted => Some(format!(
+                "aborted: {}",
+                res.fatal_error.clone().unwrap_or_else(|| "error".into())
+            )),
+            _ => None,
+        };
+        let timed_out = res.stop_reason == StopReason::Timeout;
+        let mut row = base_row(PointStatus::Finished, None);
+        row.target_url = target.display.clone();
+        row.settings = run.target.settings.0.clone();
+        row.run = Some(run);
+        if let Some(reason) = failure {
+            row.status = PointStatus::Failed;
+            row.reason = Some(reason.clone());
+            store_unfinished(&mut store, study_id, &row, &mut outcome, &progress, &what)?;
+            if timed_out {
+                state.stopped = Some(format!("stopped: a point {reason}"));
+            }
+            continue;
+        }
+        store.commit_point(study_id, &row)?;
+        outcome.finished += 1;
+        progress.done(&format!("{what}: {summary}"));
         state.feed(study, p, wl.repeats, &figures);
     }
     progress.finish();
@@ -608,7 +563,7 @@ fn load_data(
         if !ready {
             w.cleanup(conn.as_mut())?;
             drop(conn);
-            let threads = crate::engine::cpu::available_cpus();
+            let threads = crate::metrics::cpu::available_cpus();
             w.prepare(connect, threads, &Bar::new())?;
         }
     }
@@ -640,16 +595,6 @@ fn build_instances(
             workload::build(&wl.name, &options, dialect, rand)
         })
         .collect()
-}
-
-fn histograms(r: &RunResult) -> Vec<(String, crate::stats::histogram::Histogram)> {
-    let mut v = vec![("transaction".to_string(), r.txn_latency.clone())];
-    for (k, h) in r.statement_kinds.iter().zip(&r.stmt_latency) {
-        if !h.is_empty() {
-            v.push((k.clone(), h.clone()));
-        }
-    }
-    v
 }
 
 /// Rebuilds the stop rules' state from the points an earlier session stored.

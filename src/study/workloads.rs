@@ -11,7 +11,7 @@ use super::locate::suggest;
 use super::model::*;
 use super::raw::*;
 use crate::driver::ErrorKind;
-use crate::engine::ErrorSet;
+use crate::driver::ErrorSet;
 use crate::rand::dist::DistKind;
 use crate::workload::{self, options, OptionValues};
 

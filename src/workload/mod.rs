@@ -23,7 +23,6 @@ pub mod sysbench;
 use std::borrow::Cow;
 
 use crate::driver::{Connection, DbResult, Dialect, StmtId, Value};
-use crate::rand::dist::{DistKind, DistParams};
 use crate::rand::Rng;
 
 pub use options::{OptionSpec, OptionValues};
@@ -55,31 +54,8 @@ pub trait ClientScript: Send {
     fn next(&mut self) -> Option<Op<'_>>;
 }
 
-/// How random values are drawn: sysbench's `--rand-type` and its knobs, and
-/// the run's seed (each client gets its own stream from it).
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct RandConfig {
-    pub kind: DistKind,
-    pub params: DistParams,
-    pub seed: u64,
-}
-
-/// Shows how far a long operation (loading data) has come.
-pub trait Progress: Sync {
-    /// Starts a phase of `total` units (rows).
-    fn start(&self, what: &str, total: u64);
-    fn inc(&self, n: u64);
-    fn finish(&self);
-}
-
-/// A progress sink that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn start(&self, _what: &str, _total: u64) {}
-    fn inc(&self, _n: u64) {}
-    fn finish(&self) {}
-}
+pub use crate::rand::RandConfig;
+pub use crate::util::progress::{NoProgress, Progress};
 
 /// Opens a new connection to the workload's target.
 pub type Connector<'a> = &'a (dyn Fn() -> DbResult<Box<dyn Connection>> + Sync);

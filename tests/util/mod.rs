@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod record;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};

@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use super::figures::{cpus_label, distinct, finished, panel_title, several_cpus, workload_title};
 use super::{Metric, Report, StudyData};
-use crate::civil::utc_minutes as utc;
 use crate::report::analysis::{self, Scaling, Verdict};
+use crate::util::civil::utc_minutes as utc;
 
 /// The report's sentences: per panel the ranking (seed 002's "X is slower
 /// than the best by Y %"), sag and collapse; the CPU scalability; the

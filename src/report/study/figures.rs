@@ -14,7 +14,7 @@ use super::conclusions::conclusions;
 use super::{Metric, Options, StudyData};
 use crate::report::analysis::{self, Change, Peak, Rank, Sag, Scaling};
 use crate::stats::histogram::Histogram;
-use crate::store::{self, Metrics, PointStatus, StoredPoint};
+use crate::store::{Metrics, PointStatus, StoredPoint};
 
 /// Identifies the JSON format of a report and its version.
 pub const SCHEMA_ID: &str = "dbsweep-report/1";
@@ -41,7 +41,7 @@ pub struct Stat {
 
 impl Stat {
     fn of(values: Vec<f64>) -> Option<Stat> {
-        let s = store::Spread::of(&values)?;
+        let s = crate::stats::Spread::of(&values)?;
         Some(Stat {
             n: s.n,
             mean: s.mean,
@@ -572,11 +572,8 @@ fn cell<'a>(clients: u32, points: impl Iterator<Item = &'a StoredPoint>) -> Cell
             (m.measured_s > 0.0).then(|| m.client_cpu_s / m.measured_s * 100.0)
         }),
         fairness_cv_pct: stat(&|p, _| {
-            let f = p.row.run.as_ref()?.get("result")?.get("fairness")?;
-            analysis::fairness_cv(
-                f.get("events_avg")?.as_f64()?,
-                f.get("events_stddev")?.as_f64()?,
-            )
+            let f = &p.row.run.as_ref()?.result.fairness;
+            analysis::fairness_cv(f.events_avg, f.events_stddev)
         }),
     }
 }
@@ -585,8 +582,8 @@ fn cell<'a>(clients: u32, points: impl Iterator<Item = &'a StoredPoint>) -> Cell
 pub(super) fn merged(points: &[&StoredPoint], name: &str) -> Option<Histogram> {
     let mut out: Option<Histogram> = None;
     for p in points.iter().filter(|p| finished(p).is_some()) {
-        if let Some((_, h)) = p.row.histograms.iter().find(|(n, _)| n == name) {
-            out.get_or_insert_with(Histogram::new).merge(h);
+        if let Some(h) = p.row.histogram(name) {
+            out.get_or_insert_with(Histogram::new).merge(&h);
         }
     }
     out.filter(|h| !h.is_empty())
@@ -601,7 +598,7 @@ fn statement_latency(
         points
             .iter()
             .filter(|p| finished(p).is_some())
-            .flat_map(|p| p.row.histograms.iter().map(|(n, _)| n.clone())),
+            .flat_map(|p| p.row.histogram_names()),
     );
     let mut kinds: Vec<KindLatency> = Vec::new();
     for name in names {

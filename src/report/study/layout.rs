@@ -307,10 +307,8 @@ fn time_series(p: &Panel, data: &StudyData, clients: u32) -> (Vec<Series>, Vec<S
             continue;
         };
         let Some(run) = &point.row.run else { continue };
-        let Ok(x) = store::extract(run, &point.row.histograms) else {
-            continue;
-        };
-        let intervals: Vec<&store::Interval> = x.intervals.iter().filter(|i| !i.warmup).collect();
+        let intervals: Vec<&store::Interval> =
+            run.result.intervals.iter().filter(|i| !i.warmup).collect();
         if intervals.is_empty() {
             continue;
         }

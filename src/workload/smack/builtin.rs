@@ -49,7 +49,7 @@
 //! study's `[stop] max_error_rate` stops a series at a given rate of
 //! deadlocks per transaction (docs/smack.md).
 
-use crate::civil::sql_datetime as datetime;
+use crate::util::civil::sql_datetime as datetime;
 use anyhow::Context as _;
 
 use crate::driver::{Connection, Dialect, Value};

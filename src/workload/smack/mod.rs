@@ -6,7 +6,8 @@
 //! `main` block that tells each client to fork N threads, connect, fire its
 //! query barrel for R rounds and report. dbsweep reads the same files and
 //! runs them through its own engine, so every query is timed with a
-//! monotonic clock into exact histograms.
+//! monotonic clock into exact histograms. This module describes a file;
+//! `dbsweep smack` (`commands::smack`) runs its main block.
 //!
 //! - [`parse`]: the language (lexer, parser, positions for messages).
 //! - [`program`]: checks a parsed file and turns it into per-client plans
@@ -15,7 +16,8 @@
 //! - [`gen_data`]: Super Smack's `gen-data` data generator, built in.
 //! - [`table`]: table blocks (create, min_rows, data files, bulk load).
 //! - [`script`]: a client's query barrel as a [`crate::workload::Workload`].
-//! - [`session`]: executes the main block against a target.
+//! - [`client`]: one client block's query barrel as a workload, and what
+//!   its run record states.
 //! - [`builtin`]: seed 000's Member / Record / Result tables and its three
 //!   tests as built-in workloads (`smack_select`, `smack_update`, `smack_oltp`).
 //!
@@ -23,10 +25,10 @@
 //! Smack 1.3.
 
 pub mod builtin;
+pub mod client;
 pub mod dict;
 pub mod gen_data;
 pub mod parse;
 pub mod program;
 pub mod script;
-pub mod session;
 pub mod table;

@@ -1,10 +1,26 @@
-//! Progress bars for long operations, shown only on a terminal.
+//! Progress of long operations (loading data): the [`Progress`] sink
+//! workloads report to, and [`Bar`], an indicatif bar on a terminal.
 
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::workload::Progress;
+/// Shows how far a long operation (loading data) has come.
+pub trait Progress: Sync {
+    /// Starts a phase of `total` units (rows).
+    fn start(&self, what: &str, total: u64);
+    fn inc(&self, n: u64);
+    fn finish(&self);
+}
+
+/// A progress sink that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _what: &str, _total: u64) {}
+    fn inc(&self, _n: u64) {}
+    fn finish(&self) {}
+}
 
 /// An indicatif bar on stderr when it is a terminal; silent otherwise.
 pub struct Bar {

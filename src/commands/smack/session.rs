@@ -5,11 +5,11 @@
 //! `set_num_rounds` rounds each, one round = the whole barrel);
 //! `collect_threads()` prints Super Smack's report for it.
 //!
-//! This is the one place where a .smack file drives the engine: the main
-//! block is a program, so running it is part of the workload family rather
-//! than of the generic `run` command.
+//! The workload layer describes the file (`workload::smack`: program,
+//! dictionaries, tables, barrels); this runs it: each unload is one point
+//! through `engine::point`, like any other run, and each collect prints
+//! Super Smack's report of that point's record.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -17,13 +17,18 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 
-use crate::driver::{self, Dialect, PsMode, ServerAddr, StmtId, Target, TargetKind};
-use crate::engine::{self, ErrorSet, RunConfig, RunResult};
+use crate::driver::{self, Dialect, ErrorSet, PsMode, ServerAddr, Target, TargetKind};
+use crate::engine::point::{self, Point};
+use crate::engine::RunConfig;
+use crate::rand::dist::{DistKind, DistParams};
+use crate::rand::RandConfig;
+use crate::record::{Run, WorkloadInfo};
+use crate::report;
+use crate::workload::smack::client;
+use crate::workload::smack::dict::{self, Dictionary};
+use crate::workload::smack::program::{ClientDef, Piece, Program, Step};
+use crate::workload::smack::table;
 use crate::UsageError;
-
-use super::dict::Dictionary;
-use super::program::{ClientDef, Piece, Program, Step};
-use super::script::{self, BarrelQuery, SmackWorkload};
 
 /// How the session connects and reports.
 pub struct Options {
@@ -40,19 +45,14 @@ pub struct Options {
     pub data_seed: u64,
     pub percentiles: Vec<f64>,
     pub ignore_errors: ErrorSet,
+    /// The file's arguments, as the records state them.
+    pub args: Vec<String>,
 }
 
 /// One finished `unload_query_barrel()`, for the JSON output.
 pub struct ClientRun {
     pub client: String,
-    pub target: Target,
-    pub config: RunConfig,
-    pub result: RunResult,
-}
-
-/// What a session produced.
-pub struct Outcome {
-    pub runs: Vec<ClientRun>,
+    pub record: Run,
 }
 
 /// The run's state shared by the client threads.
@@ -68,8 +68,13 @@ struct Shared<'a> {
     cancel: &'a AtomicBool,
 }
 
-/// Runs `program`; progress lines go to stderr, reports to stdout.
-pub fn run(program: &Program, opts: &Options, cancel: &AtomicBool) -> anyhow::Result<Outcome> {
+/// Runs `program`; progress lines go to stderr, reports to stdout. Returns
+/// every unloaded client's record, collected or not.
+pub fn run(
+    program: &Program,
+    opts: &Options,
+    cancel: &AtomicBool,
+) -> anyhow::Result<Vec<ClientRun>> {
     // SQLite without --db: one temporary database for the whole file.
     let tmp;
     let sqlite = if opts.db.is_none() && opts.dialect == Dialect::Sqlite {
@@ -100,7 +105,7 @@ pub fn run(program: &Program, opts: &Options, cancel: &AtomicBool) -> anyhow::Re
         let client = &program.clients[&t.client];
         let target = shared.target(client);
         let mut conn = connect(&target)?;
-        super::table::ensure(&t.spec, conn.as_mut(), opts.data_seed, &mut |line| {
+        table::ensure(&t.spec, conn.as_mut(), opts.data_seed, &mut |line| {
             eprintln!("{line}")
         })?;
     }
@@ -110,7 +115,7 @@ pub fn run(program: &Program, opts: &Options, cancel: &AtomicBool) -> anyhow::Re
         let dict = Dictionary::load(&d.name, d.kind, &d.source, d.delim.as_deref(), d.file_size_equiv)
             .map_err(|e| {
                 let hint = match &d.source {
-                    super::dict::Source::File(p) if !p.exists() => " — put the file there, pass --datadir DIR (Super Smack's -D) naming the directory that holds it, or add a table block whose data_file/gen_data_file creates it".to_string(),
+                    dict::Source::File(p) if !p.exists() => " — put the file there, pass --datadir DIR (Super Smack's -D) naming the directory that holds it, or add a table block whose data_file/gen_data_file creates it".to_string(),
                     _ => String::new(),
                 };
                 UsageError(format!("{}: {e}{hint}", program.path.display()))
@@ -134,9 +139,7 @@ pub fn run(program: &Program, opts: &Options, cancel: &AtomicBool) -> anyhow::Re
     if let Some(e) = errors.into_inner().unwrap().into_iter().next() {
         return Err(e);
     }
-    Ok(Outcome {
-        runs: shared.runs.into_inner().unwrap(),
-    })
+    Ok(shared.runs.into_inner().unwrap())
 }
 
 fn connect(target: &Target) -> anyhow::Result<Box<dyn driver::Connection>> {
@@ -199,46 +202,12 @@ impl Shared<'_> {
         }
     }
 
-    /// The workload of client `c`: its barrel's queries, compiled for the
-    /// target's dialect.
-    fn workload(&self, c: &ClientDef, dialect: Dialect) -> anyhow::Result<SmackWorkload> {
-        let mut queries: Vec<BarrelQuery> = Vec::new();
-        let mut round: Vec<StmtId> = Vec::new();
-        let names: Vec<&str> = self.dicts.iter().map(|d| d.name.as_str()).collect();
-        for (shots, qname) in &c.barrel {
-            let id = match queries.iter().position(|q| &q.name == qname) {
-                Some(i) => i,
-                None => {
-                    let q = &self.program.queries[qname];
-                    let compiled = script::compile(&q.text, q.parsed, dialect, &|n| {
-                        names.iter().position(|d| *d == n)
-                    })
-                    .map_err(|e| {
-                        UsageError(format!(
-                            "{}: query \"{qname}\": {e}",
-                            self.program.path.display()
-                        ))
-                    })?;
-                    let kind = q.kind.clone();
-                    queries.push(BarrelQuery {
-                        name: qname.clone(),
-                        kind,
-                        compiled,
-                    });
-                    queries.len() - 1
-                }
-            };
-            round.extend(std::iter::repeat_n(id, *shots as usize));
-        }
-        Ok(SmackWorkload::new(queries, round, self.dicts.clone()))
-    }
-
     fn run_plan(&self, client: &str, steps: &[Step]) -> anyhow::Result<()> {
         let c = &self.program.clients[client];
         let target = self.target(c);
         let mut rounds = 0u64;
         let mut threads = 1usize;
-        let mut last: Option<(RunConfig, RunResult)> = None;
+        let mut last: Option<Run> = None;
         for step in steps {
             match step {
                 Step::SetRounds(n) => rounds = *n,
@@ -257,48 +226,18 @@ impl Shared<'_> {
                         .map_err(|e| anyhow::anyhow!("{client}.query(\"{sql}\"): {e}"))?;
                 }
                 Step::Unload => {
-                    let w = self.workload(c, target.dialect())?;
-                    let cfg = RunConfig {
-                        threads,
-                        time: None,
-                        events: None,
-                        rounds: Some(rounds),
-                        warmup: std::time::Duration::ZERO,
-                        report_interval: None,
-                        interval_percentile: 95.0,
-                        // A round is not a transaction: re-running it after
-                        // a deadlock would fire its queries twice. A failed
-                        // query fails its round and is counted.
-                        max_retries: Some(0),
-                        ignore_errors: self.opts.ignore_errors,
-                        grace: std::time::Duration::from_secs(5),
-                        seed: self.opts.seed,
-                        reconnect_every: None,
-                    };
                     if rounds == 0 {
                         eprintln!("{client}: set_num_rounds(0): nothing to run");
                         continue;
                     }
-                    let conn_target = target.clone();
-                    let connect: engine::Connect = Arc::new(move || driver::connect(&conn_target));
-                    let result = engine::run(&w, connect, &cfg, self.cancel, &mut |_| {})?;
-                    last = Some((cfg, result));
+                    last = Some(self.unload(client, &target, threads, rounds)?);
                 }
                 Step::Collect => {
-                    let Some((cfg, result)) = last.take() else {
+                    let Some(record) = last.take() else {
                         continue;
                     };
-                    let types: Vec<&str> = c
-                        .barrel
-                        .iter()
-                        .map(|(_, q)| self.program.queries[q].kind.as_str())
-                        .collect();
-                    let text = crate::report::smack::render(
-                        client,
-                        &types,
-                        &result,
-                        &self.opts.percentiles,
-                    );
+                    let types = client::barrel_types(self.program, client);
+                    let text = report::smack::render(client, &types, &record);
                     {
                         let _g = self.stdout.lock().unwrap();
                         let mut out = std::io::stdout().lock();
@@ -307,24 +246,65 @@ impl Shared<'_> {
                     }
                     self.runs.lock().unwrap().push(ClientRun {
                         client: client.to_string(),
-                        target: target.clone(),
-                        config: cfg,
-                        result,
+                        record,
                     });
                 }
             }
         }
-        if let Some((cfg, result)) = last {
+        if let Some(record) = last {
             // Unloaded but never collected: Super Smack printed nothing;
             // the run still goes to the JSON output.
             self.runs.lock().unwrap().push(ClientRun {
                 client: client.to_string(),
-                target,
-                config: cfg,
-                result,
+                record,
             });
         }
         Ok(())
+    }
+
+    /// `unload_query_barrel()`: `threads` clients fire the barrel `rounds`
+    /// times each, as one point.
+    fn unload(
+        &self,
+        client: &str,
+        target: &Target,
+        threads: usize,
+        rounds: u64,
+    ) -> anyhow::Result<Run> {
+        let w = client::barrel(self.program, client, &self.dicts, target.dialect())?;
+        let cfg = RunConfig {
+            threads,
+            time: None,
+            events: None,
+            rounds: Some(rounds),
+            warmup: std::time::Duration::ZERO,
+            report_interval: None,
+            interval_percentile: 95.0,
+            // A round is not a transaction: re-running it after a deadlock
+            // would fire its queries twice. A failed query fails its round
+            // and is counted.
+            max_retries: Some(0),
+            ignore_errors: self.opts.ignore_errors,
+            grace: std::time::Duration::from_secs(5),
+            seed: self.opts.seed,
+            reconnect_every: None,
+            timeout: None,
+        };
+        // Dictionaries draw uniformly; the seed is the session's.
+        let rand = RandConfig {
+            kind: DistKind::Uniform,
+            params: DistParams::default(),
+            seed: self.opts.seed,
+        };
+        let instances = [&w as &dyn crate::workload::Workload];
+        let mut p = Point::new(target, &instances, &cfg, rand, &self.opts.percentiles);
+        p.workload = WorkloadInfo {
+            name: "smack".into(),
+            options: client::record_options(self.program, client, &self.opts.args)
+                .into_iter()
+                .collect(),
+        };
+        point::execute(&p, self.cancel, &mut |_| {})
     }
 
     /// Text of a `print`, with client figures read from finished runs
@@ -337,81 +317,13 @@ impl Shared<'_> {
                 Piece::Lit(l) => s.push_str(l),
                 Piece::Figure(path) => {
                     let run = runs.iter().rev().find(|r| r.client == path[0]);
-                    s.push_str(
-                        &run.map_or_else(|| "0".to_string(), |r| figure(&r.result, &path[1..])),
-                    );
+                    s.push_str(&run.map_or_else(
+                        || "0".to_string(),
+                        |r| report::smack::figure(&r.record, &path[1..]),
+                    ));
                 }
             }
         }
         s
     }
-}
-
-/// A `client::…` figure of a finished run, as Super Smack printed it.
-fn figure(r: &RunResult, path: &[String]) -> String {
-    let ms = |ns: Option<u64>| ns.map_or(0, |n| n / 1_000_000).to_string();
-    match path {
-        [p] => match p.as_str() {
-            "max_connect_time" => ms(r.connect.latency.max()),
-            "min_connect_time" => ms(r.connect.latency.min()),
-            _ => r
-                .connect
-                .latency
-                .mean()
-                .map_or(0, |m| (m / 1e6) as u64)
-                .to_string(),
-        },
-        [t, p] => {
-            let h = r
-                .statement_kinds
-                .iter()
-                .position(|k| k == t)
-                .map(|i| &r.stmt_latency[i]);
-            match p.as_str() {
-                "num_queries" => h.map_or(0, |h| h.count()).to_string(),
-                "max_time" => ms(h.and_then(|h| h.max())),
-                "min_time" => ms(h.and_then(|h| h.min())),
-                _ => {
-                    let wall = crate::report::smack::wall_seconds(r);
-                    let n = h.map_or(0, |h| h.count());
-                    if wall > 0.0 {
-                        format!("{:.2}", n as f64 / wall)
-                    } else {
-                        "0".into()
-                    }
-                }
-            }
-        }
-        _ => String::new(),
-    }
-}
-
-/// Per-client figures by name, for tests and the JSON record's options.
-pub fn options_of(program: &Program, client: &str, args: &[String]) -> Vec<(String, String)> {
-    let c = &program.clients[client];
-    let mut v = vec![
-        ("file".to_string(), program.path.display().to_string()),
-        ("client".to_string(), client.to_string()),
-        ("args".to_string(), args.join(" ")),
-        (
-            "query_barrel".to_string(),
-            c.barrel
-                .iter()
-                .map(|(n, q)| format!("{n} {q}"))
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-    ];
-    let kinds: HashMap<&str, &str> = c
-        .barrel
-        .iter()
-        .map(|(_, q)| (q.as_str(), program.queries[q].kind.as_str()))
-        .collect();
-    let mut k: Vec<_> = kinds.into_iter().collect();
-    k.sort();
-    for (q, t) in k {
-        v.push((format!("query.{q}"), program.queries[q].text.clone()));
-        v.push((format!("type.{q}"), t.to_string()));
-    }
-    v
 }

@@ -7,12 +7,15 @@
 
 use std::fmt::Write;
 
-use super::{Metrics, PointStatus, Spread, StoredPoint, Summary};
+use super::csv::csv_line;
+use super::table_text::columns;
+use super::text::ms;
 use crate::driver::ErrorKind;
-use crate::report::text::ms;
+use crate::stats::Spread;
+use crate::store::{Metrics, PointStatus, StoredPoint, Summary};
 
 /// Points, then summaries, as aligned text tables.
-pub fn results_table(points: &[StoredPoint], summaries: &[Summary]) -> String {
+pub fn table(points: &[StoredPoint], summaries: &[Summary]) -> String {
     let instances = points.iter().any(|p| p.row.instances != 1);
     let mut out = String::new();
 
@@ -129,7 +132,7 @@ pub fn results_table(points: &[StoredPoint], summaries: &[Summary]) -> String {
 /// (fields with a comma, quote or line break are quoted, quotes doubled),
 /// `\n` line ends. Empty fields are NULLs: a point without a run has no
 /// figures, not zeros.
-pub fn results_csv(points: &[StoredPoint]) -> String {
+pub fn csv(points: &[StoredPoint]) -> String {
     let mut header: Vec<String> = [
         "study",
         "key",
@@ -243,23 +246,6 @@ pub fn results_csv(points: &[StoredPoint]) -> String {
     out
 }
 
-/// Appends one CSV record (RFC 4180 quoting) to `out`.
-pub fn csv_line(out: &mut String, fields: &[String]) {
-    for (i, field) in fields.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        if field.contains([',', '"', '\n', '\r']) {
-            out.push('"');
-            out.push_str(&field.replace('"', "\"\""));
-            out.push('"');
-        } else {
-            out.push_str(field);
-        }
-    }
-    out.push('\n');
-}
-
 fn cpus(c: &Option<String>) -> String {
     c.clone().unwrap_or_else(|| "-".into())
 }
@@ -285,8 +271,8 @@ fn status(s: PointStatus, reason: Option<&str>) -> String {
     }
 }
 
-/// A text table: columns separated by two spaces, numbers right-aligned,
-/// the last column unpadded (it holds free text such as reasons).
+/// A text table built row by row: columns two spaces apart, numbers
+/// right-aligned, text left-aligned (see [`columns`]).
 struct Table {
     headers: Vec<String>,
     right: Vec<bool>,
@@ -317,53 +303,16 @@ impl Table {
     }
 
     fn render(&self) -> String {
-        let width = |i: usize| {
-            std::iter::once(&self.headers[i])
-                .chain(self.rows.iter().map(|r| &r[i]))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        };
-        let widths: Vec<usize> = (0..self.headers.len()).map(width).collect();
-        let mut out = String::new();
-        for row in std::iter::once(&self.headers).chain(&self.rows) {
-            let mut line = String::new();
-            for (i, cell) in row.iter().enumerate() {
-                if i > 0 {
-                    line.push_str("  ");
-                }
-                let pad = widths[i] - cell.chars().count();
-                let last = i + 1 == row.len();
-                if self.right[i] {
-                    line.push_str(&" ".repeat(pad));
-                    line.push_str(cell);
-                } else {
-                    line.push_str(cell);
-                    if !last {
-                        line.push_str(&" ".repeat(pad));
-                    }
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        out
+        let all: Vec<Vec<String>> = std::iter::once(self.headers.clone())
+            .chain(self.rows.iter().cloned())
+            .collect();
+        columns(&all, &self.right)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn csv_quotes_only_what_needs_it() {
-        let mut s = String::new();
-        csv_line(
-            &mut s,
-            &["plain", "a,b", "say \"hi\"", "two\nlines", ""].map(String::from),
-        );
-        assert_eq!(s, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\n");
-    }
 
     #[test]
     fn table_aligns_numbers_right_and_text_left() {

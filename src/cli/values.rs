@@ -1,0 +1,97 @@
+//! Parsers of single option values into their types, for clap's
+//! `value_parser`: each returns the typed value or a message naming what
+//! is accepted (clap adds the option and the value given, and exits with
+//! status 2).
+
+use crate::driver::{Dialect, ErrorKind, ErrorSet, PsMode};
+use crate::rand::dist::DistKind;
+use crate::report::study::Metric;
+use crate::server::ServerKind;
+
+/// `-d`: mysql (also mariadb), pg (also pgsql, postgres, postgresql) or
+/// sqlite (also sqlite3).
+pub fn dialect(s: &str) -> Result<Dialect, String> {
+    match s {
+        "mysql" | "mariadb" => Ok(Dialect::Mysql),
+        "pg" | "pgsql" | "postgres" | "postgresql" => Ok(Dialect::Postgres),
+        "sqlite" | "sqlite3" => Ok(Dialect::Sqlite),
+        other => Err(format!(
+            "unknown database type '{other}': expected mysql, pg or sqlite"
+        )),
+    }
+}
+
+/// `--db-ps-mode`: auto (prepared statements) or disable (SQL text).
+pub fn ps_mode(s: &str) -> Result<PsMode, String> {
+    match s {
+        "auto" => Ok(PsMode::Prepared),
+        "disable" => Ok(PsMode::Disable),
+        other => Err(format!(
+            "invalid --db-ps-mode '{other}': expected auto or disable"
+        )),
+    }
+}
+
+/// `--ignore-errors`: `all`, or a comma-separated list of error kinds.
+pub fn error_kinds(list: &str) -> Result<ErrorSet, String> {
+    let mut set = ErrorSet::NONE;
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if name == "all" {
+            return Ok(ErrorSet::ALL);
+        }
+        let kind = ErrorKind::from_name(name).ok_or_else(|| {
+            format!(
+                "unknown error kind '{name}' in --ignore-errors: expected all or a list of {}",
+                ErrorKind::ALL.map(|k| k.name()).join(", ")
+            )
+        })?;
+        set.insert(kind);
+    }
+    Ok(set)
+}
+
+/// `--metric`.
+pub fn metric(s: &str) -> Result<Metric, String> {
+    Metric::parse(s).map_err(|e| e.0)
+}
+
+/// The kind of `dbsweep server start KIND`.
+pub fn server_kind(s: &str) -> Result<ServerKind, String> {
+    s.parse()
+        .map_err(|e: crate::server::ServerError| e.to_string())
+}
+
+/// `--rand-type`, and the distribution of `dbsweep dist`.
+pub fn dist_kind(s: &str) -> Result<DistKind, String> {
+    DistKind::from_name(s).ok_or_else(|| {
+        format!(
+            "invalid distribution '{s}': expected one of {}",
+            DistKind::ALL.map(|k| k.name()).join(", ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_error_kind_sets() {
+        let s = error_kinds("duplicate_key,deadlock").unwrap();
+        assert!(s.contains(ErrorKind::DuplicateKey) && s.contains(ErrorKind::Deadlock));
+        assert!(!s.contains(ErrorKind::Other));
+        assert_eq!(error_kinds("all").unwrap(), ErrorSet::ALL);
+        assert!(error_kinds("oops")
+            .unwrap_err()
+            .contains("unknown error kind 'oops'"));
+    }
+
+    #[test]
+    fn parses_dialects_by_their_usual_names() {
+        assert_eq!(dialect("mariadb").unwrap(), Dialect::Mysql);
+        assert_eq!(dialect("pgsql").unwrap(), Dialect::Postgres);
+        assert!(dialect("oracle")
+            .unwrap_err()
+            .contains("mysql, pg or sqlite"));
+    }
+}

@@ -1,0 +1,161 @@
+//! The commands: one file per verb of the command line, each gluing the
+//! layers below into what the verb does. A command receives a typed
+//! [`Request`] (the command line resolved by `cli`: no strings left to
+//! match) and returns how the run ended.
+//!
+//! - [`run`]: `prepare`, `run` and `cleanup`, sysbench's three verbs.
+//! - [`study`]: `study`, a whole campaign into a results database.
+//! - [`report`]: `report` and `results`, what a results database holds.
+//! - [`smack`]: `smack` (a `.smack` file's main block) and `gen-data`.
+//! - [`server`]: `server start|stop|status`.
+//! - [`dist`]: `dist`, what an access pattern looks like.
+//! - [`workloads`]: `workloads`, every workload with its options.
+
+pub mod dist;
+pub mod report;
+pub mod run;
+pub mod server;
+pub mod smack;
+pub mod study;
+pub mod workloads;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::driver::{self, Connection, Target, TargetKind};
+use crate::UsageError;
+
+/// A command line, resolved: what to do and with which typed values.
+pub enum Request {
+    Prepare(run::TargetRequest),
+    Run(Box<run::RunRequest>),
+    Cleanup(run::TargetRequest),
+    Workloads,
+    Dist(dist::DistRequest),
+    Server(server::ServerRequest),
+    Study(study::StudyRequest),
+    Results(report::ResultsRequest),
+    Report(report::ReportRequest),
+    Smack(smack::SmackRequest),
+    GenData(smack::GenDataRequest),
+}
+
+/// How a command ended, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    Ok,
+    /// A run was aborted by an error (exit status 1).
+    Aborted,
+    /// Ctrl-C (exit status 130).
+    Interrupted,
+}
+
+/// Does what `req` asks.
+pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
+    let ok = |r: anyhow::Result<()>| r.map(|_| RunStatus::Ok);
+    match req {
+        Request::Prepare(t) => ok(run::prepare(&t)),
+        Request::Run(r) => run::run(*r),
+        Request::Cleanup(t) => ok(run::cleanup(&t)),
+        Request::Workloads => ok(workloads::list()),
+        Request::Dist(d) => ok(dist::dist(&d)),
+        Request::Server(s) => ok(server::server(s)),
+        Request::Study(s) => study::study(&s),
+        Request::Results(r) => ok(report::results(&r)),
+        Request::Report(r) => ok(report::report(&r)),
+        Request::Smack(s) => smack::smack(&s),
+        Request::GenData(g) => ok(smack::gen_data(&g)),
+    }
+}
+
+/// Where `--json` goes (checked by `cli` before anything runs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsonOut {
+    Stdout,
+    File(PathBuf),
+}
+
+impl JsonOut {
+    /// Writes `bytes` there (a file atomically).
+    fn write(&self, bytes: &[u8]) -> anyhow::Result<()> {
+        use std::io::Write;
+        match self {
+            JsonOut::Stdout => Ok(std::io::stdout().write_all(bytes)?),
+            JsonOut::File(p) => write_atomically(p, bytes),
+        }
+    }
+}
+
+/// Connects once, turning a failure into one clear message (the drivers'
+/// messages name the server, user and database themselves).
+fn connect_checked(target: &Target) -> anyhow::Result<Box<dyn Connection>> {
+    driver::connect(target).map_err(|e| UsageError(e.message).into())
+}
+
+/// SQLite creates a missing database file on open; only `prepare` may do
+/// that, so a mistyped path elsewhere is reported instead of leaving an
+/// empty database behind.
+fn check_sqlite_path(target: &Target, creates: bool, workload: &str) -> Result<(), UsageError> {
+    let TargetKind::Sqlite { path, .. } = &target.kind else {
+        return Ok(());
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "cannot use {}: directory '{}' does not exist (create it, or fix the path)",
+            target.display,
+            dir.display()
+        )));
+    }
+    if !creates && !path.exists() {
+        return Err(UsageError(format!(
+            "database file '{}' does not exist: run `dbsweep prepare {workload} --db {}` first",
+            path.display(),
+            target.display
+        )));
+    }
+    Ok(())
+}
+
+/// Installs the Ctrl-C / SIGTERM handler: the first signal stops the run
+/// cleanly (results so far are reported), a second one exits at once.
+fn cancel_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let _ = ctrlc::set_handler(move || {
+        if f.swap(true, Ordering::SeqCst) {
+            eprintln!("\nInterrupted again: exiting now.");
+            std::process::exit(130);
+        }
+        eprintln!("\nInterrupted: finishing in-flight transactions and reporting what was measured (Ctrl-C again to exit now).");
+    });
+    flag
+}
+
+/// Writes `bytes` to `path` via a temporary file and a rename, so a reader
+/// never sees half a file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("Could not write '{}'", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("Could not move '{}' to '{}'", tmp.display(), path.display()))
+}
+
+/// The exit status of runs that each ended as `stops` say.
+fn status_of<'a>(stops: impl IntoIterator<Item = &'a crate::record::StopReason>) -> RunStatus {
+    use crate::record::StopReason;
+    let stops: Vec<_> = stops.into_iter().collect();
+    if stops.contains(&&StopReason::Interrupted) {
+        RunStatus::Interrupted
+    } else if stops.contains(&&StopReason::Aborted) {
+        RunStatus::Aborted
+    } else {
+        RunStatus::Ok
+    }
+}

@@ -1,0 +1,228 @@
+//! `dbsweep report` and `dbsweep results`: what a results database holds,
+//! as a study report in one of the formats, or as the plain table of its
+//! points. `dbsweep report RUN.json` renders a run file (`--json`) instead.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::write_atomically;
+use crate::record;
+use crate::report::study::{self, Metric};
+use crate::report::{self, csv, html, markdown, report_json, run_doc, table_text, Exporter};
+use crate::UsageError;
+
+/// A report format (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Html,
+    Md,
+    Text,
+    Csv,
+    Json,
+}
+
+impl Format {
+    /// The name `--format` takes, also the file extension it writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Html => "html",
+            Format::Md => "md",
+            Format::Text => "text",
+            Format::Csv => "csv",
+            Format::Json => "json",
+        }
+    }
+
+    /// The format a file name asks for by its extension.
+    pub fn of_path(p: &Path) -> Option<Format> {
+        match p.extension().and_then(|e| e.to_str())? {
+            "html" | "htm" => Some(Format::Html),
+            "md" | "markdown" => Some(Format::Md),
+            "txt" => Some(Format::Text),
+            "csv" => Some(Format::Csv),
+            "json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+}
+
+/// `dbsweep report [DIR|results.db|RUN.json]`.
+pub struct ReportRequest {
+    pub path: PathBuf,
+    pub format: Format,
+    /// `--out PATH`; None: `report.FORMAT` next to the results database
+    /// (text: standard output); `-`: standard output.
+    pub out: Option<PathBuf>,
+    /// `--baseline OTHER`: another results database or study.
+    pub baseline: Option<String>,
+    /// `--study NAME`.
+    pub study: Option<String>,
+    pub metric: Metric,
+    /// `--point CLIENTS`.
+    pub point: Option<u32>,
+}
+
+/// `dbsweep results [DIR|results.db]`.
+pub struct ResultsRequest {
+    pub path: PathBuf,
+    /// `--csv`: CSV instead of the table.
+    pub csv: bool,
+}
+
+pub fn results(a: &ResultsRequest) -> anyhow::Result<()> {
+    let path = crate::store::resolve_path(&a.path);
+    let store = crate::store::Store::open_existing(&path)?;
+    let points = store.point_figures(None)?;
+    let out = if a.csv {
+        report::results::csv(&points)
+    } else {
+        let mut summaries = Vec::new();
+        for s in store.studies()? {
+            summaries.extend(store.summaries(s.id)?);
+        }
+        report::results::table(&points, &summaries)
+    };
+    std::io::stdout().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// Where the report goes: None is standard output.
+fn destination(a: &ReportRequest, dir: &Path) -> Result<Option<PathBuf>, UsageError> {
+    let out = match &a.out {
+        Some(o) if o.as_os_str() == "-" => None,
+        Some(o) => Some(o.clone()),
+        None if a.format == Format::Text => None,
+        None => Some(dir.join(format!("report.{}", a.format.name()))),
+    };
+    // A bad path fails before anything (a chart file) is written.
+    if let Some(parent) = out
+        .as_ref()
+        .and_then(|p| p.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        if !parent.is_dir() {
+            return Err(UsageError(format!(
+                "cannot write the report into '{}': the directory does not exist",
+                parent.display()
+            )));
+        }
+    }
+    Ok(out)
+}
+
+fn emit(out: Option<PathBuf>, bytes: &[u8]) -> anyhow::Result<()> {
+    match out {
+        None => std::io::stdout().write_all(bytes)?,
+        Some(path) => {
+            write_atomically(&path, bytes)?;
+            eprintln!("Report written to {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// `dbsweep report RUN.json`: the report of one run file.
+fn run_file(a: &ReportRequest) -> anyhow::Result<()> {
+    let file = std::fs::File::open(&a.path)
+        .map_err(|e| UsageError(format!("cannot read '{}': {e}", a.path.display())))?;
+    let run = record::read(std::io::BufReader::new(file)).map_err(|e| {
+        UsageError(format!(
+            "'{}' is not a run file dbsweep can read: {e:#}",
+            a.path.display()
+        ))
+    })?;
+    let dir = a.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let bytes = match a.format {
+        Format::Html => html::render(&run_doc::build(&run)).into_bytes(),
+        Format::Text => report::text::Text.render(&run)?,
+        Format::Json => report::json::Json.render(&run)?,
+        Format::Md | Format::Csv => {
+            return Err(UsageError(format!(
+                "a run file renders as html, text or json, not {}: give --format html|text|json",
+                a.format.name()
+            ))
+            .into())
+        }
+    };
+    emit(destination(a, &dir)?, &bytes)
+}
+
+/// `dbsweep report [DIR|results.db]`: a study's tables, charts and
+/// conclusions in one of the report formats.
+pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
+    if a.path.extension().is_some_and(|e| e == "json") && a.path.is_file() {
+        return run_file(a);
+    }
+    let data = study::load(&a.path, a.study.as_deref())?;
+    let baseline = match &a.baseline {
+        None => None,
+        Some(other) => {
+            let p = Path::new(other);
+            Some(if p.exists() {
+                // Another results database: the study of the same name if it
+                // has one, else its only study.
+                let db = crate::store::resolve_path(p);
+                let same = crate::store::Store::open_existing(&db)?
+                    .find_study(&data.info.name)?
+                    .is_some();
+                study::load(p, same.then_some(data.info.name.as_str()))?
+            } else {
+                study::load(&a.path, Some(other)).map_err(|e| match e.downcast::<UsageError>() {
+                    Ok(u) => UsageError(format!(
+                        "--baseline '{other}' is neither a file or directory nor a study here ({u})"
+                    ))
+                    .into(),
+                    Err(e) => e,
+                })?
+            })
+        }
+    };
+    let opts = study::Options {
+        metric: a.metric,
+        point: a.point,
+    };
+    if let Some(n) = a.point {
+        if !data.points.iter().any(|p| p.row.clients == n) {
+            let mut counts: Vec<u32> = data.points.iter().map(|p| p.row.clients).collect();
+            counts.sort_unstable();
+            counts.dedup();
+            let counts: Vec<String> = counts.iter().map(u32::to_string).collect();
+            return Err(UsageError(format!(
+                "--point {n}: study '{}' has no point at {n} clients (it has {})",
+                data.info.name,
+                counts.join(", ")
+            ))
+            .into());
+        }
+    }
+    let report = study::analyze(&data, baseline.as_ref(), &opts);
+    let doc = study::document(&data, &report);
+    let dir = crate::store::resolve_path(&a.path)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let out = destination(a, &dir)?;
+    let bytes = match a.format {
+        Format::Html => html::render(&doc).into_bytes(),
+        Format::Md => {
+            let stem = out
+                .as_ref()
+                .and_then(|o| o.file_stem())
+                .map(|s| s.to_string_lossy().into_owned());
+            if let (Some(out), Some(stem)) = (&out, &stem) {
+                let charts_dir = out
+                    .parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                for (name, svg) in markdown::charts(&doc, stem) {
+                    write_atomically(&charts_dir.join(name), svg.as_bytes())?;
+                }
+            }
+            markdown::render(&doc, stem.as_deref()).into_bytes()
+        }
+        Format::Text => table_text::render(&doc).into_bytes(),
+        Format::Csv => csv::render(&data, &report).into_bytes(),
+        Format::Json => report_json::render(&data, &report)?,
+    };
+    emit(out, &bytes)
+}

@@ -1,0 +1,178 @@
+//! `prepare`, `run` and `cleanup`: one workload on one target, sysbench's
+//! three verbs. `run` without `--db` prepares a temporary SQLite database
+//! itself and removes it afterwards.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use super::{cancel_flag, check_sqlite_path, connect_checked, status_of, write_atomically};
+use super::{JsonOut, RunStatus};
+use crate::driver::{self, Target};
+use crate::engine::point::{self, Point};
+use crate::engine::RunConfig;
+use crate::rand::RandConfig;
+use crate::report::{self, Exporter};
+use crate::util::progress::Bar;
+use crate::workload::{self, Workload};
+use crate::UsageError;
+
+/// A workload on a target: what `prepare` and `cleanup` act on, and what
+/// `run` measures.
+pub struct TargetRequest {
+    /// The workload's name.
+    pub workload: String,
+    /// Workload options given on the command line (name without dashes,
+    /// raw value); the workload checks them.
+    pub options: Vec<(String, String)>,
+    /// `--db`; None: `run` uses a temporary SQLite database.
+    pub db: Option<Target>,
+    /// `--threads`: clients of `run`, loaders of `prepare`.
+    pub threads: usize,
+    pub rand: RandConfig,
+}
+
+/// `dbsweep run`.
+pub struct RunRequest {
+    pub target: TargetRequest,
+    /// How the run is driven. When the command line gave no stop condition
+    /// (`open_ended`), it runs for the default time — unless the workload
+    /// has a count of transactions per client of its own.
+    pub config: RunConfig,
+    pub open_ended: bool,
+    /// `--percentiles`.
+    pub percentiles: Vec<f64>,
+    pub json: Option<JsonOut>,
+    /// `--report FILE.html` (checked writable before the run).
+    pub report: Option<PathBuf>,
+}
+
+fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
+    t.db.clone().ok_or_else(|| {
+        UsageError(format!(
+            "`dbsweep {verb}` needs --db URL (e.g. --db sqlite://bench.db); \
+             `dbsweep run` without --db uses a temporary SQLite database it prepares itself"
+        ))
+    })
+}
+
+fn build(t: &TargetRequest, target: &Target) -> anyhow::Result<Box<dyn Workload>> {
+    workload::build(&t.workload, &t.options, target.dialect(), t.rand)
+}
+
+pub fn prepare(t: &TargetRequest) -> anyhow::Result<()> {
+    let target = require_target(t, "prepare")?;
+    let w = build(t, &target)?;
+    check_sqlite_path(&target, true, w.name())?;
+    drop(connect_checked(&target)?);
+    let started = Instant::now();
+    let connect = || driver::connect(&target);
+    w.prepare(&connect, t.threads.max(1), &Bar::new())?;
+    eprintln!(
+        "Prepared {} on {} in {:.2}s",
+        w.name(),
+        target.display,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+pub fn cleanup(t: &TargetRequest) -> anyhow::Result<()> {
+    let target = require_target(t, "cleanup")?;
+    let w = build(t, &target)?;
+    check_sqlite_path(&target, false, w.name())?;
+    let mut conn = connect_checked(&target)?;
+    w.cleanup(conn.as_mut())?;
+    eprintln!("Cleaned up {} on {}", w.name(), target.display);
+    Ok(())
+}
+
+/// The interval of the report's time series when none was asked for:
+/// about 60 points over a timed run, at a round length.
+fn report_interval(time: Option<Duration>) -> Duration {
+    let want = time.map_or(1.0, |t| t.as_secs_f64() / 60.0);
+    let s = [
+        0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0,
+    ]
+    .into_iter()
+    .find(|&s| s >= want)
+    .unwrap_or(600.0);
+    Duration::from_secs_f64(s)
+}
+
+pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
+    let t = &req.target;
+    // No --db: a temporary SQLite database, prepared here and removed after.
+    let tmp;
+    let target = match &t.db {
+        Some(target) => target.clone(),
+        None => {
+            tmp = tempfile::Builder::new()
+                .prefix("dbsweep-")
+                .tempdir()
+                .context("Could not create a temporary directory")?;
+            Target::sqlite(tmp.path().join("dbsweep.db"))
+        }
+    };
+    let w = build(t, &target)?;
+    let mut cfg = req.config;
+    if req.open_ended {
+        if let Some(rounds) = w.default_rounds() {
+            cfg.time = None;
+            cfg.rounds = Some(rounds);
+        }
+    }
+    if t.db.is_some() {
+        check_sqlite_path(&target, false, w.name())?;
+    }
+    let mut probe = connect_checked(&target)?;
+    if t.db.is_none() {
+        eprintln!(
+            "No --db given: preparing a temporary SQLite database at {}",
+            target.display
+        );
+        let connect = || driver::connect(&target);
+        w.prepare(&connect, t.threads.max(1), &Bar::new())?;
+    }
+    w.check_prepared(probe.as_mut())?;
+    let server = probe.server_info().map(|s| s.version).unwrap_or_default();
+    drop(probe);
+
+    let cancel = cancel_flag();
+    print!(
+        "{}",
+        report::text::preamble(w.name(), &target.display, &server, &cfg, t.rand.seed)
+    );
+    let _ = std::io::stdout().flush();
+    // The report's time series needs intervals; they are printed only
+    // when asked for.
+    let print_intervals = cfg.report_interval.is_some();
+    if req.report.is_some() && cfg.report_interval.is_none() {
+        cfg.report_interval = Some(report_interval(cfg.time));
+    }
+    let interval = cfg.report_interval.map_or(0.0, |d| d.as_secs_f64());
+    let instances = [w.as_ref()];
+    let point = Point::new(&target, &instances, &cfg, t.rand, &req.percentiles);
+    let record = point::execute(&point, &cancel, &mut |s| {
+        // The tail after the last full interval is kept in the result but
+        // not printed when it is too short for its rates to mean anything.
+        if print_intervals && s.duration_s >= 0.5 * interval {
+            println!("{}", report::text::interval_line(s));
+        }
+    })?;
+    if print_intervals && !record.result.intervals.is_empty() {
+        println!();
+    }
+    std::io::stdout().write_all(&report::text::Text.render(&record)?)?;
+    if let Some(out) = &req.json {
+        out.write(&report::json::Json.render(&record)?)?;
+    }
+    if let Some(p) = &req.report {
+        let html = report::html::render(&report::run_doc::build(&record));
+        write_atomically(p, html.as_bytes())?;
+        eprintln!("Report written to {}", p.display());
+    }
+    Ok(status_of([&record.result.stop_reason]))
+}

@@ -1,0 +1,264 @@
+//! One point: a workload run on a target as a [`RunConfig`] says, and the
+//! [`record::Run`] of it. Every command that measures — `run`, `study` and
+//! `smack` — takes this one path, so a point is connected, run, timed and
+//! recorded the same way whoever asked for it.
+//!
+//! The record is built here, once, from what the engine measured: every
+//! rate, latency summary and CPU figure that any report, the JSON output or
+//! the results store shows is computed in [`record`] and only read
+//! afterwards, so no two of them can disagree.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{IntervalSample, RunConfig, RunResult};
+use crate::driver::{self, Target};
+use crate::rand::RandConfig;
+use crate::record::{self, ErrorKindName, OrderedMap};
+use crate::stats::fairness::fairness;
+use crate::stats::summary::{summarize, LatencySummary};
+use crate::workload::Workload;
+
+/// What to run: a resolved point.
+pub struct Point<'a> {
+    /// Where the clients connect.
+    pub target: &'a Target,
+    /// The workload's instances: one normally; several run at once, each
+    /// on its own tables, `config.threads` clients each, measured as one
+    /// run (seed 001's eight sysbench processes).
+    pub instances: &'a [&'a dyn Workload],
+    pub config: &'a RunConfig,
+    /// The random configuration the instances were built with.
+    pub rand: RandConfig,
+    /// The percentiles of the record's latency summaries.
+    pub percentiles: &'a [f64],
+    /// The workload's name and options as the record states them: the
+    /// first instance's unless the caller knows better (a `.smack` file
+    /// names its file, client and query barrel).
+    pub workload: record::WorkloadInfo,
+}
+
+impl<'a> Point<'a> {
+    /// A point of `instances` (at least one), recorded under the first
+    /// instance's name and options.
+    pub fn new(
+        target: &'a Target,
+        instances: &'a [&'a dyn Workload],
+        config: &'a RunConfig,
+        rand: RandConfig,
+        percentiles: &'a [f64],
+    ) -> Point<'a> {
+        let first = instances.first().expect("at least one workload instance");
+        Point {
+            target,
+            instances,
+            config,
+            rand,
+            percentiles,
+            workload: record::WorkloadInfo {
+                name: first.name().to_string(),
+                options: first
+                    .options()
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            },
+        }
+    }
+}
+
+/// Connects the point's clients, runs it and returns its record. `cancel`
+/// (Ctrl-C) stops it early; `on_interval` receives each interval sample as
+/// it is taken. The run's deadline, and its hard timeout if the config has
+/// one, hold even when the server stops answering.
+pub fn execute(
+    point: &Point<'_>,
+    cancel: &AtomicBool,
+    on_interval: &mut dyn FnMut(&IntervalSample),
+) -> anyhow::Result<record::Run> {
+    let started_unix_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let connect: super::Connect = {
+        let target = point.target.clone();
+        Arc::new(move || driver::connect(&target))
+    };
+    let result = super::run_instances(point.instances, connect, point.config, cancel, on_interval)?;
+    Ok(record(point, &result, started_unix_s))
+}
+
+/// The record of `result`, measured for `point` from `started_unix_s` on.
+pub fn record(point: &Point<'_>, result: &RunResult, started_unix_s: u64) -> record::Run {
+    let cfg = point.config;
+    let rand = &point.rand;
+    record::Run {
+        schema: record::SCHEMA_ID.to_string(),
+        tool: record::Tool {
+            name: "dbsweep".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        started_unix_s,
+        workload: point.workload.clone(),
+        target: record::TargetInfo {
+            url: point.target.display.clone(),
+            dialect: point.target.dialect(),
+            server_version: result.server.version.clone(),
+            settings: result.server.settings.iter().cloned().collect(),
+        },
+        random: record::Random {
+            kind: rand.kind.name().to_string(),
+            seed: rand.seed,
+            spec_iter: rand.params.spec_iter,
+            spec_pct: rand.params.spec_pct,
+            spec_res: rand.params.spec_res,
+            pareto_h: rand.params.pareto_h,
+            zipfian_exp: rand.params.zipf_exp,
+        },
+        run: record::Settings {
+            threads: result.threads as u64,
+            time_s: cfg.time.map(|t| t.as_secs_f64()),
+            events: cfg.events,
+            rounds: cfg.rounds,
+            warmup_s: cfg.warmup.as_secs_f64(),
+            report_interval_s: cfg.report_interval.map(|t| t.as_secs_f64()),
+            percentile: Some(cfg.interval_percentile),
+            max_retries: cfg.max_retries,
+            ignore_errors: cfg
+                .ignore_errors
+                .kinds()
+                .iter()
+                .map(|k| ErrorKindName(k.name().to_string()))
+                .collect(),
+            grace_s: cfg.grace.as_secs_f64(),
+            timeout_s: cfg.timeout.map(|t| t.as_secs_f64()),
+        },
+        machine: crate::metrics::machine::describe(),
+        result: outcome(result, point.percentiles),
+    }
+}
+
+/// What the run measured, with every derived figure.
+fn outcome(res: &RunResult, percentiles: &[f64]) -> record::Outcome {
+    let c = &res.counters;
+    let seconds = res.measured.as_secs_f64();
+    let per_s = |n: u64| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
+    // The error that aborted the run is counted, but it did not pass by.
+    let fatal_errors = u64::from(res.fatal.is_some());
+    let ignored_errors = c.total_errors() - fatal_errors.min(c.total_errors());
+    let cpu_s = res.cpu.total().as_secs_f64();
+    let cpu_per = |n: u64| (n > 0).then(|| cpu_s * 1e6 / n as f64);
+    let statements = res
+        .statement_kinds
+        .iter()
+        .zip(&res.stmt_latency)
+        .filter_map(|(k, h)| {
+            summarize(h, percentiles).map(|s| record::StatementLatency {
+                kind: k.clone(),
+                latency: latency(&s),
+            })
+        })
+        .collect();
+    let histograms = record::Histograms {
+        transaction: record::Histogram::from(&res.txn_latency),
+        statements: res
+            .statement_kinds
+            .iter()
+            .zip(&res.stmt_latency)
+            .filter(|(_, h)| !h.is_empty())
+            .map(|(k, h)| (k.clone(), record::Histogram::from(h)))
+            .collect::<OrderedMap<_>>(),
+    };
+    record::Outcome {
+        stop_reason: res.stop,
+        fatal_error: res.fatal.clone(),
+        measured_s: seconds,
+        transactions: c.transactions,
+        tps: per_s(c.transactions),
+        queries: record::Queries {
+            read: c.reads,
+            write: c.writes,
+            other: c.others,
+            total: c.queries(),
+        },
+        qps: per_s(c.queries()),
+        failed_transactions: c.failed,
+        retries: c.retries,
+        ignored_errors,
+        reconnects: c.reconnects,
+        abandoned: res.abandoned,
+        // Counters index kinds as ErrorKind::ALL, the record's order.
+        errors: record::ErrorCounts::from_array(c.errors),
+        latency: summarize(&res.txn_latency, percentiles).map(|s| latency(&s)),
+        statements,
+        fairness: fairness(&res.clients),
+        client_cpu: record::ClientCpu {
+            user_s: res.cpu.user.as_secs_f64(),
+            system_s: res.cpu.system.as_secs_f64(),
+            us_per_transaction: cpu_per(c.transactions),
+            us_per_query: cpu_per(c.queries()),
+            share_of_machine: if seconds > 0.0 {
+                cpu_s / (seconds * res.cpus as f64)
+            } else {
+                0.0
+            },
+            cpus: res.cpus as u64,
+        },
+        intervals: res.intervals.iter().map(interval).collect(),
+        connect: Some(record::Connect {
+            wall_s: res.connect.wall.as_secs_f64(),
+            histogram: record::Histogram::from(&res.connect.latency),
+        }),
+        histograms: Some(histograms),
+    }
+}
+
+fn us(ns: u64) -> f64 {
+    ns as f64 / 1e3
+}
+
+/// A latency summary in the record's unit (µs, measured in ns).
+pub fn latency(l: &LatencySummary) -> record::Latency {
+    record::Latency {
+        count: l.count,
+        min_us: us(l.min_ns),
+        avg_us: l.avg_ns / 1e3,
+        max_us: us(l.max_ns),
+        sum_us: l.sum_ns as f64 / 1e3,
+        percentiles: l
+            .percentiles
+            .iter()
+            .map(|p| record::Percentile {
+                p: p.p,
+                us: us(p.ns),
+            })
+            .collect(),
+    }
+}
+
+fn interval(s: &IntervalSample) -> record::Interval {
+    let c = &s.counters;
+    record::Interval {
+        t_s: s.t_s,
+        duration_s: s.duration_s,
+        warmup: s.warmup,
+        threads: s.threads as u64,
+        transactions: c.transactions,
+        failed: c.failed,
+        reads: c.reads,
+        writes: c.writes,
+        others: c.others,
+        errors: c.total_errors(),
+        reconnects: c.reconnects,
+        p50_us: s.p50_ns.map(us),
+        p95_us: s.p95_ns.map(us),
+        p99_us: s.p99_ns.map(us),
+        max_us: s.max_ns.map(us),
+    }
+}

@@ -1,0 +1,133 @@
+//! The run record: one run's document — what produced it (tool, workload
+//! and options, target and server, random seed, run settings, machine) and
+//! everything it measured (counters, errors by kind, latency summaries and
+//! the histograms they come from, intervals, client CPU) — as typed data.
+//!
+//! It is the bottom of the stack: the engine builds it (`engine::point`),
+//! `--json` writes it, the results store keeps it and reads it back, and
+//! every report renders from it. One set of types describes the format
+//! three times over: writing is `serde_json` over these types, reading is
+//! `serde_json` into them, and `schema/run.schema.json` is generated from
+//! them ([`schema`]; a test fails when the committed file differs).
+//!
+//! # Versions
+//!
+//! - `dbsweep-run/1`: dbsweep 0.1.0.
+//! - `dbsweep-run/2` ([`SCHEMA_ID`]): adds `result.histograms`,
+//!   `result.connect`, `run.percentile`, `run.timeout_s` and the stop
+//!   reason `timeout`.
+//!
+//! Both are read ([`read`]); a document of version 1 simply lacks the
+//! additions. Anything else is refused with a message naming its version.
+
+pub mod histogram;
+pub mod map;
+mod run;
+
+use std::io::{Read, Write};
+
+pub use histogram::Histogram;
+pub use map::{OrderedMap, Pairs};
+pub use run::{
+    ClientCpu, Connect, Dialect, ErrorCounts, ErrorKindName, Fairness, Histograms, Interval,
+    Latency, Machine, Outcome, Percentile, Queries, Random, Run, Settings, StatementLatency,
+    StopReason, TargetInfo, Tool, WorkloadInfo,
+};
+
+/// The format this version writes.
+pub const SCHEMA_ID: &str = "dbsweep-run/2";
+
+/// Every format this version reads.
+pub const READABLE: [&str; 2] = ["dbsweep-run/1", SCHEMA_ID];
+
+/// Writes `run` as pretty-printed JSON with a final newline.
+pub fn write(run: &Run, mut w: impl Write) -> anyhow::Result<()> {
+    serde_json::to_writer_pretty(&mut w, run)?;
+    w.write_all(b"\n")?;
+    Ok(())
+}
+
+/// `run` as the bytes [`write`] writes.
+pub fn to_vec(run: &Run) -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write(run, &mut out)?;
+    Ok(out)
+}
+
+/// Reads one run document of a readable version (see the module docs).
+pub fn read(r: impl Read) -> anyhow::Result<Run> {
+    let value: serde_json::Value = serde_json::from_reader(r)?;
+    from_value(value)
+}
+
+/// [`read`] from text.
+pub fn from_str(text: &str) -> anyhow::Result<Run> {
+    from_value(serde_json::from_str(text)?)
+}
+
+/// [`read`] from a parsed document. The version is checked first, so a
+/// document of another format is named as such rather than reported by
+/// its first unexpected field.
+pub fn from_value(value: serde_json::Value) -> anyhow::Result<Run> {
+    let schema = value.get("schema").and_then(serde_json::Value::as_str);
+    match schema {
+        Some(s) if READABLE.contains(&s) => {}
+        Some(s) => anyhow::bail!(
+            "the run document is of format '{s}', which this dbsweep cannot read (it reads {})",
+            READABLE.join(" and ")
+        ),
+        None => anyhow::bail!(
+            "not a dbsweep run document (its \"schema\" is missing; expected {SCHEMA_ID})"
+        ),
+    }
+    Ok(serde_json::from_value(value)?)
+}
+
+/// The JSON Schema of the format this version writes, as committed in
+/// `schema/run.schema.json`. It describes what is written: a field that is
+/// always written is required, also when its value may be null.
+pub fn schema() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let mut s =
+        serde_json::to_value(generator.into_root_schema_for::<Run>()).expect("a schema serializes");
+    s["$id"] = SCHEMA_ID.into();
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_other_formats_by_name() {
+        let e = from_str(r#"{"schema": "something/2"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'something/2'"), "{e}");
+        let e = from_str(r#"{"tps": 1}"#).unwrap_err().to_string();
+        assert!(e.contains("not a dbsweep run document"), "{e}");
+    }
+
+    #[test]
+    fn refuses_missing_figures_naming_them() {
+        let mut v = serde_json::to_value(Run::sample()).unwrap();
+        v["result"].as_object_mut().unwrap().remove("tps");
+        let e = from_value(v).unwrap_err().to_string();
+        assert!(e.contains("tps"), "{e}");
+    }
+
+    #[test]
+    fn round_trips_and_reads_version_1() {
+        let run = Run::sample();
+        let back = read(to_vec(&run).unwrap().as_slice()).unwrap();
+        assert_eq!(back, run);
+        let mut v1 = serde_json::to_value(&run).unwrap();
+        v1["schema"] = "dbsweep-run/1".into();
+        v1["run"].as_object_mut().unwrap().remove("percentile");
+        let old = from_value(v1).unwrap();
+        assert_eq!(old.run.percentile, None);
+        assert_eq!(old.result.histograms, None);
+    }
+}

@@ -1,0 +1,125 @@
+//! Files written by dbsweep 0.1.0 (tests/fixtures/v0.1: a run file, a
+//! results database, and what that version printed and rendered from
+//! them) load with the current code and render the same, byte for byte.
+
+mod util;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use util::{dbsweep_in, Dir};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/v0.1")
+        .join(name)
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Asserts two texts are equal, showing the first differing line.
+fn assert_same(what: &str, got: &str, want: &str) {
+    if got != want {
+        let (n, (g, w)) = got
+            .lines()
+            .zip(want.lines())
+            .enumerate()
+            .find(|(_, (g, w))| g != w)
+            .unwrap_or((
+                got.lines().count().min(want.lines().count()),
+                ("(end)", "(end)"),
+            ));
+        panic!(
+            "{what} differs from what 0.1.0 wrote, first at line {}:\n  now:    {g}\n  0.1.0:  {w}\n({} vs {} bytes)",
+            n + 1,
+            got.len(),
+            want.len()
+        );
+    }
+}
+
+#[test]
+fn a_version_1_run_file_renders_the_report_its_run_printed() {
+    let dir = Dir::new();
+    std::fs::copy(fixture("run.json"), dir.join("run.json")).unwrap();
+    let r = dbsweep_in(dir.path(), &["report", "run.json", "--format", "text"]);
+    r.ok();
+    // What `dbsweep run` printed after its preamble and interval lines.
+    let printed = read(&fixture("run.txt"));
+    let summary = &printed[printed.find("SQL statistics:").unwrap()..];
+    assert_same("the text report of run.json", &r.stdout, summary);
+
+    // As JSON it is the same document.
+    let r = dbsweep_in(
+        dir.path(),
+        &["report", "run.json", "--format", "json", "--out", "-"],
+    );
+    r.ok();
+    let now: Value = serde_json::from_str(&r.stdout).unwrap();
+    let then: Value = serde_json::from_str(&read(&fixture("run.json"))).unwrap();
+    assert_eq!(now, then);
+
+    // The HTML report has everything but the latency distribution, which
+    // needs the histograms version 1 did not write; it says so.
+    let r = dbsweep_in(
+        dir.path(),
+        &[
+            "report", "run.json", "--format", "html", "--out", "run.html",
+        ],
+    );
+    r.ok();
+    let html = read(&dir.join("run.html"));
+    assert!(html.contains("no latency histograms"), "{html}");
+    for fact in ["oltp_read_write", "SQLite 3.46.0", "2265.59"] {
+        assert!(html.contains(fact), "{fact} missing");
+    }
+}
+
+#[test]
+fn a_version_1_results_database_renders_the_same_reports() {
+    let dir = Dir::new();
+    std::fs::copy(fixture("results.db"), dir.join("results.db")).unwrap();
+    for (format, file) in [
+        ("html", "report.html"),
+        ("md", "report.md"),
+        ("text", "report.txt"),
+        ("csv", "report.csv"),
+        ("json", "report.json"),
+    ] {
+        dbsweep_in(
+            dir.path(),
+            &["report", "results.db", "--format", format, "--out", file],
+        )
+        .ok();
+        assert_same(file, &read(&dir.join(file)), &read(&fixture(file)));
+    }
+    // The Markdown report's charts.
+    let charts = fixture("charts");
+    let mut names: Vec<_> = std::fs::read_dir(&charts)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    for name in names {
+        let name = name.to_string_lossy();
+        assert_same(
+            &name,
+            &read(&dir.join(name.as_ref())),
+            &read(&charts.join(name.as_ref())),
+        );
+    }
+    let r = dbsweep_in(dir.path(), &["results", "results.db"]);
+    r.ok();
+    assert_same("dbsweep results", &r.stdout, &read(&fixture("results.txt")));
+    let r = dbsweep_in(dir.path(), &["results", "results.db", "--csv"]);
+    r.ok();
+    assert_same(
+        "dbsweep results --csv",
+        &r.stdout,
+        &read(&fixture("results.csv")),
+    );
+}
