@@ -27,7 +27,7 @@ use std::fmt::Write;
 
 use crate::record::{self, Run};
 
-use super::text::{latency_headers, latency_columns};
+use super::text::{latency_columns, latency_headers};
 
 /// Whole milliseconds, truncated.
 fn whole_ms(ns: u64) -> u64 {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::process::{self, OsUser};
 use super::state::{self, Layout};
-use super::{mariadb, postgres, ServerError, ServerKind, TAIL_LINES};
+use super::{ServerError, ServerKind, TAIL_LINES};
 
 /// The Debian package that installs a server.
 pub(super) fn package(kind: ServerKind) -> &'static str {
@@ -18,17 +18,6 @@ pub(super) fn package(kind: ServerKind) -> &'static str {
         ServerKind::Mariadb => "mariadb-server",
         ServerKind::Postgres => "postgresql",
     }
-}
-
-/// The engine for `kind`, with its programs found.
-pub(super) fn engine(
-    kind: ServerKind,
-    binaries: Option<&Path>,
-) -> Result<Box<dyn Engine>, ServerError> {
-    Ok(match kind {
-        ServerKind::Mariadb => Box::new(mariadb::Mariadb::find(binaries)?),
-        ServerKind::Postgres => Box::new(postgres::Postgres::find(binaries)?),
-    })
 }
 
 /// Finds the first of `names` in `dirs` (names in order of preference).

@@ -8,7 +8,8 @@ use std::process::{Child, Command};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::engine::{engine, package, Ctx, Engine};
+use super::engine::{package, Ctx, Engine};
+use super::engine_for;
 use super::registry::{
     registry_add, registry_epoch, registry_has, registry_remove, registry_set_ready,
 };
@@ -34,7 +35,7 @@ pub fn start(spec: &ServerSpec) -> Result<RunningServer, ServerError> {
     if let Some(cpus) = &spec.cpus {
         process::check_cpus(cpus)?;
     }
-    let engine = engine(kind, spec.binaries.as_deref())?;
+    let engine = engine_for(kind, spec.binaries.as_deref())?;
     let version = version_of(engine.binary())?;
     let run_as = if process::is_root() {
         Some(process::lookup_user(kind.os_user()).ok_or_else(|| {

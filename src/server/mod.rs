@@ -31,9 +31,10 @@
 //! # Layout
 //!
 //! - `lifecycle.rs`: [`start`], [`stop`], [`status`], [`restart`].
-//! - `registry.rs`: servers this process started, [`stop_all_started`],
-//!   [`ServerGuard`].
-//! - `engine.rs`: what differs between servers (a trait), the programs.
+//! - `registry.rs`: the servers this process started and has not stopped.
+//! - `guard.rs`: [`ServerGuard`] and [`stop_all_started`].
+//! - `engine.rs`: what differs between servers (a trait), the programs;
+//!   `engine_for` (here) picks the engine of a kind.
 //! - `mariadb.rs`, `postgres.rs`: the two engines: install, config, readiness,
 //!   benchmark user, recognising rejected settings in the log.
 //! - `settings.rs`: `--set` and CPU lists (pure); `state.rs`: the directory
@@ -57,6 +58,7 @@
 
 mod engine;
 mod error;
+mod guard;
 mod lifecycle;
 mod mariadb;
 mod postgres;
@@ -73,10 +75,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use self::error::ServerError;
+pub use self::guard::{stop_all_started, ServerGuard};
 pub use self::lifecycle::{restart, start, status, stop};
 pub use self::process::affinity;
-pub use self::registry::{stop_all_started, ServerGuard};
-pub use self::settings::{format_cpu_list, parse_cpu_list, parse_setting};
+pub use self::settings::{
+    format_cpu_list, merge_settings, parse_cpu_list, parse_setting, setting_key,
+};
 pub use self::state::STATE_FILE;
 
 /// The benchmark user dbsweep creates (sysbench's default).
@@ -291,6 +295,17 @@ fn url(kind: ServerKind, password: &str, port: u16) -> String {
     };
     let password: String = url::form_urlencoded::byte_serialize(password.as_bytes()).collect();
     format!("{scheme}://{USER}:{password}@127.0.0.1:{port}/{DATABASE}")
+}
+
+/// The engine for `kind`, with its programs found.
+fn engine_for(
+    kind: ServerKind,
+    binaries: Option<&Path>,
+) -> Result<Box<dyn engine::Engine>, ServerError> {
+    Ok(match kind {
+        ServerKind::Mariadb => Box::new(mariadb::Mariadb::find(binaries)?),
+        ServerKind::Postgres => Box::new(postgres::Postgres::find(binaries)?),
+    })
 }
 
 #[cfg(test)]

@@ -63,13 +63,38 @@ fn check_value(name: &str, value: &str) -> Result<(), ServerError> {
 }
 
 /// The key two spellings of a setting share: MariaDB treats `-` and `_` alike,
-/// and both servers ignore case.
-pub(crate) fn normalize(kind: ServerKind, name: &str) -> String {
+/// and both servers ignore case. Without a kind (a server dbsweep does not
+/// manage), both rules apply.
+pub fn setting_key(kind: Option<ServerKind>, name: &str) -> String {
     let lower = name.to_ascii_lowercase();
     match kind {
-        ServerKind::Mariadb => lower.replace('-', "_"),
-        ServerKind::Postgres => lower,
+        Some(ServerKind::Postgres) => lower,
+        _ => lower.replace('-', "_"),
     }
+}
+
+pub(crate) fn normalize(kind: ServerKind, name: &str) -> String {
+    setting_key(Some(kind), name)
+}
+
+/// `base` with `overrides` applied: same-named settings (by
+/// [`setting_key`]) replaced in place, new ones appended.
+pub fn merge_settings(
+    kind: Option<ServerKind>,
+    base: &[(String, String)],
+    overrides: &[(String, String)],
+) -> Vec<(String, String)> {
+    let mut out = base.to_vec();
+    for (k, v) in overrides {
+        match out
+            .iter_mut()
+            .find(|(n, _)| setting_key(kind, n) == setting_key(kind, k))
+        {
+            Some(slot) => *slot = (k.clone(), v.clone()),
+            None => out.push((k.clone(), v.clone())),
+        }
+    }
+    out
 }
 
 /// The base settings without the ones the user overrides, in their order.

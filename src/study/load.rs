@@ -10,10 +10,14 @@
 
 use std::path::{Path, PathBuf};
 
+use toml::Spanned;
+
 use super::locate::Source;
 use super::model::*;
 use super::raw::*;
-use super::targets::merge;
+use super::stop::{ErrorRates, ALL_KINDS};
+use crate::driver::ErrorKind;
+use crate::server::merge_settings;
 use crate::UsageError;
 
 /// Reads, parses and validates the study file at `path`.
@@ -107,7 +111,11 @@ impl Loader<'_> {
                         name: vname.clone(),
                         target: t,
                         overrides: overrides.clone(),
-                        settings: merge(target, &base, overrides),
+                        settings: merge_settings(
+                            target.managed().map(|m| m.kind),
+                            &base,
+                            overrides,
+                        ),
                         origin: VariantOrigin::Declared(i),
                     });
                 }
@@ -173,6 +181,52 @@ impl Loader<'_> {
             },
             point_timeout: s.point_timeout.as_ref().map(|t| t.get_ref().0),
         })
+    }
+}
+
+impl Loader<'_> {
+    /// `[stop] max_error_rate`: a table of error kind (or `all`) = limit
+    /// per transaction, each a number ≥ 0.
+    pub(super) fn error_rates(&self, t: &Spanned<Ordered<f64>>) -> R<ErrorRates> {
+        let field = "stop.max_error_rate";
+        let mut out = ErrorRates::default();
+        if t.get_ref().0.is_empty() {
+            return Err(self.src.at(
+                t,
+                field,
+                "an empty table: give limits per error kind, e.g. { deadlock = 0.01 }",
+            ));
+        }
+        for (k, v) in &t.get_ref().0 {
+            let name = k.get_ref();
+            let limit = *v.get_ref();
+            if !(limit.is_finite() && limit >= 0.0) {
+                return Err(self.src.at(
+                    v,
+                    &format!("{field}.{name}"),
+                    "expected errors per transaction: a number ≥ 0, e.g. 0.01",
+                ));
+            }
+            let slot = if name == ALL_KINDS {
+                &mut out.all
+            } else {
+                match ErrorKind::from_name(name) {
+                    Some(kind) => &mut out.per_kind[kind.index()],
+                    None => {
+                        return Err(self.src.at(
+                            k,
+                            field,
+                            format!(
+                                "unknown error kind '{name}': expected {ALL_KINDS} or one of {}",
+                                ErrorKind::ALL.map(|k| k.name()).join(", ")
+                            ),
+                        ))
+                    }
+                }
+            };
+            *slot = Some(limit);
+        }
+        Ok(out)
     }
 }
 

@@ -7,12 +7,9 @@
 //! condition shows as a deadlock count that grows with the clients, and
 //! this rule turns it into the end of the series. Errors are counted per
 //! attempted transaction (completed + failed), so a rate can exceed 1 when
-//! transactions are retried more than once on average.
+//! transactions are retried more than once on average. (The file's table is
+//! read in `load.rs`.)
 
-use toml::Spanned;
-
-use super::load::{Loader, R};
-use super::raw::Ordered;
 use crate::driver::ErrorKind;
 
 /// The spelling for "errors of every kind together".
@@ -93,52 +90,6 @@ impl ErrorRates {
             }
         }
         out
-    }
-}
-
-impl Loader<'_> {
-    /// `[stop] max_error_rate`: a table of error kind (or `all`) = limit
-    /// per transaction, each a number ≥ 0.
-    pub(super) fn error_rates(&self, t: &Spanned<Ordered<f64>>) -> R<ErrorRates> {
-        let field = "stop.max_error_rate";
-        let mut out = ErrorRates::default();
-        if t.get_ref().0.is_empty() {
-            return Err(self.src.at(
-                t,
-                field,
-                "an empty table: give limits per error kind, e.g. { deadlock = 0.01 }",
-            ));
-        }
-        for (k, v) in &t.get_ref().0 {
-            let name = k.get_ref();
-            let limit = *v.get_ref();
-            if !(limit.is_finite() && limit >= 0.0) {
-                return Err(self.src.at(
-                    v,
-                    &format!("{field}.{name}"),
-                    "expected errors per transaction: a number ≥ 0, e.g. 0.01",
-                ));
-            }
-            let slot = if name == ALL_KINDS {
-                &mut out.all
-            } else {
-                match ErrorKind::from_name(name) {
-                    Some(kind) => &mut out.per_kind[kind.index()],
-                    None => {
-                        return Err(self.src.at(
-                            k,
-                            field,
-                            format!(
-                                "unknown error kind '{name}': expected {ALL_KINDS} or one of {}",
-                                ErrorKind::ALL.map(|k| k.name()).join(", ")
-                            ),
-                        ))
-                    }
-                }
-            };
-            *slot = Some(limit);
-        }
-        Ok(out)
     }
 }
 

@@ -8,7 +8,7 @@ use super::load::{check_file_name, Loader, R};
 use super::model::*;
 use super::raw::*;
 use crate::driver::{PsMode, Target, TargetKind as UrlKind};
-use crate::server::ServerKind;
+use crate::server::{setting_key, ServerKind};
 
 impl Loader<'_> {
     /// Every `[[target]]` (or the default temporary SQLite database), with
@@ -207,7 +207,7 @@ impl Loader<'_> {
             self.setting(k, v.get_ref().0.as_str(), v.span(), field, kind)?;
             if let Some((prev, _)) = out
                 .iter()
-                .find(|(n, _)| normalize(kind, n) == normalize(kind, k.get_ref()))
+                .find(|(n, _)| setting_key(kind, n) == setting_key(kind, k.get_ref()))
             {
                 return Err(self.src.at(
                     k,
@@ -283,35 +283,4 @@ impl Loader<'_> {
         }
         Ok(sets)
     }
-}
-
-/// The key two spellings of a setting share: both servers ignore case, and
-/// MariaDB treats `-` and `_` alike (as the server layer does).
-pub(super) fn normalize(kind: Option<ServerKind>, name: &str) -> String {
-    let lower = name.to_ascii_lowercase();
-    match kind {
-        Some(ServerKind::Postgres) => lower,
-        _ => lower.replace('-', "_"),
-    }
-}
-
-/// `base` with `overrides` applied: same-named settings replaced in place,
-/// new ones appended.
-pub(super) fn merge(
-    target: &TargetSpec,
-    base: &[(String, String)],
-    overrides: &[(String, String)],
-) -> Vec<(String, String)> {
-    let kind = target.managed().map(|m| m.kind);
-    let mut out = base.to_vec();
-    for (k, v) in overrides {
-        match out
-            .iter_mut()
-            .find(|(n, _)| normalize(kind, n) == normalize(kind, k))
-        {
-            Some(slot) => *slot = (k.clone(), v.clone()),
-            None => out.push((k.clone(), v.clone())),
-        }
-    }
-    out
 }

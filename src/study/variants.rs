@@ -7,7 +7,7 @@ use super::load::{Declared, Loader, R};
 use super::locate::suggest;
 use super::model::*;
 use super::raw::*;
-use super::targets::{merge, normalize};
+use crate::server::{merge_settings, setting_key};
 
 impl Loader<'_> {
     /// The declared `[[variant]]`s, in file order.
@@ -215,12 +215,16 @@ impl Loader<'_> {
                     // baseline's overrides, this one setting replaced.
                     let kind = targets[t].managed().map(|m| m.kind);
                     let mut all = base.overrides.clone();
-                    all.retain(|(n, _)| normalize(kind, n) != normalize(kind, k.get_ref()));
+                    all.retain(|(n, _)| setting_key(kind, n) != setting_key(kind, k.get_ref()));
                     all.extend(overrides.iter().cloned());
                     variants.push(VariantSpec {
                         name: vname.clone(),
                         target: t,
-                        settings: merge(&targets[t], &base.settings, &overrides),
+                        settings: merge_settings(
+                            targets[t].managed().map(|m| m.kind),
+                            &base.settings,
+                            &overrides,
+                        ),
                         overrides: all,
                         origin: VariantOrigin::Sweep {
                             setting: k.get_ref().clone(),
