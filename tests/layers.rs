@@ -253,14 +253,16 @@ fn modules_import_only_from_their_layer_or_below() {
     );
 }
 
-/// Sibling modules `a` and `b` of one folder where `a` uses `b`: through
+/// Per module of a folder: the siblings it uses, each with a line.
+type Edges = BTreeMap<String, BTreeSet<(String, usize)>>;
+
+/// Per folder, sibling modules `a` and `b` where `a` uses `b`: through
 /// `super::b`, or through `crate::folder::b`.
-fn sibling_edges(src: &Path) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<(String, usize)>>> {
+fn sibling_edges(src: &Path) -> BTreeMap<Vec<String>, Edges> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     // folder → module → {(sibling it uses, line)}
-    let mut graph: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<(String, usize)>>> =
-        BTreeMap::new();
+    let mut graph: BTreeMap<Vec<String>, Edges> = BTreeMap::new();
     let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
     for file in &files {
         let m = module_of(src, file);
