@@ -8,7 +8,6 @@
 #[cfg(test)]
 use std::path::Path;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use super::fake::FakeScript;
 
@@ -248,7 +247,7 @@ fn parse_fake(rest: &str) -> Result<FakeScript, String> {
             "latency" => {
                 script.latencies = v
                     .split(',')
-                    .map(parse_duration)
+                    .map(crate::util::duration::parse)
                     .collect::<Result<Vec<_>, _>>()?;
             }
             "error_every" => {
@@ -276,28 +275,10 @@ fn parse_fake(rest: &str) -> Result<FakeScript, String> {
     Ok(script)
 }
 
-/// Parses `250us`, `2ms`, `1s`, `500ns`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (num, unit) = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .map(|i| s.split_at(i))
-        .unwrap_or((s, "s"));
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("bad duration '{s}': expected e.g. 250us, 2ms, 1.5s"))?;
-    let secs = match unit {
-        "ns" => n / 1e9,
-        "us" | "µs" => n / 1e6,
-        "ms" => n / 1e3,
-        "s" => n,
-        _ => return Err(format!("bad duration unit in '{s}': use ns, us, ms or s")),
-    };
-    Ok(Duration::from_secs_f64(secs))
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -412,13 +393,5 @@ mod tests {
         assert_eq!(s.hang_after, Some(5));
         assert_eq!(s.rows, 3);
         assert!(Target::parse("fake://?bogus=1").is_err());
-    }
-
-    #[test]
-    fn parses_durations() {
-        assert_eq!(parse_duration("250us").unwrap(), Duration::from_micros(250));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
-        assert!(parse_duration("3 parsecs").is_err());
     }
 }

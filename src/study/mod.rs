@@ -30,14 +30,21 @@
 //! - `stop.rs`: the `max_error_rate` stop rule ([`ErrorRates`]).
 //! - `plan.rs`: [`plan()`], [`Plan`], [`Point`], [`PointKey`], estimates and
 //!   the dry-run description.
+//! - `runner.rs`: [`runner::run`], a plan's points one by one into the
+//!   results database; `setup.rs`: servers, data and workload instances a
+//!   point needs; `series.rs`: the stop rules' memory per series;
+//!   `progress.rs`: the live progress of a run.
 
 pub mod clients;
 mod load;
 mod locate;
 mod model;
 mod plan;
+mod progress;
 mod raw;
 pub mod runner;
+mod series;
+mod setup;
 mod stop;
 mod targets;
 mod variants;

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use super::model::{Reprepare, Restart, Study, WorkloadSpec};
 use crate::server::{format_cpu_list, parse_cpu_list};
+use crate::util::duration;
 
 /// Estimated cost of a point beyond its warmup and measured time:
 /// connecting the clients, preparing statements, committing the result.
@@ -400,7 +401,7 @@ impl Plan {
         };
         line(format!(
             "estimated duration: {} at most{open} (per point {}s overhead, {}s per server start, data loads at {} rows/s)",
-            human(self.estimated_duration(study)),
+            duration::format(self.estimated_duration(study)),
             POINT_OVERHEAD.as_secs(),
             SERVER_START.as_secs(),
             LOAD_ROWS_PER_SEC as u64
@@ -420,7 +421,7 @@ impl Plan {
             ));
         }
         if let Some(t) = stop.point_timeout {
-            rules.push(format!("point_timeout {}", human(t)));
+            rules.push(format!("point_timeout {}", duration::format(t)));
         }
         line(format!(
             "restart: {}; stop rules: {}",
@@ -510,17 +511,6 @@ fn compact(counts: &[u32]) -> String {
     }
 }
 
-/// `45s`, `5m`, `3m 05s`, `2h 07m`.
-fn human(d: Duration) -> String {
-    let s = d.as_secs_f64().round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 if s % 60 == 0 => format!("{}m", s / 60),
-        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-        _ => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -561,10 +551,6 @@ mod tests {
 
     #[test]
     fn durations_read_well() {
-        assert_eq!(human(Duration::from_secs(45)), "45s");
-        assert_eq!(human(Duration::from_secs(185)), "3m 05s");
-        assert_eq!(human(Duration::from_secs(300)), "5m");
-        assert_eq!(human(Duration::from_secs(7620)), "2h 07m");
         assert_eq!(compact(&[1, 2, 4]), "1,2,4");
         assert_eq!(
             compact(&(1..=14).collect::<Vec<_>>()),

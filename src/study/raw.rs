@@ -174,33 +174,11 @@ impl<'de> Deserialize<'de> for Dur {
                 }
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
-                parse_duration(v).map(Dur).map_err(E::custom)
+                crate::util::duration::parse(v).map(Dur).map_err(E::custom)
             }
         }
         d.deserialize_any(V_)
     }
-}
-
-/// `"500ms"`, `"1.5s"`, `"10m"`, `"1h"`, or a bare number of seconds.
-pub(super) fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let bad = || format!("bad duration '{s}': expected {DUR_EXPECTED}");
-    let n: f64 = num.parse().map_err(|_| bad())?;
-    let secs = match unit.trim() {
-        "ms" => n / 1e3,
-        "" | "s" => n,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return Err(bad()),
-    };
-    if !(0.0..1e9).contains(&secs) {
-        return Err(bad());
-    }
-    Ok(Duration::from_secs_f64(secs))
 }
 
 /// A server setting's value: strings as they are, numbers in decimal,
@@ -450,22 +428,4 @@ impl<'de> Deserialize<'de> for NameList {
 pub(super) enum PsModeName {
     Auto,
     Disable,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_take_numbers_and_units() {
-        let d = |s: &str| parse_duration(s).unwrap();
-        assert_eq!(d("500ms"), Duration::from_millis(500));
-        assert_eq!(d("1.5s"), Duration::from_millis(1500));
-        assert_eq!(d("10m"), Duration::from_secs(600));
-        assert_eq!(d("1h"), Duration::from_secs(3600));
-        assert_eq!(d("7"), Duration::from_secs(7));
-        assert!(parse_duration("10 parsecs").is_err());
-        assert!(parse_duration("").is_err());
-        assert!(parse_duration("-1s").is_err());
-    }
 }

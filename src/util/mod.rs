@@ -1,5 +1,7 @@
 //! Small things every layer may use: calendar dates of Unix times
-//! ([`civil`]) and the progress of long operations ([`progress`]).
+//! ([`civil`]), durations as people write them ([`duration`]) and the
+//! progress of long operations ([`progress`]).
 
 pub mod civil;
+pub mod duration;
 pub mod progress;
