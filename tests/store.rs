@@ -752,6 +752,23 @@ fn refused_points_leave_nothing_behind() {
     assert!(e.to_string().contains("without begin_study"), "{e}");
 }
 
+/// A stored run document that lost a figure (edited by hand, say) is
+/// refused when read, naming the figure: nothing is made up.
+#[test]
+fn a_damaged_stored_document_is_refused_naming_the_figure() {
+    let dir = Dir::new();
+    let (mut s, study) = new_store(&dir);
+    s.commit_point(study, &finished("ok", 1, 1, 100.0)).unwrap();
+    s.connection()
+        .execute(
+            "UPDATE point SET result_json = json_remove(result_json, '$.result.qps')",
+            [],
+        )
+        .unwrap();
+    let e = s.points(Some(study)).unwrap_err();
+    assert!(format!("{e:#}").contains("qps"), "{e:#}");
+}
+
 #[test]
 fn passwords_never_reach_the_file() {
     let dir = Dir::new();

@@ -180,6 +180,64 @@ max_failed_rate = 0.1
     assert!(pts[1].2.as_deref().unwrap().contains("failed"));
 }
 
+/// A point that exceeds `point_timeout` is stored as failed, with the run
+/// it measured until then, and ends its series; the study goes on with
+/// the next series and ends when the timeouts say, not when the points'
+/// own time would.
+#[test]
+fn a_point_over_its_hard_timeout_fails_and_stops_its_series() {
+    let dir = Dir::new();
+    let file = write(
+        &dir,
+        "timeout.toml",
+        r#"
+name = "timeout"
+out = "out"
+clients = [1, 2, 4]
+
+[[target]]
+name = "hangs"
+url = "fake://?latency=1ms&hang_after=50"
+
+[[workload]]
+name = "oltp_point_select"
+time = 30
+grace = 0.5
+
+[stop]
+point_timeout = "1s"
+"#,
+    );
+    let started = std::time::Instant::now();
+    dbsweep_in(dir.path(), &["study", &file]).ok();
+    let took = started.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "the study took {took:?}: the timeout did not hold"
+    );
+    let pts = points(&dir, "out");
+    let status: Vec<_> = pts.iter().map(|p| p.1.as_str()).collect();
+    assert_eq!(status, ["failed", "skipped", "skipped"], "{pts:?}");
+    let reason = pts[0].2.as_deref().unwrap();
+    assert_eq!(reason, "exceeded its hard timeout of 1s");
+    let skipped = pts[1].2.as_deref().unwrap();
+    assert!(
+        skipped.contains("stopped: a point exceeded its hard timeout"),
+        "{skipped}"
+    );
+    // The failed point keeps what it measured, marked as timed out.
+    let store = dbsweep::store::Store::open_existing(&dir.join("out/results.db")).unwrap();
+    let stored = store.points(None).unwrap();
+    let run = stored[0]
+        .row
+        .run
+        .as_ref()
+        .expect("the run's record is kept");
+    assert_eq!(run.result.stop_reason, dbsweep::record::StopReason::Timeout);
+    assert_eq!(run.run.timeout_s, Some(1.0));
+    assert!(run.result.abandoned >= 1, "the hung client was abandoned");
+}
+
 #[test]
 fn bad_study_files_are_rejected_before_anything_runs() {
     let dir = Dir::new();

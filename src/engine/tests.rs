@@ -279,6 +279,35 @@ fn deadline_holds_when_the_server_hangs() {
 }
 
 #[test]
+fn hard_timeout_ends_a_run_that_would_go_on() {
+    // Asked for 60 s, limited to 0.4 s from the start: at the limit no
+    // client starts another transaction; a hung one is abandoned after
+    // the grace.
+    let cfg = RunConfig {
+        time: Some(Duration::from_secs(60)),
+        grace: Duration::from_millis(300),
+        timeout: Some(Duration::from_millis(400)),
+        ..config(2)
+    };
+    let start = Instant::now();
+    let r = run_fake("fake://?latency=1ms&hang_after=2000", &cfg);
+    let took = start.elapsed();
+    assert_eq!(r.stop, StopReason::Timeout);
+    assert!(took >= Duration::from_millis(400), "took {took:?}");
+    // 0.4 s plus at most the grace; the margin is for a busy machine.
+    assert!(took < Duration::from_millis(2500), "took {took:?}");
+    assert!(r.counters.transactions > 0);
+
+    // Hung clients: abandoned at the limit plus the grace.
+    let start = Instant::now();
+    let r = run_fake("fake://?latency=1ms&hang_after=40", &cfg);
+    let took = start.elapsed();
+    assert_eq!(r.stop, StopReason::Timeout);
+    assert_eq!(r.abandoned, 2);
+    assert!(took < Duration::from_millis(2500), "took {took:?}");
+}
+
+#[test]
 fn warmup_samples_are_discarded() {
     // 4 statements × 1 ms ≈ 4 ms per transaction: ~75 in 0.3 s measured,
     // ~150 if the 0.3 s warmup were counted too.
