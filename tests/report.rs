@@ -5,9 +5,10 @@
 //! sweep's noise rule, the comparison with a baseline study, and the
 //! command's usage errors.
 //!
-//! Snapshots live in tests/snapshots/; after an intended change, rewrite
-//! them with `UPDATE_SNAPSHOTS=1 cargo test --test report` and review the
-//! diff.
+//! Snapshots (insta) live in tests/snapshots/; after an intended change,
+//! review and accept the new ones with `cargo insta review` (or rewrite
+//! them with `INSTA_UPDATE=always cargo test --test report`) and review
+//! the diff.
 
 mod util;
 
@@ -221,8 +222,6 @@ fn new_store(dir: &Dir) -> Store {
     Store::create_or_open(&dir.join(store::FILE_NAME)).unwrap()
 }
 
-/// Compares `actual` with the committed snapshot, or rewrites it when
-/// UPDATE_SNAPSHOTS is set.
 /// A results directory holding the study "fixture" (see [`fixture`]).
 fn stored_fixture() -> Dir {
     let dir = Dir::new();
@@ -231,43 +230,14 @@ fn stored_fixture() -> Dir {
     dir
 }
 
-fn snapshot(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (create it with UPDATE_SNAPSHOTS=1)",
-            path.display()
-        )
-    });
-    if expected != actual {
-        let first = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{name} differs from its snapshot from line {}:\n--- expected\n{}\n--- actual\n{}\n(rewrite with UPDATE_SNAPSHOTS=1 if intended)",
-            first + 1,
-            expected.lines().skip(first).take(5).collect::<Vec<_>>().join("\n"),
-            actual.lines().skip(first).take(5).collect::<Vec<_>>().join("\n"),
-        );
-    }
-}
-
 #[test]
 fn text_and_markdown_match_their_snapshots() {
     let dir = stored_fixture();
     let data = load(dir.path(), "fixture");
     let report = study::analyze(&data, None, &Options::default());
     let doc = study::document(&data, &report);
-    snapshot("report.txt", &table_text::render(&doc));
-    snapshot("report.md", &markdown::render(&doc, Some("report")));
+    insta::assert_snapshot!("report_txt", table_text::render(&doc));
+    insta::assert_snapshot!("report_md", markdown::render(&doc, Some("report")));
 }
 
 #[test]

@@ -179,8 +179,9 @@ pub(super) fn suggest(given: &str, candidates: &[&str], intro: &str) -> String {
 }
 
 /// The candidate closest to `given` if it is close enough to be a typo:
-/// within a third of the length in edits (at least one), or differing only
-/// in case, `-` versus `_`.
+/// within a third of the length in edits (at least one; a swap of two
+/// neighbours is one edit: optimal string alignment), or differing only in
+/// case, `-` versus `_`.
 pub(super) fn did_you_mean<'a>(
     given: &str,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -189,37 +190,10 @@ pub(super) fn did_you_mean<'a>(
     let g = norm(given);
     candidates
         .into_iter()
-        .map(|c| (edit_distance(&g, &norm(c)), c))
+        .map(|c| (strsim::osa_distance(&g, &norm(c)), c))
         .filter(|(d, _)| *d <= (given.chars().count() / 3).max(1))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
-}
-
-/// Edit distance over characters, counting a swap of two neighbours as one
-/// edit (optimal string alignment): `tabel` is one edit from `table`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    // d[i][j]: distance between a[..i] and b[..j].
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -268,9 +242,9 @@ mod tests {
         assert_eq!(did_you_mean("table_size", names), Some("table-size"));
         assert_eq!(did_you_mean("tablez", names), Some("tables"));
         assert_eq!(did_you_mean("threads", names), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("tabel", "table"), 1);
-        assert_eq!(edit_distance("", "ab"), 2);
+        assert_eq!(strsim::osa_distance("kitten", "sitting"), 3);
+        assert_eq!(strsim::osa_distance("tabel", "table"), 1);
+        assert_eq!(strsim::osa_distance("", "ab"), 2);
     }
 
     #[test]
