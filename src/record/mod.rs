@@ -22,16 +22,21 @@
 
 pub mod histogram;
 pub mod map;
+mod outcome;
 mod run;
+mod sample;
 
 use std::io::{Read, Write};
 
 pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
+pub use outcome::{
+    ClientCpu, Connect, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
+    Queries, StatementLatency,
+};
 pub use run::{
-    ClientCpu, Connect, Dialect, ErrorCounts, ErrorKindName, Fairness, Histograms, Interval,
-    Latency, Machine, Outcome, Percentile, Queries, Random, Run, Settings, StatementLatency,
-    StopReason, TargetInfo, Tool, WorkloadInfo,
+    Dialect, ErrorKindName, Machine, Random, Run, Settings, StopReason, TargetInfo, Tool,
+    WorkloadInfo,
 };
 
 /// The format this version writes.

@@ -1,0 +1,280 @@
+//! What a run measured: counters, errors by kind, latency summaries and
+//! the histograms they come from, fairness, the client's CPU, intervals.
+//! Field docs become the schema's descriptions (see `run.rs`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::histogram::Histogram;
+use super::map::OrderedMap;
+use super::run::StopReason;
+
+/// What the run measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Outcome {
+    pub stop_reason: StopReason,
+    /// The error that aborted the run, if one did.
+    pub fatal_error: Option<String>,
+    /// Length of the measured window (until the last client stopped, or
+    /// the deadline).
+    #[schemars(range(min = 0))]
+    pub measured_s: f64,
+    /// Transactions completed in the window.
+    pub transactions: u64,
+    #[schemars(range(min = 0))]
+    pub tps: f64,
+    pub queries: Queries,
+    #[schemars(range(min = 0))]
+    pub qps: f64,
+    /// Transactions given up (retries exhausted, or an ignored error).
+    pub failed_transactions: u64,
+    /// Re-runs after deadlocks, lock timeouts and serialization failures.
+    pub retries: u64,
+    /// Errors that did not abort the run (retried or ignored).
+    pub ignored_errors: u64,
+    /// Connections re-established.
+    pub reconnects: u64,
+    /// Transactions still running at the deadline.
+    pub abandoned: u64,
+    /// Errors of each kind, retried ones included.
+    pub errors: ErrorCounts,
+    /// Transaction latency; null when no transaction completed.
+    pub latency: Option<Latency>,
+    /// Latency per statement type, for every type that ran.
+    pub statements: Vec<StatementLatency>,
+    pub fairness: Fairness,
+    pub client_cpu: ClientCpu,
+    /// One entry per `--report-interval` (or report time-series step).
+    pub intervals: Vec<Interval>,
+    /// Connecting the clients before they were released (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect: Option<Connect>,
+    /// The latency histograms the summaries come from (version 2; in a
+    /// results database they are kept in `point_histogram` instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<Histograms>,
+}
+
+/// Statements by sysbench's classes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Queries {
+    /// Statements that returned a result set.
+    pub read: u64,
+    /// Statements without a result set that changed rows.
+    pub write: u64,
+    /// Everything else (BEGIN, COMMIT, DML that changed nothing).
+    pub other: u64,
+    /// `read + write + other`.
+    pub total: u64,
+}
+
+/// Errors by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorCounts {
+    pub deadlock: u64,
+    /// Lock wait timeouts (SQLite: busy).
+    pub lock_timeout: u64,
+    pub serialization: u64,
+    pub duplicate_key: u64,
+    pub connection_lost: u64,
+    pub other: u64,
+}
+
+impl ErrorCounts {
+    /// The kinds' names in their fixed order (the driver's `ErrorKind::ALL`).
+    pub const NAMES: [&'static str; 6] = [
+        "deadlock",
+        "lock_timeout",
+        "serialization",
+        "duplicate_key",
+        "connection_lost",
+        "other",
+    ];
+
+    /// Counts in the order of [`ErrorCounts::NAMES`].
+    pub fn from_array(n: [u64; 6]) -> ErrorCounts {
+        ErrorCounts {
+            deadlock: n[0],
+            lock_timeout: n[1],
+            serialization: n[2],
+            duplicate_key: n[3],
+            connection_lost: n[4],
+            other: n[5],
+        }
+    }
+
+    /// Counts in the order of [`ErrorCounts::NAMES`].
+    pub fn to_array(self) -> [u64; 6] {
+        [
+            self.deadlock,
+            self.lock_timeout,
+            self.serialization,
+            self.duplicate_key,
+            self.connection_lost,
+            self.other,
+        ]
+    }
+
+    /// `(name, count)` of every kind, in the fixed order.
+    pub fn iter(self) -> impl Iterator<Item = (&'static str, u64)> {
+        Self::NAMES.into_iter().zip(self.to_array())
+    }
+
+    /// Every kind together.
+    pub fn total(self) -> u64 {
+        self.to_array().iter().sum()
+    }
+}
+
+/// Latency figures of one histogram, µs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    #[schemars(range(min = 1))]
+    pub count: u64,
+    /// Exact.
+    #[schemars(range(min = 0))]
+    pub min_us: f64,
+    /// Exact (sum / count).
+    #[schemars(range(min = 0))]
+    pub avg_us: f64,
+    /// Exact.
+    #[schemars(range(min = 0))]
+    pub max_us: f64,
+    #[schemars(range(min = 0))]
+    pub sum_us: f64,
+    /// The requested percentiles, read from the histogram, in the order
+    /// asked for.
+    pub percentiles: Vec<Percentile>,
+}
+
+/// One percentile of a latency distribution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Percentile {
+    /// 0 to 100, e.g. 99.9.
+    #[schemars(range(min = 0, max = 100))]
+    pub p: f64,
+    #[schemars(range(min = 0))]
+    pub us: f64,
+}
+
+/// The latency of one statement type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatementLatency {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub latency: Latency,
+}
+
+/// sysbench's "Threads fairness": mean and population standard deviation
+/// of the events each client ran and of the time it spent in them. Null
+/// (NaN in memory) when there were no clients to average over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fairness {
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>", range(min = 0))]
+    pub events_avg: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>", range(min = 0))]
+    pub events_stddev: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>", range(min = 0))]
+    pub time_avg_s: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[schemars(with = "Option<f64>", range(min = 0))]
+    pub time_stddev_s: f64,
+}
+
+/// serde_json writes NaN as null; this reads it back as NaN.
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+/// The client's own CPU over the measured window (every thread of this
+/// process, so an embedded engine's work counts here).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClientCpu {
+    #[schemars(range(min = 0))]
+    pub user_s: f64,
+    #[schemars(range(min = 0))]
+    pub system_s: f64,
+    /// Null when no transaction completed.
+    #[schemars(range(min = 0))]
+    pub us_per_transaction: Option<f64>,
+    /// Null when no query ran.
+    #[schemars(range(min = 0))]
+    pub us_per_query: Option<f64>,
+    /// User + system time as a share of all usable CPUs over the window.
+    #[schemars(range(min = 0))]
+    pub share_of_machine: f64,
+    /// CPUs this process could use.
+    #[schemars(range(min = 1))]
+    pub cpus: u64,
+}
+
+impl ClientCpu {
+    /// User + system, seconds.
+    pub fn total_s(&self) -> f64 {
+        self.user_s + self.system_s
+    }
+}
+
+/// One interval of the run's time series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Interval {
+    /// Seconds since the clients were released, at the interval's end.
+    #[schemars(range(min = 0))]
+    pub t_s: f64,
+    #[schemars(range(min = 0))]
+    pub duration_s: f64,
+    /// The interval lies (at least partly) in the warmup.
+    pub warmup: bool,
+    #[schemars(range(min = 1))]
+    pub threads: u64,
+    pub transactions: u64,
+    pub failed: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub others: u64,
+    pub errors: u64,
+    pub reconnects: u64,
+    /// Transaction latency in this interval; null when none completed.
+    #[schemars(range(min = 0))]
+    pub p50_us: Option<f64>,
+    #[schemars(range(min = 0))]
+    pub p95_us: Option<f64>,
+    #[schemars(range(min = 0))]
+    pub p99_us: Option<f64>,
+    #[schemars(range(min = 0))]
+    pub max_us: Option<f64>,
+}
+
+/// Opening (and preparing) every client's connection before the clients
+/// were released: Super Smack's `connect:` line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Connect {
+    /// From the first attempt until every client was connected.
+    #[schemars(range(min = 0))]
+    pub wall_s: f64,
+    /// One value per client: connect plus prepare, ns.
+    pub histogram: Histogram,
+}
+
+/// The full latency histograms of a run, ns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Histograms {
+    /// Every transaction of the measured window.
+    pub transaction: Histogram,
+    /// Statement type → its histogram, for every type that ran.
+    pub statements: OrderedMap<Histogram>,
+}
