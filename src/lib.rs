@@ -2,26 +2,29 @@
 //!
 //! # Layout
 //!
-//! One folder per layer (see DESIGN.md):
-//! - [`civil`]: calendar dates of Unix times (UTC).
-//! - [`cli`]: argument parsing into raw values, then resolution into typed
-//!   configuration.
-//! - [`commands`]: one function per verb, gluing the layers together.
-//! - [`driver`]: one file per database engine behind the
-//!   [`driver::Connection`] trait; error classification.
+//! One folder per layer; a module uses only its own layer and those below
+//! (docs/architecture.md describes them, tests/layers.rs holds the rule).
+//! From the top:
+//! - [`cli`]: the command line into a typed [`commands::Request`].
+//! - [`commands`]: one file per verb, gluing the layers below.
+//! - [`study`]: study files, plans, stop rules and the runner.
+//! - [`report`]: analysis of results and the renderers (text, JSON,
+//!   Markdown, CSV, HTML with SVG charts, Super Smack's report).
+//! - [`store`]: the results database.
+//! - [`engine`]: clients, stop conditions, warmup, retries, the deadline,
+//!   interval reporting and client CPU; [`engine::point`] runs one point and
+//!   builds its record.
 //! - [`workload`]: schemas, data loading and transaction bodies (sysbench's
 //!   OLTP family, Super Smack files and seed 000's tests), as per-client
-//!   scripts of operations.
-//! - [`rand`]: seeded per-client random streams and sysbench's distributions.
-//! - [`engine`]: clients, stop conditions, warmup, retries, the deadline,
-//!   interval reporting and client CPU accounting.
-//! - [`metrics`]: the machine a result was measured on.
-//! - [`stats`]: histograms, latency summaries, fairness (pure).
-//! - [`report`]: analysis of stored results and the renderers (text, JSON,
-//!   Markdown, CSV, HTML with SVG charts, Super Smack's report).
-//! - [`server`]: managed local MariaDB and PostgreSQL servers.
-//! - [`study`]: study files, plans, stop rules and the runner.
-//! - [`store`]: the results database.
+//!   scripts of operations. [`server`]: managed local MariaDB and
+//!   PostgreSQL servers.
+//! - [`driver`]: one file per database engine behind the
+//!   [`driver::Connection`] trait; error classification. [`rand`]: seeded
+//!   per-client random streams and sysbench's distributions. [`stats`]:
+//!   histograms, latency summaries, fairness, spreads (pure). [`metrics`]:
+//!   the machine and this process's CPU.
+//! - [`record`]: the run record every layer above writes, stores or renders,
+//!   and its JSON Schema. [`util`]: dates, durations, progress bars.
 //!
 //! `main.rs` is the pipeline: parse → resolve → run → export.
 

@@ -3,7 +3,7 @@
 //! A driver connects, prepares statements, executes them with bound
 //! parameters, fetches and discards every row, and classifies errors into an
 //! [`ErrorKind`]. It never times anything, retries, or keeps statistics: the
-//! engine does that around every call (see DESIGN.md, "Contracts").
+//! engine does that around every call (see docs/architecture.md, "Contracts").
 //!
 //! Statements are prepared once per connection from the workload's list and
 //! then referred to by their index ([`StmtId`]), so the hot path passes an

@@ -4,7 +4,7 @@
 //!
 //! The engine knows neither the workload nor the database: it asks the
 //! workload for [`ClientScript`]s and executes their operations on
-//! [`Connection`]s, timing each one with a monotonic clock (see DESIGN.md,
+//! [`Connection`]s, timing each one with a monotonic clock (see docs/architecture.md,
 //! "Contracts that keep the numbers honest").
 //!
 //! Timeline of one run (`t0` = all clients connected and released):
