@@ -19,6 +19,13 @@ Usage:
                      [--engines mariadb,postgres]
                      [--workloads oltp_point_select,oltp_read_only]
                      [--rows 1000000] [--connections 10000]
+                     [--baseline OLD_DBSWEEP] [--tools sysbench,dbsweep,pgbench]
+
+`--baseline PATH` adds another dbsweep binary (e.g. a release build of an
+earlier commit) as a tool of its own, interleaved with the others, and the
+table gains its median, dbsweep / baseline and the range of that ratio per
+pair: a regression check of dbsweep against itself. `--tools` chooses the
+tools (pgbench runs on PostgreSQL only).
 
 Needs the README's set-up plus `apt-get install sysbench` (pgbench comes with
 postgresql). Writes bench/results/clients-<date>.csv and a Markdown table of
@@ -120,8 +127,8 @@ def sysbench_argv(engine, url, workload, clients, secs, rows):
             "--report-interval=0", "run"]
 
 
-def dbsweep_argv(url, workload, clients, secs, rows, json_path):
-    return [DBSWEEP, "run", workload, "--db", url, f"--table-size={rows}", "--tables=1",
+def dbsweep_argv(url, workload, clients, secs, rows, json_path, binary=DBSWEEP):
+    return [binary, "run", workload, "--db", url, f"--table-size={rows}", "--tables=1",
             f"--threads={clients}", f"--time={secs}", "--json", json_path]
 
 
@@ -193,9 +200,13 @@ def main():
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--connections", type=int, default=0,
                     help="also run this many dbsweep clients against MariaDB")
+    ap.add_argument("--baseline", metavar="OLD_DBSWEEP",
+                    help="another dbsweep binary to compare this one with, interleaved")
+    ap.add_argument("--tools", default="sysbench,dbsweep,pgbench")
     ap.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
-    if not shutil.which("sysbench"):
+    chosen = a.tools.split(",") + (["baseline"] if a.baseline else [])
+    if "sysbench" in chosen and not shutil.which("sysbench"):
         sys.exit("sysbench not found: apt-get install sysbench")
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
@@ -258,13 +269,15 @@ def main():
                 argv = sysbench_argv(e, urls[e], w, c, a.time, a.rows)
             elif tool == "dbsweep":
                 argv = dbsweep_argv(urls[e], w, c, a.time, a.rows, jp)
+            elif tool == "baseline":
+                argv = dbsweep_argv(urls[e], w, c, a.time, a.rows, jp, binary=a.baseline)
             else:
                 argv = pgbench_argv(urls[e], scripts[w], c, a.time)
             settle()
             rc, out, wall, cpu, sys_s, rss = measured(argv, env=env, timeout=a.time * 6 + 120)
             if tool == "sysbench":
                 r = parse_sysbench(out) if rc == 0 else None
-            elif tool == "dbsweep":
+            elif tool in ("dbsweep", "baseline"):
                 r = parse_dbsweep(jp) if rc == 0 else None
             else:
                 r = parse_pgbench(out, w) if rc == 0 else None
@@ -290,7 +303,8 @@ def main():
             start(e)
             for w in workloads:
                 for c in clients:
-                    tools = ["sysbench", "dbsweep"] + (["pgbench"] if e == "postgres" else [])
+                    tools = [t for t in ["sysbench", "dbsweep", "baseline", "pgbench"]
+                             if t in chosen and (t != "pgbench" or e == "postgres")]
                     for pair in range(1, a.pairs + 1):
                         order = tools if pair % 2 else list(reversed(tools))
                         for t in order:
@@ -323,10 +337,14 @@ def table(rows):
         k = (r["engine"], r["workload"], r["clients"])
         if k not in keys:
             keys.append(k)
+    baseline = any(r["tool"] == "baseline" for r in rows)
     out = ["| engine | workload | clients | sysbench qps | dbsweep qps | pgbench qps "
            "| dbsweep / sysbench (goal ≥ 1.10) | per pair | CPU µs/query sysbench | dbsweep "
-           "| CPU ratio (goal ≤ 0.80) | RSS MiB sysbench | dbsweep |",
-           "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+           "| CPU ratio (goal ≤ 0.80) | RSS MiB sysbench | dbsweep |"
+           + (" baseline qps | dbsweep / baseline | per pair | CPU µs/query baseline |"
+              if baseline else ""),
+           "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
+           + ("---:|---:|---|---:|" if baseline else "")]
 
     def med(k, tool, field):
         return median([r.get(field) for r in rows
@@ -336,13 +354,13 @@ def table(rows):
     def f(x, fmt):
         return "" if x is None else format(x, fmt)
 
-    def pair_range(k):
+    def pair_range(k, other="sysbench"):
         by = {}
         for r in rows:
             if (r["engine"], r["workload"], r["clients"]) == k and r["ok"]:
                 by.setdefault(r["pair"], {})[r["tool"]] = r["qps"]
-        rs = sorted(p["dbsweep"] / p["sysbench"] for p in by.values()
-                    if p.get("dbsweep") and p.get("sysbench"))
+        rs = sorted(p["dbsweep"] / p[other] for p in by.values()
+                    if p.get("dbsweep") and p.get(other))
         return f"{rs[0]:.2f}–{rs[-1]:.2f}" if len(rs) > 1 else ""
 
     for k in keys:
@@ -351,9 +369,15 @@ def table(rows):
         sr, dr = med(k, "sysbench", "maxrss_kib"), med(k, "dbsweep", "maxrss_kib")
         ratio = f"{ds / sb:.2f}" if sb and ds else ("sysbench failed" if ds else "")
         cratio = f"{dc / sc:.2f}" if sc and dc else ""
-        out.append(f"| {k[0]} | {k[1]} | {k[2]} | {f(sb, ',.0f')} | {f(ds, ',.0f')} | {f(pg, ',.0f')} "
-                   f"| {ratio} | {pair_range(k)} | {f(sc, '.1f')} | {f(dc, '.1f')} | {cratio} "
-                   f"| {f(sr and sr / 1024, '.0f')} | {f(dr and dr / 1024, '.0f')} |")
+        line = (f"| {k[0]} | {k[1]} | {k[2]} | {f(sb, ',.0f')} | {f(ds, ',.0f')} | {f(pg, ',.0f')} "
+                f"| {ratio} | {pair_range(k)} | {f(sc, '.1f')} | {f(dc, '.1f')} | {cratio} "
+                f"| {f(sr and sr / 1024, '.0f')} | {f(dr and dr / 1024, '.0f')} |")
+        if baseline:
+            bs, bc = med(k, "baseline", "qps"), med(k, "baseline", "cpu_us_per_query")
+            bratio = f"{ds / bs:.2f}" if bs and ds else ""
+            line += (f" {f(bs, ',.0f')} | {bratio} | {pair_range(k, 'baseline')} "
+                     f"| {f(bc, '.1f')} |")
+        out.append(line)
     return "\n".join(out) + "\n"
 
 
