@@ -18,6 +18,7 @@ use crate::rand::dist::DistParams;
 use crate::rand::RandConfig;
 use crate::server::{self, ServerSpec};
 use crate::workload::smack::gen_data;
+use crate::util::paths::dir_of;
 use crate::UsageError;
 
 use super::args::{
@@ -120,10 +121,7 @@ pub fn json_out(arg: Option<&str>) -> Result<Option<JsonOut>, UsageError> {
         Some("-") => Ok(Some(JsonOut::Stdout)),
         Some(p) => {
             let path = Path::new(p);
-            let dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
+            let dir = dir_of(path);
             if !dir.is_dir() {
                 return Err(UsageError(format!(
                     "cannot write --json '{p}': directory '{}' does not exist (create it first)",
@@ -143,10 +141,7 @@ pub fn json_out(arg: Option<&str>) -> Result<Option<JsonOut>, UsageError> {
 /// A report path must be writable before the run starts, so a typo does
 /// not cost the run.
 fn report_path(p: &Path) -> Result<PathBuf, UsageError> {
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = dir_of(p);
     if !dir.is_dir() {
         return Err(UsageError(format!(
             "cannot write --report {}: directory '{}' does not exist (create it, or fix the path)",

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use crate::driver::{self, Connection, Target, TargetKind};
+use crate::util::paths::dir_of;
 use crate::UsageError;
 
 /// A command line, resolved: what to do and with which typed values.
@@ -102,10 +103,7 @@ fn check_sqlite_path(target: &Target, creates: bool, workload: &str) -> Result<(
     let TargetKind::Sqlite { path, .. } = &target.kind else {
         return Ok(());
     };
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = dir_of(path);
     if !dir.is_dir() {
         return Err(UsageError(format!(
             "cannot use {}: directory '{}' does not exist (create it, or fix the path)",

@@ -9,6 +9,7 @@ use super::write_atomically;
 use crate::record;
 use crate::report::study::{self, Metric};
 use crate::report::{self, csv, html, markdown, report_json, run_doc, table_text, Exporter};
+use crate::util::paths::dir_of;
 use crate::UsageError;
 
 /// A report format (`--format`).
@@ -95,11 +96,7 @@ fn destination(a: &ReportRequest, dir: &Path) -> Result<Option<PathBuf>, UsageEr
         None => Some(dir.join(format!("report.{}", a.format.name()))),
     };
     // A bad path fails before anything (a chart file) is written.
-    if let Some(parent) = out
-        .as_ref()
-        .and_then(|p| p.parent())
-        .filter(|d| !d.as_os_str().is_empty())
-    {
+    if let Some(parent) = out.as_deref().map(dir_of) {
         if !parent.is_dir() {
             return Err(UsageError(format!(
                 "cannot write the report into '{}': the directory does not exist",
@@ -210,10 +207,7 @@ pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
                 .and_then(|o| o.file_stem())
                 .map(|s| s.to_string_lossy().into_owned());
             if let (Some(out), Some(stem)) = (&out, &stem) {
-                let charts_dir = out
-                    .parent()
-                    .filter(|d| !d.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."));
+                let charts_dir = dir_of(out);
                 for (name, svg) in markdown::charts(&doc, stem) {
                     write_atomically(&charts_dir.join(name), svg.as_bytes())?;
                 }
