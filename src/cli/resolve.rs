@@ -17,8 +17,8 @@ use crate::engine::RunConfig;
 use crate::rand::dist::DistParams;
 use crate::rand::RandConfig;
 use crate::server::{self, ServerSpec};
-use crate::workload::smack::gen_data;
 use crate::util::paths::dir_of;
+use crate::workload::smack::gen_data;
 use crate::UsageError;
 
 use super::args::{

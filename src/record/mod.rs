@@ -32,11 +32,10 @@ pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
 pub use outcome::{
     ClientCpu, Connect, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
-    Queries, StatementLatency,
+    Queries, StatementLatency, StopReason,
 };
 pub use run::{
-    Dialect, ErrorKindName, Machine, Random, Run, Settings, StopReason, TargetInfo, Tool,
-    WorkloadInfo,
+    Dialect, ErrorKindName, Machine, Random, Run, Settings, TargetInfo, Tool, WorkloadInfo,
 };
 
 /// The format this version writes.

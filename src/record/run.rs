@@ -174,35 +174,3 @@ pub struct Machine {
     pub kernel: String,
     pub os: String,
 }
-
-/// Why the run stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    /// The measured time was over.
-    Time,
-    /// The `--events` transactions were done.
-    Events,
-    /// Every client ran its rounds.
-    Rounds,
-    /// Ctrl-C or SIGTERM.
-    Interrupted,
-    /// A client hit an error that is neither retryable nor ignored.
-    Aborted,
-    /// The run's hard timeout (a study's `point_timeout`) was reached.
-    Timeout,
-}
-
-impl StopReason {
-    /// The name written in the record.
-    pub fn name(self) -> &'static str {
-        match self {
-            StopReason::Time => "time",
-            StopReason::Events => "events",
-            StopReason::Rounds => "rounds",
-            StopReason::Interrupted => "interrupted",
-            StopReason::Aborted => "aborted",
-            StopReason::Timeout => "timeout",
-        }
-    }
-}

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::figures::{cpus_label, distinct, finished, panel_title, several_cpus, workload_title};
+use super::names::{cpus_label, distinct, finished, panel_title, several_cpus, workload_title};
 use super::{Metric, Report, StudyData};
 use crate::report::analysis::{self, Scaling, Verdict};
 use crate::util::civil::utc_minutes as utc;

@@ -15,28 +15,42 @@
 //!
 //! Skipped and failed points are shown with their reason, never as zero.
 //!
-//! The parts, one file each:
+//! The parts, one file each, each using only those listed before it:
 //! - `load`: [`StudyData`] and [`load()`], reading from the results store.
-//! - `figures`: the derived data ([`Report`], [`Panel`], [`SeriesData`],
-//!   [`CellData`], …) and [`analyze`].
+//! - `model`: what a report is made of ([`Report`], [`Panel`],
+//!   [`SeriesData`], [`CellData`], …).
+//! - `names`: which points count, how panels, series and CPU sets are
+//!   grouped and named, what the file's sweep says.
+//! - `figures`: panels, series and cells from the stored points.
+//! - `comparisons`: the parameter sweep, CPU scalability, the baseline.
 //! - `conclusions`: the report's sentences and the header facts.
-//! - `layout`: [`document`] and the tables and charts it is built from.
+//! - `analyze`: [`analyze`], all of the above into a [`Report`].
+//! - `tables`, `charts`, `sections`: the blocks of the document.
+//! - `layout`: [`document`], the blocks in the order a reader wants them.
 //!
 //! This file holds what they all speak of: the [`Metric`] a report shows
 //! and the [`Options`] it is asked with.
 
+mod analyze;
+mod charts;
+mod comparisons;
 mod conclusions;
 mod figures;
 mod layout;
 mod load;
+mod model;
+mod names;
+mod sections;
+mod tables;
 
-pub use figures::{
-    analyze, CellData, ComparedCell, ComparedPanel, ComparedSeries, Comparison, KindLatency, Panel,
-    Report, Scalability, ScalingSeries, SeriesData, Stat, StatementLatency, StudyFacts, Sweep,
-    SweepRow, COLLAPSE_FRACTION, SCHEMA_ID,
-};
+pub use analyze::analyze;
 pub use layout::document;
 pub use load::{load, StudyData};
+pub use model::{
+    CellData, ComparedCell, ComparedPanel, ComparedSeries, Comparison, KindLatency, Panel, Report,
+    Scalability, ScalingSeries, SeriesData, Stat, StatementLatency, StudyFacts, Sweep, SweepRow,
+    COLLAPSE_FRACTION, SCHEMA_ID,
+};
 
 use serde::Serialize;
 

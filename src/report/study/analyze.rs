@@ -1,0 +1,40 @@
+//! [`analyze`]: a study's stored points → its [`Report`]: the panels with
+//! their cells and series (`figures`), the comparisons across series
+//! (`comparisons`) and the sentences that sum it up (`conclusions`).
+
+use super::comparisons::{compare, scalability};
+use super::conclusions::conclusions;
+use super::figures::panels;
+use super::model::{Report, StudyFacts, SCHEMA_ID};
+use super::{Options, StudyData};
+use crate::store::PointStatus;
+
+/// Derives every figure of `data`; with `baseline`, compares it cell by cell.
+pub fn analyze(data: &StudyData, baseline: Option<&StudyData>, opts: &Options) -> Report {
+    let panels = panels(data, opts);
+    let scalability = scalability(data, &panels);
+    let comparison = baseline.map(|b| compare(&panels, b, opts));
+    let count = |s: PointStatus| data.points.iter().filter(|p| p.row.status == s).count();
+    let mut report = Report {
+        schema: SCHEMA_ID,
+        study: StudyFacts {
+            name: data.info.name.clone(),
+            description: data.info.description.clone(),
+            source: data.source.clone(),
+            started_unix_s: data.info.started_unix_s,
+            tool_version: data.info.tool_version.clone(),
+            sessions: data.info.sessions,
+            machine: data.info.machine.clone(),
+            points_finished: count(PointStatus::Finished),
+            points_skipped: count(PointStatus::Skipped),
+            points_failed: count(PointStatus::Failed),
+        },
+        metric: opts.metric,
+        panels,
+        scalability,
+        comparison,
+        conclusions: Vec::new(),
+    };
+    report.conclusions = conclusions(&report);
+    report
+}

@@ -1,0 +1,268 @@
+//! What a study report is made of: the figures of each cell (the repeats
+//! of one series at one client count), series, panels, the sweep, CPU
+//! scalability and the comparison with a baseline — the [`Report`] that
+//! `figures` derives, `conclusions` words, `layout` lays out and CSV and
+//! JSON serialise.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::Metric;
+use crate::report::analysis::{Change, Peak, Rank, Sag, Scaling};
+
+/// Identifies the JSON format of a report and its version.
+pub const SCHEMA_ID: &str = "dbsweep-report/1";
+
+/// A curve collapses where it falls below this share of its peak.
+pub const COLLAPSE_FRACTION: f64 = 0.5;
+
+/// One figure over the finished repeats of a cell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stat {
+    /// Repeats with a value.
+    pub n: usize,
+    pub mean: f64,
+    /// Sample standard deviation; `None` below two repeats.
+    pub stddev: Option<f64>,
+    /// Half-width of the 95 % confidence interval of the mean.
+    pub ci95: Option<f64>,
+    pub min: f64,
+    pub max: f64,
+    /// The repeats' values, for comparisons.
+    #[serde(skip)]
+    pub values: Vec<f64>,
+}
+
+impl Stat {
+    pub(super) fn of(values: Vec<f64>) -> Option<Stat> {
+        let s = crate::stats::Spread::of(&values)?;
+        Some(Stat {
+            n: s.n,
+            mean: s.mean,
+            stddev: s.stddev,
+            ci95: s.ci95,
+            min: s.min,
+            max: s.max,
+            values,
+        })
+    }
+
+    /// The spread as a cell's detail.
+    pub(super) fn detail(&self, fmt: impl Fn(f64) -> String) -> String {
+        match (self.stddev, self.ci95) {
+            (Some(sd), Some(ci)) => format!(
+                "mean of {} repeats: ± {} sd, ± {} (95 % CI), range {} – {}",
+                self.n,
+                fmt(sd),
+                fmt(ci),
+                fmt(self.min),
+                fmt(self.max)
+            ),
+            _ => "1 repeat: no spread".to_string(),
+        }
+    }
+}
+
+/// The repeats of one point (one series at one client count).
+#[derive(Debug, Clone, Serialize)]
+pub struct CellData {
+    pub clients: u32,
+    /// Finished repeats (the ones the figures are over).
+    pub finished: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    /// "skipped: …" / "failed: …", each distinct one once.
+    pub reasons: Vec<String>,
+    pub tps: Option<Stat>,
+    pub qps: Option<Stat>,
+    pub p95_ms: Option<Stat>,
+    pub p99_ms: Option<Stat>,
+    pub errors_ps: Option<Stat>,
+    /// The client's CPU in percent of one core.
+    pub client_cpu_pct: Option<Stat>,
+    /// Events per client: coefficient of variation in percent (0: every
+    /// client did the same work).
+    pub fairness_cv_pct: Option<Stat>,
+}
+
+/// One target/variant of a panel: a row of its tables, a line of its charts.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeriesData {
+    /// How the report names it ("mariadb / base").
+    pub label: String,
+    pub target: String,
+    pub variant: String,
+    pub instances: u32,
+    /// The server version the runs reported (the first one).
+    pub server_version: Option<String>,
+    /// One per client count of the panel, same order (a client count this
+    /// series was not planned at has no repeats and no reasons).
+    pub cells: Vec<CellData>,
+    /// Over the throughput metric (tps, or qps when the report shows qps).
+    pub peak: Option<Peak>,
+    pub sag: Option<Sag>,
+    /// The first client count past the peak below [`COLLAPSE_FRACTION`] of it.
+    pub collapse: Option<Peak>,
+    /// Errors by kind over every finished repeat of the series.
+    pub errors: BTreeMap<String, u64>,
+    pub failed_transactions: u64,
+    pub retries: u64,
+    pub reconnects: u64,
+    pub abandoned: u64,
+}
+
+/// Transaction and statement latency at one point of a series, from its
+/// histograms merged over the repeats.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatementLatency {
+    pub series: String,
+    pub clients: u32,
+    /// `transaction` first, then each statement type.
+    pub kinds: Vec<KindLatency>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KindLatency {
+    pub kind: String,
+    pub count: u64,
+    pub avg_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+/// One setting's value of a parameter sweep against the baseline variant.
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepRow {
+    pub target: String,
+    pub variant: String,
+    /// What the variant changes (empty for the baseline itself).
+    pub setting: String,
+    pub value: String,
+    pub tps: Option<Stat>,
+    pub p95_ms: Option<Stat>,
+    /// Throughput against the baseline's; `None` for the baseline.
+    pub change: Option<Change>,
+}
+
+/// `[sweep.parameter]`: each variant at the sweep's client count.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sweep {
+    pub baseline: String,
+    pub clients: u32,
+    pub rows: Vec<SweepRow>,
+    /// Some value has fewer than two repeats: its change cannot be judged.
+    pub too_few_repeats: bool,
+}
+
+/// The figures of one workload entry on one CPU set.
+#[derive(Debug, Clone, Serialize)]
+pub struct Panel {
+    /// A stable identifier (file names of its charts).
+    pub id: String,
+    /// The workload entry's label and workload.
+    pub workload: String,
+    pub workload_name: String,
+    /// The options the study gives it.
+    pub options: BTreeMap<String, String>,
+    /// The CPU set of the servers; `None`: not pinned.
+    pub cpus: Option<String>,
+    pub clients: Vec<u32>,
+    pub series: Vec<SeriesData>,
+    /// The series by peak throughput, best first.
+    pub ranking: Vec<Rank>,
+    /// The client count of the per-point figures.
+    pub focus_clients: Option<u32>,
+    pub statements: Vec<StatementLatency>,
+    pub sweep: Option<Sweep>,
+}
+
+/// CPU scalability of one workload entry: per series, its peak on each
+/// CPU set and the factors.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scalability {
+    pub workload: String,
+    pub series: Vec<ScalingSeries>,
+}
+
+/// One series' peaks by CPU set, fewest CPUs first.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScalingSeries {
+    pub label: String,
+    pub configs: Vec<Scaling>,
+}
+
+/// One cell against the baseline study's.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComparedCell {
+    pub clients: u32,
+    pub baseline: Option<f64>,
+    pub value: Option<f64>,
+    pub change: Option<Change>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ComparedSeries {
+    pub label: String,
+    pub cells: Vec<ComparedCell>,
+}
+
+/// A panel of this study next to the same panel of the baseline.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComparedPanel {
+    pub id: String,
+    pub workload: String,
+    pub cpus: Option<String>,
+    pub clients: Vec<u32>,
+    pub series: Vec<ComparedSeries>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// The baseline study's name and where it was read from.
+    pub baseline: String,
+    pub source: String,
+    pub metric: Metric,
+    pub panels: Vec<ComparedPanel>,
+}
+
+/// What the study is, for headers.
+#[derive(Debug, Clone, Serialize)]
+pub struct StudyFacts {
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    pub started_unix_s: u64,
+    pub tool_version: String,
+    pub sessions: u64,
+    pub machine: serde_json::Value,
+    pub points_finished: usize,
+    pub points_skipped: usize,
+    pub points_failed: usize,
+}
+
+/// Every derived figure of a study: what CSV and JSON export and what the
+/// document is laid out from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    pub study: StudyFacts,
+    pub metric: Metric,
+    pub panels: Vec<Panel>,
+    pub scalability: Vec<Scalability>,
+    pub comparison: Option<Comparison>,
+    /// The report's conclusions, as sentences.
+    pub conclusions: Vec<String>,
+}
+
+impl Report {
+    /// The name of the figure peaks and rankings are over.
+    pub fn metric_throughput(&self) -> &'static str {
+        if self.metric == Metric::Qps {
+            "qps"
+        } else {
+            "tps"
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! How the study report names and groups things: which points count
+//! (finished ones), the panel a point belongs to, series and panel
+//! titles, CPU sets, workload titles.
+
+use std::fmt::Write;
+
+use super::model::Panel;
+use super::{Metric, Options};
+use crate::report::analysis;
+use crate::store::{Metrics, PointStatus, StoredPoint};
+
+pub(super) fn finished(p: &StoredPoint) -> Option<&Metrics> {
+    (p.row.status == PointStatus::Finished)
+        .then_some(p.metrics.as_ref())
+        .flatten()
+}
+
+/// `(workload label, options, cpus)`: what a panel is.
+pub(super) type PanelKey = (String, Vec<(String, String)>, Option<String>);
+
+pub(super) fn panel_key(p: &StoredPoint) -> PanelKey {
+    (
+        p.row.workload_label.clone(),
+        p.row.workload_options.clone(),
+        p.row.cpus.clone(),
+    )
+}
+
+/// Distinct values in order of first appearance.
+pub(super) fn distinct<T: PartialEq + Clone>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// Whether series need their variant in their label: some target of the
+/// study has more than one.
+pub(super) fn show_variant(points: &[StoredPoint]) -> bool {
+    let pairs = distinct(
+        points
+            .iter()
+            .map(|p| (p.row.target.clone(), p.row.variant.clone())),
+    );
+    let targets = distinct(pairs.iter().map(|(t, _)| t.clone()));
+    pairs.len() > targets.len()
+}
+
+pub(super) fn series_label(
+    target: &str,
+    variant: &str,
+    instances: u32,
+    with_variant: bool,
+) -> String {
+    let mut s = if with_variant {
+        format!("{target} / {variant}")
+    } else {
+        target.to_string()
+    };
+    if instances != 1 {
+        let _ = write!(s, " ×{instances}");
+    }
+    s
+}
+
+pub(super) fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+pub(super) fn cpus_label(cpus: &Option<String>) -> String {
+    match cpus {
+        None => "all CPUs".to_string(),
+        Some(set) => match analysis::cpu_count(set) {
+            Some(1) => format!("1 CPU ({set})"),
+            Some(n) => format!("{n} CPUs ({set})"),
+            None => format!("CPUs {set}"),
+        },
+    }
+}
+
+pub(super) fn workload_title(label: &str, options: &[(String, String)]) -> String {
+    let mut s = label.to_string();
+    for (k, v) in options {
+        let _ = write!(s, " {k}={v}");
+    }
+    s
+}
+
+pub(super) fn panel_title(p: &Panel, several_cpus: bool) -> String {
+    let w = workload_title(
+        &p.workload,
+        &p.options.clone().into_iter().collect::<Vec<_>>(),
+    );
+    if several_cpus {
+        format!("{w}, {}", cpus_label(&p.cpus))
+    } else {
+        w
+    }
+}
+
+pub(super) fn several_cpus(panels: &[Panel]) -> bool {
+    distinct(panels.iter().map(|p| p.cpus.clone())).len() > 1
+}
+
+/// What the study file's `[sweep.parameter]` says, read from the stored
+/// file text (the variants it generated are named `setting=value`).
+pub(super) struct SweepSpec {
+    pub(super) baseline: String,
+    pub(super) clients: u32,
+}
+
+impl SweepSpec {
+    pub(super) fn of(file_text: &str) -> Option<SweepSpec> {
+        let v: toml::Value = toml::from_str(file_text).ok()?;
+        let p = v.get("sweep")?.get("parameter")?;
+        Some(SweepSpec {
+            baseline: p
+                .get("baseline")
+                .and_then(|b| b.as_str())
+                .unwrap_or("base")
+                .to_string(),
+            clients: p.get("clients")?.as_integer()?.try_into().ok()?,
+        })
+    }
+}
+
+/// The throughput metric peaks and rankings are over.
+pub(super) fn throughput(opts: &Options) -> Metric {
+    if opts.metric == Metric::Qps {
+        Metric::Qps
+    } else {
+        Metric::Tps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_and_labels() {
+        assert_eq!(
+            slug("oltp_read_only tables=1 cpus 0-1"),
+            "oltp-read-only-tables-1-cpus-0-1"
+        );
+        assert_eq!(cpus_label(&Some("0".into())), "1 CPU (0)");
+        assert_eq!(cpus_label(&Some("0-3".into())), "4 CPUs (0-3)");
+        assert_eq!(cpus_label(&None), "all CPUs");
+    }
+
+    #[test]
+    fn sweep_spec_from_the_file_text() {
+        let s = SweepSpec::of("[sweep.parameter]\nclients = 16\nbaseline = \"b\"\n").unwrap();
+        assert_eq!((s.baseline.as_str(), s.clients), ("b", 16));
+        let s = SweepSpec::of("[sweep.parameter]\nclients = 8\n").unwrap();
+        assert_eq!(s.baseline, "base");
+        assert!(SweepSpec::of("name = \"x\"\n").is_none());
+    }
+}
