@@ -122,9 +122,14 @@ impl Exporter for Text {
     }
 }
 
-/// Milliseconds of a record's microseconds, formatted as [`ms`] does.
+/// [`ms`] of a latency in microseconds (the record's unit).
 pub fn ms_us(us: f64) -> String {
     ms(us * 1e3)
+}
+
+/// [`ms`] of a latency in milliseconds (the study report's unit).
+pub fn ms_ms(millis: f64) -> String {
+    ms(millis * 1e6)
 }
 
 /// The columns of one latency-per-type row, in the order every text table

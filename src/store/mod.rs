@@ -54,7 +54,7 @@ use crate::UsageError;
 
 pub use self::extract::{extract, Extracted, Interval, Metrics};
 pub use self::schema::{APPLICATION_ID, SCHEMA_VERSION};
-pub use self::summary::{summarize, GroupKey, Summary};
+pub use self::summary::{summarize, GroupKey, Repeats, Summary};
 
 /// The file name of the results database in a study's output directory.
 pub const FILE_NAME: &str = "results.db";

@@ -7,7 +7,7 @@
 //! Pure: works on points already read from the store, so it is tested with
 //! literal numbers.
 
-use super::{PointStatus, StoredPoint};
+use super::{Metrics, PointStatus, StoredPoint};
 use crate::stats::Spread;
 
 /// What identifies a group of repeats: every plan dimension but `repeat`.
@@ -46,6 +46,52 @@ pub struct Summary {
     pub lat_p95_us: Option<Spread>,
 }
 
+/// The repeats of one group as both `dbsweep results` and `dbsweep report`
+/// count them: the finished ones with their figures, how many were skipped
+/// or failed, and why.
+pub struct Repeats<'a> {
+    /// Finished repeats that have figures, in commit order.
+    pub finished: Vec<(&'a StoredPoint, &'a Metrics)>,
+    pub skipped: usize,
+    /// Failed attempts (a failed point that was later run again still
+    /// counts once per failure).
+    pub failed: usize,
+    /// `"skipped: REASON"` / `"failed: REASON"`, each distinct one once, in
+    /// order of appearance.
+    pub reasons: Vec<String>,
+}
+
+impl<'a> Repeats<'a> {
+    pub fn of(points: &[&'a StoredPoint]) -> Repeats<'a> {
+        let count = |s: PointStatus| points.iter().filter(|p| p.row.status == s).count();
+        let mut reasons: Vec<String> = Vec::new();
+        for p in points {
+            if let Some(r) = &p.row.reason {
+                let r = format!("{}: {r}", p.row.status.as_str());
+                if !reasons.contains(&r) {
+                    reasons.push(r);
+                }
+            }
+        }
+        Repeats {
+            finished: points
+                .iter()
+                .filter(|p| p.row.status == PointStatus::Finished)
+                .filter_map(|p| p.metrics.as_ref().map(|m| (*p, m)))
+                .collect(),
+            skipped: count(PointStatus::Skipped),
+            failed: count(PointStatus::Failed),
+            reasons,
+        }
+    }
+
+    /// The spread of one figure over the finished repeats that have it.
+    pub fn spread(&self, f: impl Fn(&StoredPoint, &Metrics) -> Option<f64>) -> Option<Spread> {
+        let values: Vec<f64> = self.finished.iter().filter_map(|(p, m)| f(p, m)).collect();
+        Spread::of(&values)
+    }
+}
+
 impl GroupKey {
     pub fn of(p: &StoredPoint) -> GroupKey {
         let r = &p.row;
@@ -76,33 +122,16 @@ pub fn summarize(points: &[StoredPoint]) -> Vec<Summary> {
     groups
         .into_iter()
         .map(|(group, members)| {
-            let finished: Vec<_> = members
-                .iter()
-                .filter(|p| p.row.status == PointStatus::Finished)
-                .filter_map(|p| p.metrics.as_ref())
-                .collect();
-            let count = |s: PointStatus| members.iter().filter(|p| p.row.status == s).count();
-            let mut reasons: Vec<String> = Vec::new();
-            for p in &members {
-                if let Some(r) = &p.row.reason {
-                    let r = format!("{}: {r}", p.row.status.as_str());
-                    if !reasons.contains(&r) {
-                        reasons.push(r);
-                    }
-                }
-            }
-            let values = |f: &dyn Fn(&super::Metrics) -> Option<f64>| -> Vec<f64> {
-                finished.iter().filter_map(|m| f(m)).collect()
-            };
+            let r = Repeats::of(&members);
             Summary {
                 group,
-                finished: finished.len(),
-                skipped: count(PointStatus::Skipped),
-                failed: count(PointStatus::Failed),
-                reasons,
-                tps: Spread::of(&values(&|m| Some(m.tps))),
-                qps: Spread::of(&values(&|m| Some(m.qps))),
-                lat_p95_us: Spread::of(&values(&|m| m.lat_p95_us)),
+                finished: r.finished.len(),
+                skipped: r.skipped,
+                failed: r.failed,
+                tps: r.spread(|_, m| Some(m.tps)),
+                qps: r.spread(|_, m| Some(m.qps)),
+                lat_p95_us: r.spread(|_, m| m.lat_p95_us),
+                reasons: r.reasons,
             }
         })
         .collect()

@@ -18,7 +18,7 @@ use super::names::{
 use super::{Metric, Options, StudyData};
 use crate::report::analysis::{self};
 use crate::stats::histogram::Histogram;
-use crate::store::{Metrics, PointStatus, StoredPoint};
+use crate::store::{Metrics, Repeats, StoredPoint};
 
 pub(super) fn panels(data: &StudyData, opts: &Options) -> Vec<Panel> {
     let with_variant = show_variant(&data.points);
@@ -169,26 +169,17 @@ fn series(label: String, points: &[&StoredPoint], clients: &[u32], tp: Metric) -
 
 fn cell<'a>(clients: u32, points: impl Iterator<Item = &'a StoredPoint>) -> CellData {
     let points: Vec<&StoredPoint> = points.collect();
-    let done: Vec<(&StoredPoint, &Metrics)> = points
-        .iter()
-        .filter_map(|p| finished(p).map(|m| (*p, m)))
-        .collect();
-    let count = |s: PointStatus| points.iter().filter(|p| p.row.status == s).count();
-    let reasons = distinct(points.iter().filter_map(|p| {
-        p.row
-            .reason
-            .as_ref()
-            .map(|r| format!("{}: {r}", p.row.status.as_str()))
-    }));
+    // Counted as `dbsweep results` counts them, so the two cannot disagree.
+    let r = Repeats::of(&points);
     let stat = |f: &dyn Fn(&StoredPoint, &Metrics) -> Option<f64>| {
-        Stat::of(done.iter().filter_map(|(p, m)| f(p, m)).collect())
+        Stat::of(r.finished.iter().filter_map(|(p, m)| f(p, m)).collect())
     };
     CellData {
         clients,
-        finished: done.len(),
-        skipped: count(PointStatus::Skipped),
-        failed: count(PointStatus::Failed),
-        reasons,
+        finished: r.finished.len(),
+        skipped: r.skipped,
+        failed: r.failed,
+        reasons: r.reasons.clone(),
         tps: stat(&|_, m| Metric::Tps.of(m)),
         qps: stat(&|_, m| Metric::Qps.of(m)),
         p95_ms: stat(&|_, m| Metric::P95.of(m)),

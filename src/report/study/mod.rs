@@ -54,6 +54,7 @@ pub use model::{
 
 use serde::Serialize;
 
+use super::text::ms_ms;
 use crate::store::Metrics;
 use crate::UsageError;
 
@@ -140,7 +141,7 @@ impl Metric {
     /// A value as the tables show it.
     pub fn format(self, v: f64) -> String {
         match self {
-            Metric::P95 | Metric::P99 => ms(v),
+            Metric::P95 | Metric::P99 => ms_ms(v),
             _ => format!("{v:.2}"),
         }
     }
@@ -154,11 +155,6 @@ impl Metric {
             Metric::Errors => c.errors_ps.as_ref(),
         }
     }
-}
-
-/// Milliseconds with as many decimals as the magnitude needs.
-fn ms(v: f64) -> String {
-    super::text::ms(v * 1e6)
 }
 
 /// What the report is asked for.

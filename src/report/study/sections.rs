@@ -4,9 +4,10 @@
 use super::tables::{text_cell, wrap};
 
 use super::names::{cpus_label, distinct};
-use super::{ms, Comparison, Scalability, Sweep};
+use super::{Comparison, Scalability, Sweep};
 use crate::report::analysis::{Scaling, Verdict};
 use crate::report::doc::{Block, Cell, Mark, Row, Table};
+use crate::report::text::ms_ms;
 
 pub(super) fn sweep_blocks(sw: &Sweep) -> Vec<Block> {
     let rows = sw
@@ -49,7 +50,7 @@ pub(super) fn sweep_blocks(sw: &Sweep) -> Vec<Block> {
                         detail: None,
                         mark,
                     },
-                    text_cell(r.p95_ms.as_ref().map_or("-".into(), |l| ms(l.mean))),
+                    text_cell(r.p95_ms.as_ref().map_or("-".into(), |l| ms_ms(l.mean))),
                 ],
             }
         })

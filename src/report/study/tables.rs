@@ -5,8 +5,9 @@
 use std::fmt::Write;
 
 use super::names::{distinct, panel_title};
-use super::{ms, CellData, Metric, Panel};
+use super::{CellData, Metric, Panel};
 use crate::report::doc::{Cell, Mark, Row, Table};
+use crate::report::text::ms_ms;
 
 /// Tables wider than this many client columns wrap into halves (seed 000).
 pub(super) const WRAP_ABOVE: usize = 8;
@@ -234,12 +235,12 @@ pub(super) fn statements_table(p: &Panel) -> Option<Table> {
                 .iter()
                 .map(|k| match s.kinds.iter().find(|x| &x.kind == k) {
                     Some(x) => Cell {
-                        text: ms(x.p95_ms),
+                        text: ms_ms(x.p95_ms),
                         detail: Some(format!(
                             "avg {} ms, p99 {} ms, max {} ms, {} executions",
-                            ms(x.avg_ms),
-                            ms(x.p99_ms),
-                            ms(x.max_ms),
+                            ms_ms(x.avg_ms),
+                            ms_ms(x.p99_ms),
+                            ms_ms(x.max_ms),
                             x.count
                         )),
                         mark: Mark::None,
