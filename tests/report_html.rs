@@ -354,8 +354,8 @@ fn sample_doc() -> Doc {
                     Block::Chart(Chart {
                         id: "tps-by-clients".into(),
                         title: "Throughput by clients".into(),
-                        x: Axis::new("clients", true),
-                        y: Axis::new("transactions/s", false),
+                        x: Axis::log("clients"),
+                        y: Axis::linear("transactions/s"),
                         kind: ChartKind::Line,
                         series,
                     }),
@@ -367,16 +367,16 @@ fn sample_doc() -> Doc {
                     Block::Chart(Chart {
                         id: "p95-by-clients".into(),
                         title: "95th percentile latency by clients".into(),
-                        x: Axis::new("clients", true),
-                        y: Axis::new("latency (ms)", true),
+                        x: Axis::log("clients"),
+                        y: Axis::log("latency (ms)"),
                         kind: ChartKind::Line,
                         series: p95,
                     }),
                     Block::Chart(Chart {
                         id: "latency-distribution".into(),
                         title: "Latency by percentile at 64 clients".into(),
-                        x: Axis::new("percentile (%)", true),
-                        y: Axis::new("latency (ms)", true),
+                        x: Axis::percentile("percentile (%)"),
+                        y: Axis::log("latency (ms)"),
                         kind: ChartKind::Step,
                         series: vec![
                             Series { name: "MariaDB 10.11".into(), points: dist(2.0), spread: None },
@@ -390,8 +390,8 @@ fn sample_doc() -> Doc {
                 blocks: vec![Block::Chart(Chart {
                     id: "tps-over-time".into(),
                     title: "Throughput over time, MariaDB 10.11 at 64 clients".into(),
-                    x: Axis::new("time (s)", false),
-                    y: Axis::new("transactions/s", false),
+                    x: Axis::linear("time (s)"),
+                    y: Axis::linear("transactions/s"),
                     kind: ChartKind::Line,
                     series: vec![Series {
                         name: "transactions/s".into(),

@@ -101,16 +101,51 @@ pub struct Chart {
 pub struct Axis {
     /// Label with its unit, e.g. "clients", "transactions/s", "latency (ms)".
     pub label: String,
-    /// Logarithmic scale (e.g. clients 1…1024).
-    pub log: bool,
+    pub scale: Scale,
+}
+
+/// How an axis maps values to positions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    #[default]
+    Linear,
+    /// Logarithmic (e.g. clients 1…1024, latencies over decades).
+    Log,
+    /// Percentiles of a distribution (HdrHistogram's): 0, 90, 99, 99.9 …
+    /// equally spaced, so the tail is visible.
+    Percentile,
+}
+
+impl Scale {
+    /// Logarithmic when `log`, else linear.
+    pub fn log_if(log: bool) -> Scale {
+        if log {
+            Scale::Log
+        } else {
+            Scale::Linear
+        }
+    }
 }
 
 impl Axis {
-    pub fn new(label: impl Into<String>, log: bool) -> Axis {
+    pub fn new(label: impl Into<String>, scale: Scale) -> Axis {
         Axis {
             label: label.into(),
-            log,
+            scale,
         }
+    }
+
+    pub fn linear(label: impl Into<String>) -> Axis {
+        Axis::new(label, Scale::Linear)
+    }
+
+    pub fn log(label: impl Into<String>) -> Axis {
+        Axis::new(label, Scale::Log)
+    }
+
+    pub fn percentile(label: impl Into<String>) -> Axis {
+        Axis::new(label, Scale::Percentile)
     }
 }
 

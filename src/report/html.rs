@@ -342,8 +342,8 @@ mod tests {
                     blocks: vec![Block::Chart(Chart {
                         id: "tps".into(),
                         title: "tps".into(),
-                        x: Axis::new("clients", true),
-                        y: Axis::new("tps", false),
+                        x: Axis::log("clients"),
+                        y: Axis::linear("tps"),
                         kind: ChartKind::Line,
                         series: vec![Series {
                             name: "a".into(),

@@ -8,10 +8,10 @@
 //! font is embedded — text uses the system font stack.
 //!
 //! Conventions the report builders rely on:
-//! - A logarithmic axis whose label starts with "percentile" is drawn on a
-//!   percentile scale (HdrHistogram's): 0, 90, 99, 99.9 … equally spaced,
-//!   so the tail of a latency distribution is visible. 100 is drawn one
-//!   "nine" beyond the highest percentile below it.
+//! - An axis of [`doc::Scale::Percentile`] is HdrHistogram's percentile scale:
+//!   0, 90, 99, 99.9 … equally spaced, so the tail of a latency
+//!   distribution is visible. 100 is drawn one "nine" beyond the highest
+//!   percentile below it.
 //! - [`ChartKind::Step`] draws a step function in which each point's y holds
 //!   until the next point's x ("step after"); the last point ends the line.
 //! - Points with a NaN or infinite coordinate (or ≤ 0 on a log axis) are
@@ -20,7 +20,7 @@
 
 use std::fmt::Write;
 
-use super::doc::{Axis, Chart, ChartKind, Series};
+use super::doc::{self, Axis, Chart, ChartKind, Series};
 
 /// Okabe & Ito's colour-blind-safe palette, less its yellow (too light on
 /// white paper).
@@ -81,12 +81,10 @@ enum Kind {
 
 impl Kind {
     fn of(axis: &Axis) -> Kind {
-        if !axis.log {
-            Kind::Linear
-        } else if axis.label.trim().to_lowercase().starts_with("percentile") {
-            Kind::Percentile
-        } else {
-            Kind::Log
+        match axis.scale {
+            doc::Scale::Linear => Kind::Linear,
+            doc::Scale::Log => Kind::Log,
+            doc::Scale::Percentile => Kind::Percentile,
         }
     }
 
@@ -894,8 +892,8 @@ mod tests {
         let b: Vec<_> = xs.iter().map(|&c| (c, 80.0 * c.sqrt())).collect();
         let c = chart(
             ChartKind::Line,
-            Axis::new("clients", true),
-            Axis::new("transactions/s", false),
+            Axis::log("clients"),
+            Axis::linear("transactions/s"),
             vec![series("MariaDB 11", &a), series("PostgreSQL 16", &b)],
         );
         let s = svg(&c);
@@ -921,8 +919,8 @@ mod tests {
         let pts: Vec<_> = clients().iter().map(|&c| (c, c)).collect();
         let c = chart(
             ChartKind::Line,
-            Axis::new("clients", true),
-            Axis::new("tps", false),
+            Axis::log("clients"),
+            Axis::linear("tps"),
             vec![series("a", &pts)],
         );
         let s = svg(&c);
@@ -937,8 +935,8 @@ mod tests {
     fn log_y_spans_whole_decades_and_huge_ranges_thin_their_labels() {
         let c = chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("latency (ms)", true),
+            Axis::linear("clients"),
+            Axis::log("latency (ms)"),
             vec![series("p99", &[(1.0, 0.02), (2.0, 3.0), (3.0, 450.0)])],
         );
         assert_eq!(
@@ -947,8 +945,8 @@ mod tests {
         );
         let c = chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("rows", true),
+            Axis::linear("clients"),
+            Axis::log("rows"),
             vec![series("a", &[(1.0, 1e-6), (2.0, 1e15)])],
         );
         let y = tick_labels(&svg(&c), "y");
@@ -960,8 +958,8 @@ mod tests {
     fn large_linear_values_get_suffixes() {
         let c = chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("queries/s", false),
+            Axis::linear("clients"),
+            Axis::linear("queries/s"),
             vec![series("a", &[(1.0, 20_000.0), (2.0, 1_250_000.0)])],
         );
         let y = tick_labels(&svg(&c), "y");
@@ -983,8 +981,8 @@ mod tests {
         ];
         let c = chart(
             ChartKind::Step,
-            Axis::new("percentile", true),
-            Axis::new("latency (ms)", true),
+            Axis::percentile("percentile"),
+            Axis::log("latency (ms)"),
             vec![series("transaction", &pts)],
         );
         let s = svg(&c);
@@ -1001,8 +999,8 @@ mod tests {
     fn step_chart_sorts_by_x() {
         let c = chart(
             ChartKind::Step,
-            Axis::new("latency (ms)", false),
-            Axis::new("share of transactions (%)", false),
+            Axis::linear("latency (ms)"),
+            Axis::linear("share of transactions (%)"),
             vec![series("cdf", &[(3.0, 100.0), (1.0, 10.0), (2.0, 60.0)])],
         );
         let s = svg(&c);
@@ -1027,8 +1025,8 @@ mod tests {
         ];
         let c = chart(
             ChartKind::Line,
-            Axis::new("clients", true),
-            Axis::new("tps", false),
+            Axis::log("clients"),
+            Axis::linear("tps"),
             vec![series("a", &pts)],
         );
         let s = svg(&c);
@@ -1057,8 +1055,8 @@ mod tests {
             for log in [false, true] {
                 let c = chart(
                     ChartKind::Line,
-                    Axis::new("clients", log),
-                    Axis::new("tps", log),
+                    Axis::new("clients", doc::Scale::log_if(log)),
+                    Axis::new("tps", doc::Scale::log_if(log)),
                     ss.clone(),
                 );
                 let s = svg(&c);
@@ -1069,30 +1067,30 @@ mod tests {
         }
         let one = svg(&chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("tps", false),
+            Axis::linear("clients"),
+            Axis::linear("tps"),
             vec![series("one point", &[(4.0, 123.0)])],
         ));
         assert_eq!(count(&one, "class=\"marker\""), 1);
         let zeros = svg(&chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("tps", false),
+            Axis::linear("clients"),
+            Axis::linear("tps"),
             vec![series("zeros", &[(1.0, 0.0), (2.0, 0.0)])],
         ));
         assert_eq!(tick_labels(&zeros, "y").first().unwrap(), "0");
         let empty = svg(&chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("tps", false),
+            Axis::linear("clients"),
+            Axis::linear("tps"),
             vec![series("empty", &[]), series("full", &[(1.0, 1.0)])],
         ));
         assert!(empty.contains(">empty (no data)</text>"));
         assert_eq!(path_data(&empty, "series").len(), 1);
         let nothing = svg(&chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("tps", false),
+            Axis::linear("clients"),
+            Axis::linear("tps"),
             vec![],
         ));
         assert!(nothing.contains(">no data</text>"));
@@ -1105,8 +1103,8 @@ mod tests {
         few.spread = Some(vec![(9.0, 11.0), (18.0, 22.0), (f64::NAN, 26.0)]);
         let s = svg(&chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("tps", false),
+            Axis::linear("clients"),
+            Axis::linear("tps"),
             vec![few],
         ));
         assert_eq!(count(&s, "class=\"errorbar\""), 2);
@@ -1118,8 +1116,8 @@ mod tests {
         many.spread = Some(pts.iter().map(|p| (p.1 - 5.0, p.1 + 5.0)).collect());
         let s = svg(&chart(
             ChartKind::Line,
-            Axis::new("time (s)", false),
-            Axis::new("tps", false),
+            Axis::linear("time (s)"),
+            Axis::linear("tps"),
             vec![many],
         ));
         assert_eq!(count(&s, "class=\"band\""), 1);
@@ -1140,8 +1138,8 @@ mod tests {
             .collect();
         let s = svg(&chart(
             ChartKind::Line,
-            Axis::new("clients", false),
-            Axis::new("tps", false),
+            Axis::linear("clients"),
+            Axis::linear("tps"),
             ss,
         ));
         assert_eq!(count(&s, "class=\"legend-item\""), 10);
@@ -1162,8 +1160,8 @@ mod tests {
             title: "a < b & \"c\"".into(),
             ..chart(
                 ChartKind::Line,
-                Axis::new("x <1>", false),
-                Axis::new("y", false),
+                Axis::linear("x <1>"),
+                Axis::linear("y"),
                 vec![series("<script>", &[(1.0, 1.0)])],
             )
         };
@@ -1178,8 +1176,8 @@ mod tests {
         let pts: Vec<_> = clients()[..10].iter().map(|&c| (c, c)).collect();
         let s = svg(&chart(
             ChartKind::Line,
-            Axis::new("clients", true),
-            Axis::new("tps", false),
+            Axis::log("clients"),
+            Axis::linear("tps"),
             vec![series("a", &pts)],
         ));
         assert_eq!(
@@ -1193,8 +1191,8 @@ mod tests {
         let pts: Vec<_> = clients().iter().map(|&c| (c, c)).collect();
         let c = chart(
             ChartKind::Line,
-            Axis::new("clients", true),
-            Axis::new("tps", false),
+            Axis::log("clients"),
+            Axis::linear("tps"),
             vec![series("a", &pts)],
         );
         let bytes = png(&c).unwrap();

@@ -7,7 +7,9 @@
 //! same report as the run that wrote it. A record without histograms
 //! (format version 1) has no latency distribution to draw, and says so.
 
-use super::doc::{Axis, Block, Cell, Chart, ChartKind, Doc, Mark, Row, Section, Series, Table};
+use super::doc::{
+    Axis, Block, Cell, Chart, ChartKind, Doc, Mark, Row, Scale, Section, Series, Table,
+};
 use super::text::ms_us;
 use super::{per_second, CPU_WARN_SHARE};
 use crate::record::{Dialect, Interval, Latency, Run, StopReason};
@@ -312,8 +314,8 @@ pub fn build(r: &Run) -> Doc {
         blocks.push(Block::Chart(Chart {
             id: "latency-distribution".into(),
             title: "Latency by percentile".into(),
-            x: Axis::new("percentile (%)", true),
-            y: Axis::new("latency (ms)", true),
+            x: Axis::percentile("percentile (%)"),
+            y: Axis::log("latency (ms)"),
             kind: ChartKind::Step,
             series,
         }));
@@ -363,8 +365,8 @@ pub fn build(r: &Run) -> Doc {
         blocks.push(Block::Chart(Chart {
             id: "throughput-over-time".into(),
             title: "Throughput over time".into(),
-            x: Axis::new("time (s)", false),
-            y: Axis::new("transactions/s", false),
+            x: Axis::linear("time (s)"),
+            y: Axis::linear("transactions/s"),
             kind: ChartKind::Line,
             series: tseries,
         }));
@@ -398,8 +400,8 @@ pub fn build(r: &Run) -> Doc {
         blocks.push(Block::Chart(Chart {
             id: "latency-over-time".into(),
             title: "Transaction latency over time".into(),
-            x: Axis::new("time (s)", false),
-            y: Axis::new("latency (ms)", lo > 0.0 && hi / lo > 20.0),
+            x: Axis::linear("time (s)"),
+            y: Axis::new("latency (ms)", Scale::log_if(lo > 0.0 && hi / lo > 20.0)),
             kind: ChartKind::Line,
             series: lseries,
         }));

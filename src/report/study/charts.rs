@@ -5,7 +5,7 @@ use super::figures::merged;
 use super::names::{finished, panel_key};
 use super::{CellData, Metric, Panel, Stat, StudyData};
 use crate::report::analysis::{self};
-use crate::report::doc::{Axis, Chart, ChartKind, Series};
+use crate::report::doc::{Axis, Chart, ChartKind, Scale, Series};
 use crate::store::{self, StoredPoint};
 
 /// Points of a latency CDF drawn at most.
@@ -22,8 +22,8 @@ pub(super) fn metric_chart(p: &Panel, metric: Metric, id: &str, title: String) -
     Chart {
         id: format!("{}-{id}", p.id),
         title,
-        x: Axis::new("clients", log_clients(&p.clients)),
-        y: Axis::new(metric.axis(), false),
+        x: Axis::new("clients", Scale::log_if(log_clients(&p.clients))),
+        y: Axis::linear(metric.axis()),
         kind: ChartKind::Line,
         series: p
             .series

@@ -101,7 +101,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             }
         }
         let cpu = Chart {
-            y: Axis::new("client CPU (% of one core)", false),
+            y: Axis::linear("client CPU (% of one core)"),
             ..metric_chart(
                 p,
                 Metric::Tps,
@@ -165,16 +165,16 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                 blocks.push(Block::Chart(Chart {
                     id: format!("{}-at-{c}-tps-over-time", p.id),
                     title: format!("{title}: throughput over time at {c} clients"),
-                    x: Axis::new("time (s)", false),
-                    y: Axis::new("transactions/s", false),
+                    x: Axis::linear("time (s)"),
+                    y: Axis::linear("transactions/s"),
                     kind: ChartKind::Line,
                     series: tps_ts,
                 }));
                 blocks.push(Block::Chart(Chart {
                     id: format!("{}-at-{c}-p95-over-time", p.id),
                     title: format!("{title}: p95 latency over time at {c} clients"),
-                    x: Axis::new("time (s)", false),
-                    y: Axis::new("p95 latency (ms)", false),
+                    x: Axis::linear("time (s)"),
+                    y: Axis::linear("p95 latency (ms)"),
                     kind: ChartKind::Line,
                     series: p95_ts,
                 }));
@@ -184,8 +184,8 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                 blocks.push(Block::Chart(Chart {
                     id: format!("{}-at-{c}-latency-cdf", p.id),
                     title: format!("{title}: transaction latency distribution at {c} clients"),
-                    x: Axis::new("latency (ms)", true),
-                    y: Axis::new("transactions at or below (%)", false),
+                    x: Axis::log("latency (ms)"),
+                    y: Axis::linear("transactions at or below (%)"),
                     kind: ChartKind::Step,
                     series: cdf,
                 }));
