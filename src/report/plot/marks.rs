@@ -1,0 +1,102 @@
+//! What of a series can be drawn, and how a series looks: markers, dash
+//! patterns, colours, text widths.
+
+use std::fmt::Write;
+
+use super::scale::Kind;
+use super::*;
+use crate::report::doc::Series;
+
+/// A marker of shape `shape` centred on (x, y), as path data.
+pub(super) fn marker_path(shape: usize, x: f64, y: f64) -> String {
+    let r = 4.0;
+    match shape % MARKERS {
+        0 => format!(
+            "M{:.1} {y:.1}a{r} {r} 0 1 0 {:.1} 0a{r} {r} 0 1 0 {:.1} 0z",
+            x - r,
+            2.0 * r,
+            -2.0 * r
+        ),
+        1 => {
+            let s = r * 0.85;
+            format!(
+                "M{:.1} {:.1}h{:.1}v{:.1}h{:.1}z",
+                x - s,
+                y - s,
+                2.0 * s,
+                2.0 * s,
+                -2.0 * s
+            )
+        }
+        2 => format!(
+            "M{x:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}z",
+            y - r * 1.15,
+            x + r * 1.1,
+            y + r * 0.8,
+            x - r * 1.1,
+            y + r * 0.8
+        ),
+        3 => format!(
+            "M{x:.1} {:.1}L{:.1} {y:.1}L{x:.1} {:.1}L{:.1} {y:.1}z",
+            y - r * 1.2,
+            x + r * 1.2,
+            y + r * 1.2,
+            x - r * 1.2
+        ),
+        4 => format!(
+            "M{x:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}z",
+            y + r * 1.15,
+            x + r * 1.1,
+            y - r * 0.8,
+            x - r * 1.1,
+            y - r * 0.8
+        ),
+        _ => {
+            // A plus, thick enough to read as a shape.
+            let (a, b) = (r * 1.1, r * 0.4);
+            format!(
+                "M{:.1} {:.1}h{:.1}v{:.1}h{:.1}v{:.1}h{:.1}v{:.1}h{:.1}v{:.1}h{:.1}v{:.1}z",
+                x - b,
+                y - a,
+                2.0 * b,
+                a - b,
+                a - b,
+                2.0 * b,
+                b - a,
+                a - b,
+                -2.0 * b,
+                b - a,
+                b - a,
+                -2.0 * b
+            )
+        }
+    }
+}
+
+/// The drawable points of a series: (index, x, y) in scale space.
+pub(super) fn drawable(s: &Series, xk: Kind, yk: Kind) -> Vec<(usize, f64, f64)> {
+    s.points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &(x, y))| Some((i, xk.transform(x)?, yk.transform(y)?)))
+        .collect()
+}
+
+/// The spread of point `i`, in scale space, when both ends are drawable.
+pub(super) fn spread_at(s: &Series, i: usize, yk: Kind) -> Option<(f64, f64)> {
+    let &(lo, hi) = s.spread.as_ref()?.get(i)?;
+    Some((yk.transform(lo)?, yk.transform(hi)?))
+}
+
+pub(super) fn style_attrs(i: usize) -> String {
+    let dash = DASHES[(i / PALETTE.len()) % DASHES.len()];
+    let mut s = format!("stroke=\"{}\"", colour(i));
+    if !dash.is_empty() {
+        let _ = write!(s, " stroke-dasharray=\"{dash}\"");
+    }
+    s
+}
+
+pub(super) fn text_width(s: &str, font: f64) -> f64 {
+    s.chars().count() as f64 * CHAR_W * font / TICK_FONT
+}

@@ -1,0 +1,401 @@
+//! Tests of the charts: scales, ticks, markers and the SVG's structure.
+
+use super::marks::*;
+use super::scale::*;
+use super::*;
+use crate::report::doc::{self, Axis, Chart, ChartKind, Series};
+
+fn chart(kind: ChartKind, x: Axis, y: Axis, series: Vec<Series>) -> Chart {
+    Chart {
+        id: "c".into(),
+        title: "Throughput by clients".into(),
+        x,
+        y,
+        kind,
+        series,
+    }
+}
+
+fn series(name: &str, points: &[(f64, f64)]) -> Series {
+    Series {
+        name: name.into(),
+        points: points.to_vec(),
+        spread: None,
+    }
+}
+
+fn count(s: &str, needle: &str) -> usize {
+    s.matches(needle).count()
+}
+
+/// The labels of the ticks of one axis ("x" or "y"), in order.
+fn tick_labels(svg: &str, axis: &str) -> Vec<String> {
+    let open = format!("<text class=\"tick {axis}\"");
+    svg.split(&open)
+        .skip(1)
+        .map(|rest| {
+            let start = rest.find('>').unwrap() + 1;
+            let end = rest.find("</text>").unwrap();
+            rest[start..end].to_string()
+        })
+        .collect()
+}
+
+fn path_data<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+    let open = format!("<path class=\"{class}\"");
+    svg.split(&open)
+        .skip(1)
+        .map(|rest| {
+            let start = rest.find(" d=\"").unwrap() + 4;
+            let end = start + rest[start..].find('"').unwrap();
+            &rest[start..end]
+        })
+        .collect()
+}
+
+fn clients() -> Vec<f64> {
+    (0..=10).map(|k| 2f64.powi(k)).collect()
+}
+
+#[test]
+fn nice_steps_are_1_2_5() {
+    assert_eq!(nice_step(10.0, 5.0), 2.0);
+    assert_eq!(nice_step(1000.0, 6.0), 200.0);
+    assert_eq!(nice_step(0.07, 6.0), 0.01);
+    assert_eq!(nice_step(37.0, 6.0), 5.0);
+    assert_eq!(nice_step(61.0, 6.0), 10.0);
+}
+
+#[test]
+fn line_chart_has_one_path_and_marker_per_point_per_series() {
+    let xs = clients();
+    let a: Vec<_> = xs.iter().map(|&c| (c, 100.0 * c.sqrt())).collect();
+    let b: Vec<_> = xs.iter().map(|&c| (c, 80.0 * c.sqrt())).collect();
+    let c = chart(
+        ChartKind::Line,
+        Axis::log("clients"),
+        Axis::linear("transactions/s"),
+        vec![series("MariaDB 11", &a), series("PostgreSQL 16", &b)],
+    );
+    let s = svg(&c);
+    assert!(s.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(s.ends_with("</svg>"));
+    assert_eq!(path_data(&s, "series").len(), 2);
+    assert_eq!(count(&s, "class=\"marker\""), 22);
+    assert_eq!(count(&s, "class=\"legend-item\""), 2);
+    assert!(s.contains(">MariaDB 11</text>") && s.contains(">PostgreSQL 16</text>"));
+    assert!(s.contains(">clients</text>") && s.contains(">transactions/s</text>"));
+    // Different colours for the two series.
+    assert!(s.contains(&format!("stroke=\"{}\"", PALETTE[0])));
+    assert!(s.contains(&format!("stroke=\"{}\"", PALETTE[1])));
+    // Each line has 11 vertices: one move, ten line-tos.
+    for d in path_data(&s, "series") {
+        assert_eq!(d.matches('M').count(), 1);
+        assert_eq!(d.matches('L').count(), 10);
+    }
+}
+
+#[test]
+fn log_x_ticks_are_powers_of_ten() {
+    let pts: Vec<_> = clients().iter().map(|&c| (c, c)).collect();
+    let c = chart(
+        ChartKind::Line,
+        Axis::log("clients"),
+        Axis::linear("tps"),
+        vec![series("a", &pts)],
+    );
+    let s = svg(&c);
+    assert_eq!(tick_labels(&s, "x"), ["1", "10", "100", "1000"]);
+    // Linear y from zero, in round steps.
+    let y = tick_labels(&s, "y");
+    assert_eq!(y.first().unwrap(), "0");
+    assert_eq!(y, ["0", "200", "400", "600", "800", "1000", "1200"]);
+}
+
+#[test]
+fn log_y_spans_whole_decades_and_huge_ranges_thin_their_labels() {
+    let c = chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::log("latency (ms)"),
+        vec![series("p99", &[(1.0, 0.02), (2.0, 3.0), (3.0, 450.0)])],
+    );
+    assert_eq!(
+        tick_labels(&svg(&c), "y"),
+        ["0.01", "0.1", "1", "10", "100", "1000"]
+    );
+    let c = chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::log("rows"),
+        vec![series("a", &[(1.0, 1e-6), (2.0, 1e15)])],
+    );
+    let y = tick_labels(&svg(&c), "y");
+    assert!(y.len() <= 11, "{y:?}");
+    assert_eq!(y.first().unwrap(), "1e-6");
+}
+
+#[test]
+fn large_linear_values_get_suffixes() {
+    let c = chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::linear("queries/s"),
+        vec![series("a", &[(1.0, 20_000.0), (2.0, 1_250_000.0)])],
+    );
+    let y = tick_labels(&svg(&c), "y");
+    assert_eq!(
+        y,
+        ["0", "0.2M", "0.4M", "0.6M", "0.8M", "1.0M", "1.2M", "1.4M"]
+    );
+}
+
+#[test]
+fn step_chart_on_a_percentile_scale() {
+    // Latency by percentile: 90 % under 1 ms, 99 % under 4 ms, max 20 ms.
+    let pts = [
+        (0.0, 0.5),
+        (50.0, 0.8),
+        (90.0, 4.0),
+        (99.0, 20.0),
+        (100.0, 20.0),
+    ];
+    let c = chart(
+        ChartKind::Step,
+        Axis::percentile("percentile"),
+        Axis::log("latency (ms)"),
+        vec![series("transaction", &pts)],
+    );
+    let s = svg(&c);
+    assert_eq!(tick_labels(&s, "x"), ["0", "50", "90", "99", "99.9"]);
+    let d = path_data(&s, "series");
+    assert_eq!(d.len(), 1);
+    // Four steps after the start: horizontal then vertical each.
+    assert_eq!(d[0].matches('H').count(), 4);
+    assert_eq!(d[0].matches('V').count(), 4);
+    assert_eq!(count(&s, "class=\"marker\""), 0);
+}
+
+#[test]
+fn step_chart_sorts_by_x() {
+    let c = chart(
+        ChartKind::Step,
+        Axis::linear("latency (ms)"),
+        Axis::linear("share of transactions (%)"),
+        vec![series("cdf", &[(3.0, 100.0), (1.0, 10.0), (2.0, 60.0)])],
+    );
+    let s = svg(&c);
+    let d = path_data(&s, "series")[0];
+    let xs: Vec<f64> = d
+        .split('H')
+        .skip(1)
+        .map(|p| p.split('V').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(xs.windows(2).all(|w| w[0] < w[1]), "{d}");
+}
+
+#[test]
+fn non_finite_points_are_dropped_and_break_the_line() {
+    let pts = [
+        (1.0, 10.0),
+        (2.0, f64::NAN),
+        (4.0, 30.0),
+        (8.0, f64::INFINITY),
+        (16.0, 40.0),
+        (32.0, 45.0),
+    ];
+    let c = chart(
+        ChartKind::Line,
+        Axis::log("clients"),
+        Axis::linear("tps"),
+        vec![series("a", &pts)],
+    );
+    let s = svg(&c);
+    assert_eq!(count(&s, "class=\"marker\""), 4);
+    let d = path_data(&s, "series")[0];
+    assert_eq!(d.matches('M').count(), 3, "{d}");
+    assert!(!s.contains("NaN") && !s.contains("inf"));
+}
+
+#[test]
+fn edge_cases_draw_a_valid_frame() {
+    let cases = vec![
+        vec![series("one point", &[(4.0, 123.0)])],
+        vec![series("zeros", &[(1.0, 0.0), (2.0, 0.0), (4.0, 0.0)])],
+        vec![
+            series("empty", &[]),
+            series("full", &[(1.0, 1.0), (2.0, 2.0)]),
+        ],
+        vec![],
+        vec![series(
+            "all bad",
+            &[(f64::NAN, 1.0), (1.0, f64::NEG_INFINITY)],
+        )],
+    ];
+    for (i, ss) in cases.into_iter().enumerate() {
+        for log in [false, true] {
+            let c = chart(
+                ChartKind::Line,
+                Axis::new("clients", doc::Scale::log_if(log)),
+                Axis::new("tps", doc::Scale::log_if(log)),
+                ss.clone(),
+            );
+            let s = svg(&c);
+            assert!(!s.contains("NaN") && !s.contains("inf"), "case {i}: {s}");
+            assert!(tick_labels(&s, "y").len() >= 2, "case {i} log {log}: {s}");
+            assert!(!tick_labels(&s, "x").is_empty(), "case {i} log {log}");
+        }
+    }
+    let one = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::linear("tps"),
+        vec![series("one point", &[(4.0, 123.0)])],
+    ));
+    assert_eq!(count(&one, "class=\"marker\""), 1);
+    let zeros = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::linear("tps"),
+        vec![series("zeros", &[(1.0, 0.0), (2.0, 0.0)])],
+    ));
+    assert_eq!(tick_labels(&zeros, "y").first().unwrap(), "0");
+    let empty = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::linear("tps"),
+        vec![series("empty", &[]), series("full", &[(1.0, 1.0)])],
+    ));
+    assert!(empty.contains(">empty (no data)</text>"));
+    assert_eq!(path_data(&empty, "series").len(), 1);
+    let nothing = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::linear("tps"),
+        vec![],
+    ));
+    assert!(nothing.contains(">no data</text>"));
+    assert_eq!(count(&nothing, "legend-item"), 0);
+}
+
+#[test]
+fn spread_is_error_bars_for_few_points_and_a_band_for_many() {
+    let mut few = series("a", &[(1.0, 10.0), (2.0, 20.0), (4.0, 25.0)]);
+    few.spread = Some(vec![(9.0, 11.0), (18.0, 22.0), (f64::NAN, 26.0)]);
+    let s = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::linear("tps"),
+        vec![few],
+    ));
+    assert_eq!(count(&s, "class=\"errorbar\""), 2);
+    assert_eq!(count(&s, "class=\"band\""), 0);
+    let pts: Vec<_> = (0..100)
+        .map(|i| (i as f64, 50.0 + (i % 7) as f64))
+        .collect();
+    let mut many = series("tps", &pts);
+    many.spread = Some(pts.iter().map(|p| (p.1 - 5.0, p.1 + 5.0)).collect());
+    let s = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("time (s)"),
+        Axis::linear("tps"),
+        vec![many],
+    ));
+    assert_eq!(count(&s, "class=\"band\""), 1);
+    assert_eq!(count(&s, "class=\"marker\""), 0);
+    // The band widens the y range: 56 + 5 fits.
+    assert_eq!(tick_labels(&s, "y").last().unwrap(), "70");
+}
+
+#[test]
+fn many_series_differ_in_colour_marker_or_dash() {
+    let ss: Vec<Series> = (0..10)
+        .map(|i| {
+            series(
+                &format!("variant {i}"),
+                &[(1.0, i as f64), (2.0, i as f64 + 1.0)],
+            )
+        })
+        .collect();
+    let s = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("clients"),
+        Axis::linear("tps"),
+        ss,
+    ));
+    assert_eq!(count(&s, "class=\"legend-item\""), 10);
+    let styles: std::collections::HashSet<String> = (0..10)
+        .map(|i| format!("{}{}", style_attrs(i), i % MARKERS))
+        .collect();
+    assert_eq!(styles.len(), 10);
+    // The 8th series reuses the first colour, dashed.
+    assert!(s.contains(&format!(
+        "stroke=\"{}\" stroke-dasharray=\"7 4\"",
+        PALETTE[0]
+    )));
+}
+
+#[test]
+fn text_is_escaped() {
+    let c = Chart {
+        title: "a < b & \"c\"".into(),
+        ..chart(
+            ChartKind::Line,
+            Axis::linear("x <1>"),
+            Axis::linear("y"),
+            vec![series("<script>", &[(1.0, 1.0)])],
+        )
+    };
+    let s = svg(&c);
+    assert!(!s.contains("<script>") && !s.contains("a < b"));
+    assert!(s.contains("a &lt; b &amp; &quot;c&quot;"));
+    assert!(s.contains("&lt;script&gt;"));
+}
+
+#[test]
+fn log_x_over_less_than_three_decades_labels_2_and_5() {
+    let pts: Vec<_> = clients()[..10].iter().map(|&c| (c, c)).collect();
+    let s = svg(&chart(
+        ChartKind::Line,
+        Axis::log("clients"),
+        Axis::linear("tps"),
+        vec![series("a", &pts)],
+    ));
+    assert_eq!(
+        tick_labels(&s, "x"),
+        ["1", "2", "5", "10", "20", "50", "100", "200", "500"]
+    );
+}
+
+#[test]
+fn png_draws_the_series_and_the_text() {
+    let pts: Vec<_> = clients().iter().map(|&c| (c, c)).collect();
+    let c = chart(
+        ChartKind::Line,
+        Axis::log("clients"),
+        Axis::linear("tps"),
+        vec![series("a", &pts)],
+    );
+    let bytes = png(&c).unwrap();
+    let mut reader = ::png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.width as f64, 2.0 * WIDTH);
+    let px: Vec<&[u8]> = buf.chunks(info.color_type.samples()).collect();
+    // The series in its colour (#0072B2).
+    let blue = px
+        .iter()
+        .filter(|p| p[0] < 10 && (0x6a..0x7a).contains(&p[1]) && p[2] > 0xa8)
+        .count();
+    assert!(blue > 2000, "{blue} series pixels");
+    // Text: dark grey glyphs in the title band (y < 30 px, doubled),
+    // which holds nothing else.
+    let w = info.width as usize;
+    let title_dark = px[..60 * w]
+        .iter()
+        .filter(|p| p[0] < 100 && p[1] < 100 && p[2] < 100)
+        .count();
+    assert!(title_dark > 500, "{title_dark} title pixels: no font?");
+}
