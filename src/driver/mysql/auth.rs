@@ -12,7 +12,10 @@
 use sha1::{Digest, Sha1};
 use sha2::Sha256;
 
-use super::packet::u16_at;
+use super::packet::{u16_at, Stream};
+use super::result::parse_ok;
+use super::MyConnection;
+use crate::driver::{DbError, DbResult, ErrorKind, ServerAddr};
 
 // Capability flags (the lower 32 bits of the protocol's 64).
 pub const CLIENT_LONG_PASSWORD: u32 = 1;
@@ -207,6 +210,121 @@ pub fn sha2_scramble(password: &[u8], nonce: &[u8]) -> [u8; 32] {
     h.update(nonce);
     let h3: [u8; 32] = h.finalize().into();
     std::array::from_fn(|i| h1[i] ^ h3[i])
+}
+
+impl MyConnection {
+    /// The connection phase: greeting, login packet, then as many rounds of
+    /// plugin switching or extra authentication data as the server wants.
+    pub(super) fn login(&mut self, a: &ServerAddr) -> DbResult<()> {
+        let r = self.read()?;
+        let p = self.io.payload(r.clone());
+        if p.first() == Some(&0xFF) {
+            return Err(self.server_error(r));
+        }
+        let hs = Handshake::parse(p).map_err(|m| self.malformed(&m))?;
+        let needed = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION;
+        if hs.capabilities & needed != needed {
+            return Err(DbError::new(
+                ErrorKind::Other,
+                "",
+                format!(
+                    "server {} is too old: it does not speak the 4.1 protocol",
+                    hs.server_version
+                ),
+            ));
+        }
+        self.caps = WANTED & hs.capabilities;
+        self.ext_caps = (MARIADB_CLIENT_STMT_BULK_OPERATIONS | MARIADB_CLIENT_CACHE_METADATA)
+            & hs.ext_capabilities;
+        if a.database.is_empty() {
+            self.caps &= !CLIENT_CONNECT_WITH_DB;
+        }
+        let password = a.password.as_deref().unwrap_or("");
+        let unsupported = |plugin: &str| {
+            DbError::new(
+                ErrorKind::Other,
+                "2059",
+                format!(
+                    "the account uses the authentication plugin '{plugin}', which dbsweep does not speak; \
+                     use mysql_native_password, e.g. ALTER USER '{}'@'%' IDENTIFIED WITH mysql_native_password BY '…' \
+                     (MariaDB: IDENTIFIED VIA mysql_native_password USING PASSWORD('…'))",
+                    a.user
+                ),
+            )
+        };
+        // Answer the server's plugin if dbsweep speaks it; otherwise answer
+        // as mysql_native_password and let the server switch.
+        let mut plugin = hs.plugin.clone();
+        let data = match scramble(&plugin, password, &hs.nonce) {
+            Some(d) => d,
+            None => {
+                plugin = NATIVE.to_string();
+                scramble(NATIVE, password, &hs.nonce).expect("native is supported")
+            }
+        };
+        self.io.begin_packet();
+        put_response(
+            &mut self.io.wbuf,
+            self.caps,
+            self.ext_caps,
+            &a.user,
+            &data,
+            &a.database,
+            &plugin,
+        );
+        self.send()?;
+        loop {
+            let r = self.read()?;
+            let p = self.io.payload(r.clone());
+            match p.first() {
+                Some(0x00) => {
+                    if let Some((_, status)) = parse_ok(p) {
+                        self.status = status;
+                    }
+                    return Ok(());
+                }
+                Some(0xFF) => return Err(self.server_error(r)),
+                Some(0xFE) if p.len() == 1 => return Err(unsupported("mysql_old_password")),
+                Some(0xFE) => {
+                    // AuthSwitchRequest: plugin name, NUL, the new nonce.
+                    let body = &p[1..];
+                    let nul = body.iter().position(|&b| b == 0).unwrap_or(body.len());
+                    plugin = String::from_utf8_lossy(&body[..nul]).into_owned();
+                    let nonce = body.get(nul + 1..).unwrap_or(&[]);
+                    let data = scramble(&plugin, password, nonce)
+                        .ok_or_else(|| unsupported(&plugin))?;
+                    self.io.begin_packet();
+                    self.io.wbuf.extend_from_slice(&data);
+                    self.send()?;
+                }
+                Some(0x01) if plugin == CACHING_SHA2 => match p.get(1) {
+                    // Fast authentication succeeded; the OK packet follows.
+                    Some(3) => {}
+                    // Full authentication: the server wants the password
+                    // itself, safe to send only over a local socket.
+                    Some(4) if matches!(self.io.stream(), Stream::Unix(_)) => {
+                        self.io.begin_packet();
+                        self.io.wbuf.extend_from_slice(password.as_bytes());
+                        self.io.wbuf.push(0);
+                        self.send()?;
+                    }
+                    Some(4) => {
+                        return Err(DbError::new(
+                            ErrorKind::Other,
+                            "2061",
+                            "the server wants a full caching_sha2_password exchange (the password is not \
+                             in its cache), which needs TLS or an RSA key exchange that dbsweep does not \
+                             implement: connect once through the unix socket (?socket=/path/mysqld.sock) \
+                             to fill the cache, or give the account mysql_native_password"
+                                .to_string(),
+                        ))
+                    }
+                    _ => return Err(self.malformed("unexpected caching_sha2_password message")),
+                },
+                _ => return Err(self.malformed("unexpected packet during authentication")),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
