@@ -85,7 +85,7 @@ impl Loader<'_> {
             // ≥ 1), once per dialect the study's targets speak.
             let mut default_rounds = None;
             for &dialect in &dialects {
-                match (info.build)(&values, dialect, spec_rand) {
+                match (info.build)(info.name, &values, dialect, spec_rand) {
                     Ok(built) => default_rounds = built.default_rounds(),
                     Err(e) => {
                         let at = w.options.as_ref().map_or(w.name.span(), |o| o.span());

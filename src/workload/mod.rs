@@ -109,6 +109,11 @@ pub trait Workload: Send + Sync {
     }
 }
 
+/// Builds a workload from its name, its resolved options, the target's
+/// dialect and the run's random configuration.
+pub type Builder =
+    fn(&'static str, &OptionValues, Dialect, RandConfig) -> anyhow::Result<Box<dyn Workload>>;
+
 /// A built-in workload: what `dbsweep workloads` lists and how to build one.
 #[derive(Clone)]
 pub struct WorkloadInfo {
@@ -116,7 +121,9 @@ pub struct WorkloadInfo {
     pub description: &'static str,
     /// Names of the options this workload takes (see [`options::ALL`]).
     pub options: &'static [&'static str],
-    pub build: fn(&OptionValues, Dialect, RandConfig) -> anyhow::Result<Box<dyn Workload>>,
+    /// Builds the workload; it is given its own name, so that one builder
+    /// can serve a family's workloads from a table.
+    pub build: Builder,
 }
 
 /// Every built-in workload: each family's, in family order.
@@ -152,5 +159,5 @@ pub fn build(
         ))
     })?;
     let values = OptionValues::resolve(info, given)?;
-    (info.build)(&values, dialect, rand)
+    (info.build)(info.name, &values, dialect, rand)
 }

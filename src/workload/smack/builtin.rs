@@ -69,19 +69,19 @@ pub static WORKLOADS: &[WorkloadInfo] = &[
         name: "smack_select",
         description: "Seed 000's read test: select * from Member where aid=?, 1000 rounds per client",
         options: &OPTIONS,
-        build: build_select,
+        build,
     },
     WorkloadInfo {
         name: "smack_update",
         description: "Seed 000's write test: update Member set bill=1 where aid=?, 1000 rounds per client",
         options: &OPTIONS,
-        build: build_update,
+        build,
     },
     WorkloadInfo {
         name: "smack_oltp",
         description: "Seed 000's OLTP transaction: select for update, update, insert, delete; 100 rounds per client",
         options: &OPTIONS,
-        build: build_oltp,
+        build,
     },
 ];
 
@@ -113,16 +113,25 @@ enum Test {
     Oltp,
 }
 
-fn build_select(o: &OptionValues, d: Dialect, r: RandConfig) -> anyhow::Result<Box<dyn Workload>> {
-    Smack::build(Test::Select, o, d, r)
-}
+/// The seed 000 workloads and the test each runs.
+const TESTS: [(&str, Test); 3] = [
+    ("smack_select", Test::Select),
+    ("smack_update", Test::Update),
+    ("smack_oltp", Test::Oltp),
+];
 
-fn build_update(o: &OptionValues, d: Dialect, r: RandConfig) -> anyhow::Result<Box<dyn Workload>> {
-    Smack::build(Test::Update, o, d, r)
-}
-
-fn build_oltp(o: &OptionValues, d: Dialect, r: RandConfig) -> anyhow::Result<Box<dyn Workload>> {
-    Smack::build(Test::Oltp, o, d, r)
+/// Builds the seed 000 test called `name` (one of [`TESTS`]).
+fn build(
+    name: &'static str,
+    o: &OptionValues,
+    d: Dialect,
+    r: RandConfig,
+) -> anyhow::Result<Box<dyn Workload>> {
+    let (_, test) = TESTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("the registry names seed 000 workloads from TESTS");
+    Smack::build(*test, o, d, r)
 }
 
 /// Rows of a table of `base` rows at `scale`: at least one, since every

@@ -71,6 +71,7 @@ pub struct BulkInsert {
 }
 
 pub fn build(
+    _name: &'static str,
     o: &OptionValues,
     dialect: Dialect,
     _rand: RandConfig,

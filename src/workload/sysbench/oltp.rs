@@ -327,76 +327,31 @@ impl Oltp {
     }
 }
 
-pub fn build_read_only(
-    o: &OptionValues,
-    d: Dialect,
-    r: RandConfig,
-) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_read_only", Variant::ReadOnly, o, d, r)
-}
+/// The OLTP workloads and the transaction each runs.
+const VARIANTS: [(&str, Variant); 9] = [
+    ("oltp_read_only", Variant::ReadOnly),
+    ("oltp_read_write", Variant::ReadWrite),
+    ("oltp_write_only", Variant::WriteOnly),
+    ("oltp_point_select", Variant::PointSelect),
+    ("oltp_update_index", Variant::UpdateIndex),
+    ("oltp_update_non_index", Variant::UpdateNonIndex),
+    ("oltp_insert", Variant::Insert),
+    ("oltp_delete", Variant::Delete),
+    ("oltp_simple", Variant::Simple),
+];
 
-pub fn build_read_write(
+/// Builds the OLTP workload called `name` (one of [`VARIANTS`]).
+pub fn build(
+    name: &'static str,
     o: &OptionValues,
     d: Dialect,
     r: RandConfig,
 ) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_read_write", Variant::ReadWrite, o, d, r)
-}
-
-pub fn build_write_only(
-    o: &OptionValues,
-    d: Dialect,
-    r: RandConfig,
-) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_write_only", Variant::WriteOnly, o, d, r)
-}
-
-pub fn build_point_select(
-    o: &OptionValues,
-    d: Dialect,
-    r: RandConfig,
-) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_point_select", Variant::PointSelect, o, d, r)
-}
-
-pub fn build_update_index(
-    o: &OptionValues,
-    d: Dialect,
-    r: RandConfig,
-) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_update_index", Variant::UpdateIndex, o, d, r)
-}
-
-pub fn build_update_non_index(
-    o: &OptionValues,
-    d: Dialect,
-    r: RandConfig,
-) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_update_non_index", Variant::UpdateNonIndex, o, d, r)
-}
-
-pub fn build_insert(
-    o: &OptionValues,
-    d: Dialect,
-    r: RandConfig,
-) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_insert", Variant::Insert, o, d, r)
-}
-
-pub fn build_delete(
-    o: &OptionValues,
-    d: Dialect,
-    r: RandConfig,
-) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_delete", Variant::Delete, o, d, r)
-}
-
-pub fn build_simple(
-    o: &OptionValues,
-    d: Dialect,
-    r: RandConfig,
-) -> anyhow::Result<Box<dyn Workload>> {
-    Oltp::build("oltp_simple", Variant::Simple, o, d, r)
+    let (_, variant) = VARIANTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("the registry names OLTP workloads from VARIANTS");
+    Oltp::build(name, *variant, o, d, r)
 }
 
 impl Workload for Oltp {

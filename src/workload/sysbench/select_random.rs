@@ -32,6 +32,7 @@ pub struct SelectRandom {
 }
 
 pub fn build_points(
+    _name: &'static str,
     o: &OptionValues,
     d: Dialect,
     r: RandConfig,
@@ -44,6 +45,7 @@ pub fn build_points(
 }
 
 pub fn build_ranges(
+    _name: &'static str,
     o: &OptionValues,
     d: Dialect,
     r: RandConfig,
