@@ -9,7 +9,8 @@
 //! monotonic clock into exact histograms. This module describes a file;
 //! `dbsweep smack` (`commands::smack`) runs its main block.
 //!
-//! - [`parse`]: the language (lexer, parser, positions for messages).
+//! - [`parse`]: the language: a parser over the lexer's tokens (`lex`)
+//!   into a file's syntax tree (`syntax`), with positions for messages.
 //! - [`program`]: checks a parsed file and turns it into per-client plans
 //!   before anything connects (undefined names are errors here).
 //! - [`dict`]: dictionaries (`$name` values).
@@ -28,7 +29,9 @@ pub mod builtin;
 pub mod client;
 pub mod dict;
 pub mod gen_data;
+mod lex;
 pub mod parse;
 pub mod program;
 pub mod script;
+mod syntax;
 pub mod table;
