@@ -89,8 +89,20 @@ fn pct_column(p: f64) -> String {
 
 /// The report of one run.
 pub fn build(r: &Run) -> Doc {
+    Doc {
+        title: format!(
+            "{} on {}",
+            r.workload.name,
+            engine_title(r.target.dialect.name())
+        ),
+        facts: facts(r),
+        sections: vec![summary(r), latency(r), over_time(r), clients(r)],
+    }
+}
+
+/// The header facts: what was measured, where, how long, on what.
+fn facts(r: &Run) -> Vec<(String, String)> {
     let res = &r.result;
-    let q = &res.queries;
     let m = &r.machine;
 
     let server = if r.target.server_version.is_empty() {
@@ -157,9 +169,13 @@ pub fn build(r: &Run) -> Doc {
         "tool".into(),
         format!("dbsweep {}", env!("CARGO_PKG_VERSION")),
     ));
+    facts
+}
 
-    let mut sections = Vec::new();
-
+/// The headline, warnings, throughput and errors.
+fn summary(r: &Run) -> Section {
+    let res = &r.result;
+    let q = &res.queries;
     // Summary: the headline, warnings, throughput and errors.
     let mut blocks = Vec::new();
     // Version 1 records do not say which one was asked for: sysbench's 95.
@@ -246,11 +262,16 @@ pub fn build(r: &Run) -> Doc {
         rows,
         wrap: None,
     }));
-    sections.push(Section {
+    Section {
         title: "Summary".into(),
         blocks,
-    });
+    }
+}
 
+/// Latency of the transaction and of each statement type, and its
+/// distribution.
+fn latency(r: &Run) -> Section {
+    let res = &r.result;
     // Latency: the transaction and each statement type.
     let mut columns: Vec<String> = vec!["count".into(), "min".into(), "avg".into()];
     let percentiles: Vec<f64> = res
@@ -325,11 +346,15 @@ pub fn build(r: &Run) -> Doc {
                 .into(),
         ));
     }
-    sections.push(Section {
+    Section {
         title: "Latency".into(),
         blocks,
-    });
+    }
+}
 
+/// Throughput and latency over time, from the measured window's intervals.
+fn over_time(r: &Run) -> Section {
+    let res = &r.result;
     // Over time, from the interval samples of the measured window.
     let interval = r.run.report_interval_s.unwrap_or(0.0);
     let samples: Vec<_> = res
@@ -417,11 +442,16 @@ pub fn build(r: &Run) -> Doc {
                 .into(),
         ));
     }
-    sections.push(Section {
+    Section {
         title: "Over time".into(),
         blocks,
-    });
+    }
+}
 
+/// The clients (fairness, their own CPU) and the server's settings.
+fn clients(r: &Run) -> Section {
+    let res = &r.result;
+    let cpu = &res.client_cpu;
     // The clients: fairness and their own CPU.
     let fair = &res.fairness;
     let mut rows = vec![
@@ -482,19 +512,9 @@ pub fn build(r: &Run) -> Doc {
             wrap: None,
         }));
     }
-    sections.push(Section {
+    Section {
         title: "Clients and server".into(),
         blocks,
-    });
-
-    Doc {
-        title: format!(
-            "{} on {}",
-            r.workload.name,
-            engine_title(r.target.dialect.name())
-        ),
-        facts,
-        sections,
     }
 }
 
