@@ -3,8 +3,9 @@
 //! real sysbench workload (on the fake driver, so only dbsweep's own code is
 //! measured) that differ only in their number of transactions.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+mod util;
+
+use std::sync::atomic::AtomicBool;
 
 use dbsweep::driver::ErrorSet;
 use dbsweep::driver::{self, Dialect, Target};
@@ -12,26 +13,8 @@ use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
 use dbsweep::workload::{self, RandConfig};
 
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: util::alloc::Counting = util::alloc::Counting;
 
 /// Allocations made by one engine run of `events` transactions.
 fn allocations(name: &str, events: u64) -> u64 {
@@ -58,7 +41,7 @@ fn allocations(name: &str, events: u64) -> u64 {
         reconnect_every: None,
         timeout: None,
     };
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = util::alloc::process_allocations();
     let r = engine::run(
         w.as_ref(),
         connect,
@@ -67,7 +50,7 @@ fn allocations(name: &str, events: u64) -> u64 {
         &mut |_| {},
     )
     .unwrap();
-    let after = ALLOCS.load(Ordering::Relaxed);
+    let after = util::alloc::process_allocations();
     assert_eq!(r.counters.transactions, events);
     after - before
 }

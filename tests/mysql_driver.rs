@@ -8,13 +8,12 @@
 //! `mysql` OS user when run as root) and stops it at exit. MariaDB must be
 //! installed (Debian: `apt-get install mariadb-server`).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+mod util;
+
 use std::fs;
 use std::net::TcpListener;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::thread;
@@ -28,33 +27,14 @@ use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
 use dbsweep::workload::{self, NoProgress, RandConfig};
 
-/// Counts allocations per thread, so that a test can check that the
-/// driver's hot path allocates nothing while other tests run alongside.
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use util::servers;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: util::alloc::Counting = util::alloc::Counting;
 
+/// This thread's allocations: tests run alongside each other.
 fn allocations() -> u64 {
-    ALLOCS.with(|n| n.get())
+    util::alloc::thread_allocations()
 }
 
 /// The account and database the tests use.
@@ -67,9 +47,6 @@ struct Server {
     port: u16,
     socket: PathBuf,
 }
-
-/// The running server process and its directory, for the exit handler.
-static PROCESS: Mutex<Option<(Child, PathBuf)>> = Mutex::new(None);
 
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
@@ -89,35 +66,13 @@ fn server_binary() -> PathBuf {
     panic!("no mariadbd found: install MariaDB (Debian: apt-get install mariadb-server) to run these tests");
 }
 
-/// A loopback port nobody listens on (at the moment of asking).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Creates a data directory, starts the server, waits until it accepts
 /// logins, and creates the test account and database.
 fn start_server() -> Server {
     let binary = server_binary();
     let root = unsafe { libc::geteuid() } == 0;
-    let dir = tempfile::Builder::new()
-        .prefix("dbsweep-mysql-test-")
-        .tempdir()
-        .unwrap()
-        .keep();
     // The server runs as `mysql` and must reach its directory.
-    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
-    if root {
-        let status = Command::new("chown")
-            .arg("mysql:")
-            .arg(&dir)
-            .status()
-            .unwrap();
-        assert!(status.success(), "chown mysql {}", dir.display());
-    }
+    let dir = servers::scratch_dir("dbsweep-mysql-test-", servers::os_user("mysql"));
     let data = dir.join("data");
     let mut install = Command::new("mariadb-install-db");
     install
@@ -135,7 +90,7 @@ fn start_server() -> Server {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let port = free_port();
+    let port = servers::free_port();
     let socket = dir.join("mysqld.sock");
     let log = dir.join("mysqld.err");
     let mut cmd = Command::new(binary);
@@ -160,8 +115,7 @@ fn start_server() -> Server {
         cmd.arg("--user=mysql");
     }
     let child = cmd.spawn().expect("start mariadbd");
-    *PROCESS.lock().unwrap() = Some((child, dir.clone()));
-    unsafe { libc::atexit(stop_server) };
+    servers::stop_at_exit(child, dir.clone(), libc::SIGTERM);
 
     let root_addr = ServerAddr {
         host: "localhost".into(),
@@ -172,24 +126,9 @@ fn start_server() -> Server {
         socket: Some(socket.clone()),
         ps_mode: PsMode::Prepared,
     };
-    let started = Instant::now();
-    let mut admin = loop {
-        if let Ok(c) = connect(&target(root_addr.clone())) {
-            break c;
-        }
-        let exited = PROCESS
-            .lock()
-            .unwrap()
-            .as_mut()
-            .is_some_and(|(c, _)| c.try_wait().unwrap().is_some());
-        if exited || started.elapsed() > Duration::from_secs(60) {
-            panic!(
-                "mariadbd did not start; its log:\n{}",
-                fs::read_to_string(&log).unwrap_or_default()
-            );
-        }
-        thread::sleep(Duration::from_millis(50));
-    };
+    let mut admin = servers::wait_for("mariadbd", &log, Duration::from_secs(60), || {
+        Ok(connect(&target(root_addr.clone())).ok())
+    });
     for sql in [
         format!("CREATE USER '{USER}'@'%' IDENTIFIED BY '{PASSWORD}'"),
         format!("GRANT ALL ON *.* TO '{USER}'@'%'"),
@@ -199,27 +138,6 @@ fn start_server() -> Server {
         admin.execute_sql(&sql).unwrap();
     }
     Server { port, socket }
-}
-
-/// Stops the server (SIGTERM, then SIGKILL after 30 s) and removes its
-/// directory; runs when the test binary exits.
-extern "C" fn stop_server() {
-    let Ok(mut guard) = PROCESS.lock() else {
-        return;
-    };
-    if let Some((mut child, dir)) = guard.take() {
-        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-        let t = Instant::now();
-        while child.try_wait().ok().flatten().is_none() {
-            if t.elapsed() > Duration::from_secs(30) {
-                let _ = child.kill();
-                let _ = child.wait();
-                break;
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        let _ = fs::remove_dir_all(dir);
-    }
 }
 
 /// The test account over TCP.
@@ -323,7 +241,7 @@ fn wrong_password_is_access_denied_naming_the_user() {
 #[test]
 fn unreachable_port_names_host_and_port() {
     let mut a = addr(PsMode::Prepared);
-    a.port = free_port();
+    a.port = servers::free_port();
     let e = connect_err(a.clone());
     assert_eq!(e.kind, ErrorKind::ConnectionLost, "{e}");
     assert!(e.message.contains(&format!("127.0.0.1:{}", a.port)), "{e}");

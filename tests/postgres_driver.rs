@@ -9,15 +9,13 @@
 //! The 1,000,000-row load is an ignored test, to be run in release mode:
 //! `cargo test --release --test postgres_driver -- --ignored --nocapture`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::net::TcpListener;
-use std::os::unix::fs::PermissionsExt;
+mod util;
+
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Barrier, Mutex, OnceLock};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use dbsweep::driver::ErrorSet;
@@ -28,38 +26,14 @@ use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
 use dbsweep::workload::{self, NoProgress, RandConfig, Workload};
 
-// ---------------------------------------------------------------------------
-// Allocation counting, per thread (tests run in parallel threads).
-
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count_alloc() {
-    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_alloc();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_alloc();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use util::servers;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: util::alloc::Counting = util::alloc::Counting;
 
+/// This thread's allocations: tests run alongside each other.
 fn allocations() -> u64 {
-    ALLOCS.with(Cell::get)
+    util::alloc::thread_allocations()
 }
 
 // ---------------------------------------------------------------------------
@@ -69,13 +43,11 @@ fn allocations() -> u64 {
 /// URL decoding and SASLprep are exercised.
 const PASSWORD: &str = "sb pass'1";
 
-/// A running scratch server.
+/// A running scratch server (stopped when the test binary exits).
 struct Server {
     /// Holds the data directory and the unix socket.
     root: PathBuf,
     port: u16,
-    /// The postmaster, waited for at exit.
-    child: Mutex<Child>,
 }
 
 static SERVER: OnceLock<Option<Server>> = OnceLock::new();
@@ -85,11 +57,7 @@ fn server() -> Option<&'static Server> {
     SERVER
         .get_or_init(|| {
             let bin = find_bin()?;
-            let s = start(&bin);
-            // Stop it when the test binary exits, whichever test was last.
-            // SAFETY: registers a plain extern "C" function.
-            unsafe { libc::atexit(stop_server) };
-            Some(s)
+            Some(start(&bin))
         })
         .as_ref()
 }
@@ -126,46 +94,10 @@ fn find_bin() -> Option<PathBuf> {
     found.pop().map(|(_, b)| b)
 }
 
-/// uid and gid to run the server as: `postgres` when we are root (the
-/// server refuses to run as root), else ourselves.
-fn server_user() -> (u32, u32) {
-    // SAFETY: geteuid has no preconditions; getpwnam gets a NUL-terminated
-    // name and its result is read at once, before any other getpw* call.
-    unsafe {
-        if libc::geteuid() != 0 {
-            return (libc::geteuid(), libc::getegid());
-        }
-        let pw = libc::getpwnam(c"postgres".as_ptr());
-        assert!(
-            !pw.is_null(),
-            "running as root and there is no postgres user"
-        );
-        ((*pw).pw_uid, (*pw).pw_gid)
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn start(bin: &Path) -> Server {
-    let (uid, gid) = server_user();
-    let root = std::env::temp_dir().join(format!(
-        "dbsweep-pg-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
-    std::fs::create_dir_all(&root).unwrap();
+    let (uid, gid) = servers::os_user("postgres");
     // The server user must reach its data directory and socket.
-    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::os::unix::fs::chown(&root, Some(uid), Some(gid)).unwrap();
+    let root = servers::scratch_dir("dbsweep-pg-", (uid, gid));
     let pwfile = root.join("pw");
     std::fs::write(&pwfile, "super secret\n").unwrap();
     std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid)).unwrap();
@@ -197,7 +129,7 @@ fn start(bin: &Path) -> Server {
     )
     .unwrap();
 
-    let port = free_port();
+    let port = servers::free_port();
     let child = Command::new(bin.join("postgres"))
         .arg("-D")
         .arg(&data)
@@ -219,28 +151,21 @@ fn start(bin: &Path) -> Server {
         .gid(gid)
         .spawn()
         .expect("start postgres");
-    let server = Server {
-        root,
-        port,
-        child: Mutex::new(child),
-    };
+    // SIGINT is the fast shutdown: sessions left open are ended.
+    servers::stop_at_exit(child, root.clone(), libc::SIGINT);
+    let server = Server { root, port };
 
     // Wait until it accepts the superuser, then create the test users and
     // databases.
     let admin = Target::parse(&server.url("postgres", "super secret", "postgres")).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut c = loop {
+    let mut c = servers::wait_for("the scratch server", &log, Duration::from_secs(30), || {
         match driver::connect(&admin) {
-            Ok(c) => break c,
-            Err(e) if Instant::now() < deadline && e.kind == ErrorKind::ConnectionLost => {
-                std::thread::sleep(Duration::from_millis(50))
-            }
-            Err(e) => panic!(
-                "scratch server did not come up: {e}\n{}",
-                std::fs::read_to_string(&log).unwrap_or_default()
-            ),
+            Ok(c) => Ok(Some(c)),
+            // Not listening yet.
+            Err(e) if e.kind == ErrorKind::ConnectionLost => Ok(None),
+            Err(e) => Err(e.to_string()),
         }
-    };
+    });
     let quoted = PASSWORD.replace('\'', "''");
     for sql in [
         format!("CREATE ROLE sbtest LOGIN PASSWORD '{quoted}'"),
@@ -255,17 +180,6 @@ fn start(bin: &Path) -> Server {
         c.execute_sql(&sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
     server
-}
-
-extern "C" fn stop_server() {
-    if let Some(Some(s)) = SERVER.get() {
-        let mut child = s.child.lock().unwrap_or_else(|p| p.into_inner());
-        // SIGINT is the fast shutdown: sessions left open are ended.
-        // SAFETY: kill on our own child's pid.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let _ = child.wait();
-        let _ = std::fs::remove_dir_all(&s.root);
-    }
 }
 
 impl Server {
@@ -388,7 +302,7 @@ fn wrong_or_missing_password_names_user_place_and_cause() {
 
 #[test]
 fn unreachable_port_names_host_and_port() {
-    let port = free_port();
+    let port = servers::free_port();
     let t = Target::parse(&format!("postgres://sbtest:x@127.0.0.1:{port}/sbtest")).unwrap();
     let e = driver::connect(&t).err().unwrap();
     assert_eq!(e.kind, ErrorKind::ConnectionLost);

@@ -3,7 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod alloc;
 pub mod record;
+pub mod servers;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
