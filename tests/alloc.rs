@@ -11,7 +11,8 @@ use dbsweep::driver::ErrorSet;
 use dbsweep::driver::{self, Dialect, Target};
 use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
-use dbsweep::workload::{self, RandConfig};
+use dbsweep::rand::RandConfig;
+use dbsweep::workload::{self};
 
 #[global_allocator]
 static GLOBAL: util::alloc::Counting = util::alloc::Counting;

@@ -25,7 +25,9 @@ use dbsweep::driver::{
 };
 use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
-use dbsweep::workload::{self, NoProgress, RandConfig};
+use dbsweep::rand::RandConfig;
+use dbsweep::util::progress::NoProgress;
+use dbsweep::workload::{self};
 
 use util::servers;
 

@@ -24,7 +24,9 @@ use dbsweep::driver::{
 };
 use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
-use dbsweep::workload::{self, NoProgress, RandConfig, Workload};
+use dbsweep::rand::RandConfig;
+use dbsweep::util::progress::NoProgress;
+use dbsweep::workload::{self, Workload};
 
 use util::servers;
 

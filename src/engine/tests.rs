@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::*;
 use crate::driver::{self, ErrorKind, Target, Value};
-use crate::workload::{ClientScript, Connector, Op, OptionValues, Progress, StatementDef};
+use crate::util::progress::Progress;
+use crate::workload::{ClientScript, Connector, Op, OptionValues, StatementDef};
 
 /// BEGIN; SELECT; UPDATE; COMMIT — four queries: 1 read, 1 write, 2 other.
 struct TestWorkload {

@@ -11,8 +11,9 @@ use crate::driver::ErrorSet;
 use crate::driver::{PsMode, Target};
 use crate::engine::RunConfig;
 use crate::rand::dist::{DistKind, DistParams};
+use crate::rand::RandConfig;
 use crate::server::{ServerKind, ServerSpec};
-use crate::workload::{OptionValues, RandConfig, WorkloadInfo};
+use crate::workload::{OptionValues, WorkloadInfo};
 
 /// A whole campaign: targets × variants × CPU sets × workloads × client
 /// counts × repeats, plus how to run and when to give up on a series.

@@ -76,7 +76,7 @@ impl Loader<'_> {
                 })?,
                 None => DistKind::Uniform,
             };
-            let spec_rand = crate::workload::RandConfig {
+            let spec_rand = crate::rand::RandConfig {
                 kind: rand_type,
                 params: Default::default(),
                 seed: 1,

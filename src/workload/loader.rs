@@ -22,7 +22,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use anyhow::Context as _;
 
 use crate::driver::{Connection, Dialect, Value};
-use crate::workload::{Connector, Progress};
+use crate::util::progress::Progress;
+use crate::workload::Connector;
 use crate::UsageError;
 
 /// Rows generated between two progress updates: often enough for a smooth

@@ -23,7 +23,8 @@ pub mod sysbench;
 use std::borrow::Cow;
 
 use crate::driver::{Connection, DbResult, Dialect, StmtId, Value};
-use crate::rand::Rng;
+use crate::rand::{RandConfig, Rng};
+use crate::util::progress::Progress;
 
 pub use options::{OptionSpec, OptionValues};
 
@@ -53,9 +54,6 @@ pub trait ClientScript: Send {
     fn start(&mut self);
     fn next(&mut self) -> Option<Op<'_>>;
 }
-
-pub use crate::rand::RandConfig;
-pub use crate::util::progress::{NoProgress, Progress};
 
 /// Opens a new connection to the workload's target.
 pub type Connector<'a> = &'a (dyn Fn() -> DbResult<Box<dyn Connection>> + Sync);

@@ -20,9 +20,8 @@ use std::sync::Arc;
 
 use crate::driver::{Dialect, StmtId, Value};
 use crate::rand::Rng;
-use crate::workload::{
-    ClientScript, Connector, Op, OptionValues, Progress, StatementDef, Workload,
-};
+use crate::util::progress::Progress;
+use crate::workload::{ClientScript, Connector, Op, OptionValues, StatementDef, Workload};
 
 use super::dict::{DictCursor, Dictionary};
 

@@ -38,10 +38,10 @@ use super::schema::{
     check_tables, drop_tables, ensure_absent, render, table_name, table_tail, usage,
 };
 use crate::driver::{Connection, DbResult, Dialect, Value};
+use crate::rand::RandConfig;
 use crate::rand::Rng;
-use crate::workload::{
-    ClientScript, Connector, Op, OptionValues, Progress, RandConfig, StatementDef, Workload,
-};
+use crate::util::progress::Progress;
+use crate::workload::{ClientScript, Connector, Op, OptionValues, StatementDef, Workload};
 
 /// Id space of one client among those sharing a table.
 const SLOT: i64 = 1 << 40;

@@ -15,10 +15,10 @@ use std::sync::Arc;
 use super::schema::{render, usage, Schema, C_TEMPLATE, PAD_TEMPLATE};
 use crate::driver::{Connection, Dialect, StmtId, Value};
 use crate::rand::dist::Dist;
+use crate::rand::RandConfig;
 use crate::rand::{Rng, UniqueSeq};
-use crate::workload::{
-    ClientScript, Connector, Op, OptionValues, Progress, RandConfig, StatementDef, Workload,
-};
+use crate::util::progress::Progress;
+use crate::workload::{ClientScript, Connector, Op, OptionValues, StatementDef, Workload};
 
 /// One statement shape (prepared once per table). Several shapes share SQL
 /// but differ in where their values come from.

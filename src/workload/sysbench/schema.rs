@@ -21,9 +21,11 @@ use anyhow::Context as _;
 
 use crate::driver::{Connection, Dialect, Value};
 use crate::rand::dist::Dist;
+use crate::rand::RandConfig;
 use crate::rand::Rng;
+use crate::util::progress::Progress;
 use crate::workload::loader::{self, RowSource, TablePlan};
-use crate::workload::{Connector, OptionValues, Progress, RandConfig};
+use crate::workload::{Connector, OptionValues};
 
 pub use crate::workload::loader::{check_tables, drop_tables, ensure_absent, usage};
 

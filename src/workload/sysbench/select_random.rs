@@ -9,10 +9,10 @@
 use super::schema::{render, usage, Schema};
 use crate::driver::{Connection, Dialect, Value};
 use crate::rand::dist::Dist;
+use crate::rand::RandConfig;
 use crate::rand::Rng;
-use crate::workload::{
-    ClientScript, Connector, Op, OptionValues, Progress, RandConfig, StatementDef, Workload,
-};
+use crate::util::progress::Progress;
+use crate::workload::{ClientScript, Connector, Op, OptionValues, StatementDef, Workload};
 
 /// Which of the two scripts.
 #[derive(Debug, Clone, Copy)]

@@ -10,8 +10,10 @@ use tempfile::TempDir;
 use crate::driver::sqlite::SqliteConnection;
 use crate::driver::{Connection, DbResult, Dialect, Outcome, QueryClass};
 use crate::rand::dist::{DistKind, DistParams};
+use crate::rand::RandConfig;
 use crate::rand::Rng;
-use crate::workload::{self, ClientScript, NoProgress, Op, RandConfig, Workload};
+use crate::util::progress::NoProgress;
+use crate::workload::{self, ClientScript, Op, Workload};
 
 /// Uniform ids with `seed`.
 pub fn rand_config(seed: u64) -> RandConfig {

@@ -53,11 +53,12 @@ mod data;
 
 use self::data::Data;
 use crate::driver::{Connection, Dialect, Value};
+use crate::rand::RandConfig;
 use crate::rand::Rng;
+use crate::util::progress::Progress;
 use crate::workload::loader::drop_tables;
 use crate::workload::{
-    ClientScript, Connector, Op, OptionValues, Progress, RandConfig, StatementDef, Workload,
-    WorkloadInfo,
+    ClientScript, Connector, Op, OptionValues, StatementDef, Workload, WorkloadInfo,
 };
 
 /// Options of every seed 000 workload.
