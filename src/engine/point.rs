@@ -224,7 +224,7 @@ fn us(ns: u64) -> f64 {
 }
 
 /// A latency summary in the record's unit (µs, measured in ns).
-pub fn latency(l: &LatencySummary) -> record::Latency {
+fn latency(l: &LatencySummary) -> record::Latency {
     record::Latency {
         count: l.count,
         min_us: us(l.min_ns),
