@@ -216,6 +216,7 @@ fn outcome(res: &RunResult, percentiles: &[f64]) -> record::Outcome {
             histogram: record::Histogram::from(&res.connect.latency),
         }),
         histograms: Some(histograms),
+        metrics: None,
     }
 }
 

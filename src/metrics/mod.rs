@@ -7,3 +7,4 @@
 
 pub mod cpu;
 pub mod machine;
+pub mod proc;

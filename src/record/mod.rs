@@ -14,14 +14,15 @@
 //!
 //! - `dbsweep-run/1`: dbsweep 0.1.0.
 //! - `dbsweep-run/2` ([`SCHEMA_ID`]): adds `result.histograms`,
-//!   `result.connect`, `run.percentile`, `run.timeout_s` and the stop
-//!   reason `timeout`.
+//!   `result.connect`, `result.metrics`, `run.percentile`, `run.timeout_s`
+//!   and the stop reason `timeout`.
 //!
 //! Both are read ([`read`]); a document of version 1 simply lacks the
 //! additions. Anything else is refused with a message naming its version.
 
 pub mod histogram;
 pub mod map;
+pub mod metrics;
 mod outcome;
 mod run;
 mod sample;
@@ -30,6 +31,7 @@ use std::io::{Read, Write};
 
 pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
+pub use metrics::Metrics;
 pub use outcome::{
     ClientCpu, Connect, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
     Queries, StatementLatency, StopReason,

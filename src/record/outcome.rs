@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::histogram::Histogram;
 use super::map::OrderedMap;
+use super::metrics::Metrics;
 
 /// What the run measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -53,6 +54,10 @@ pub struct Outcome {
     /// results database they are kept in `point_histogram` instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<Histograms>,
+    /// The machine, the server and the client beside the run (version 2;
+    /// absent with `--metrics off`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<Metrics>,
 }
 
 /// Statements by sysbench's classes.

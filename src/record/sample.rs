@@ -113,6 +113,7 @@ impl Run {
                 }],
                 connect: None,
                 histograms: None,
+                metrics: None,
             },
         }
     }

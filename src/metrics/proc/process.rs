@@ -1,0 +1,269 @@
+//! A process tree's cumulative use of the machine: CPU, resident memory,
+//! context switches and storage IO of a process and all its descendants
+//! (`/proc/PID/stat`, `status`, `io`), and the difference of two readings.
+//!
+//! mysqld is one process with many threads; PostgreSQL is a postmaster with
+//! one backend process per connection, so the tree is what measures it.
+//! Descendants that ended between two readings are not lost: their parent
+//! reaped them, and the kernel added their CPU to the parent's
+//! children-times (`cutime`, `cstime`), which the root's reading includes.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::record::metrics::Process;
+
+/// One process's line of `/proc/PID/stat`: the fields the tree needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PidStat {
+    pub pid: u32,
+    pub ppid: u32,
+    /// CPU in user and kernel mode, and of reaped children, clock ticks.
+    pub utime: u64,
+    pub stime: u64,
+    pub cutime: u64,
+    pub cstime: u64,
+    /// Resident set, pages.
+    pub rss_pages: u64,
+}
+
+/// Parses a `/proc/PID/stat` line. The command name is in parentheses and
+/// may itself hold spaces and parentheses, so the fields are counted from
+/// the last `)`.
+pub fn parse_pid_stat(line: &str) -> Result<PidStat, String> {
+    let bad = || format!("/proc/PID/stat: cannot read '{}'", line.trim());
+    let open = line.find('(').ok_or_else(bad)?;
+    let close = line.rfind(')').ok_or_else(bad)?;
+    let pid = line[..open].trim().parse().map_err(|_| bad())?;
+    // After the name: state (field 3), ppid (4), … utime (14), stime (15),
+    // cutime (16), cstime (17), … rss (24), numbered as in proc(5).
+    let f: Vec<&str> = line[close + 1..].split_ascii_whitespace().collect();
+    let n = |field: usize| -> Result<u64, String> {
+        let s = f.get(field - 3).ok_or_else(bad)?;
+        // cutime and cstime are signed in the kernel's declaration.
+        s.parse::<i64>().map(|v| v.max(0) as u64).map_err(|_| bad())
+    };
+    Ok(PidStat {
+        pid,
+        ppid: n(4)? as u32,
+        utime: n(14)?,
+        stime: n(15)?,
+        cutime: n(16)?,
+        cstime: n(17)?,
+        rss_pages: n(24)?,
+    })
+}
+
+/// Voluntary and involuntary context switches from `/proc/PID/status`.
+pub fn parse_status_switches(text: &str) -> (u64, u64) {
+    let get = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (
+        get("voluntary_ctxt_switches"),
+        get("nonvoluntary_ctxt_switches"),
+    )
+}
+
+/// Bytes read from and written to storage, from `/proc/PID/io`; `None`
+/// when the file could not be read (another user's process).
+pub fn parse_io(text: &str) -> Option<(u64, u64)> {
+    let get = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    Some((get("read_bytes")?, get("write_bytes")?))
+}
+
+/// The tree's cumulative counters at one reading.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TreeSnap {
+    /// User and system CPU, clock ticks (the root's reaped children
+    /// included).
+    pub user_ticks: u64,
+    pub system_ticks: u64,
+    pub rss_bytes: u64,
+    pub voluntary: u64,
+    pub involuntary: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub processes: u64,
+    /// Some process's `/proc/PID/io` could not be read.
+    pub io_unreadable: bool,
+}
+
+/// Every process's stat line under `proc` (normally `/proc`), by pid.
+/// Processes that end while being read are skipped.
+pub fn all_stats(proc: &Path) -> HashMap<u32, PidStat> {
+    let mut out = HashMap::new();
+    let Ok(dir) = std::fs::read_dir(proc) else {
+        return out;
+    };
+    for e in dir.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Ok(text) = std::fs::read_to_string(e.path().join("stat")) {
+            if let Ok(s) = parse_pid_stat(&text) {
+                out.insert(pid, s);
+            }
+        }
+    }
+    out
+}
+
+/// `root` and all its descendants in `stats`.
+pub fn tree(root: u32, stats: &HashMap<u32, PidStat>) -> Vec<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for s in stats.values() {
+        children.entry(s.ppid).or_default().push(s.pid);
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![root];
+    while let Some(p) = todo.pop() {
+        if !stats.contains_key(&p) || out.contains(&p) {
+            continue;
+        }
+        out.push(p);
+        if let Some(c) = children.get(&p) {
+            todo.extend(c);
+        }
+    }
+    out
+}
+
+/// Reads the tree of `root` under `proc`: `None` when `root` is gone.
+pub fn read_tree(proc: &Path, root: u32, page_bytes: u64) -> Option<TreeSnap> {
+    let stats = all_stats(proc);
+    let root_stat = stats.get(&root)?;
+    let mut snap = TreeSnap {
+        user_ticks: root_stat.cutime,
+        system_ticks: root_stat.cstime,
+        ..TreeSnap::default()
+    };
+    for pid in tree(root, &stats) {
+        let s = &stats[&pid];
+        snap.user_ticks += s.utime;
+        snap.system_ticks += s.stime;
+        snap.rss_bytes += s.rss_pages * page_bytes;
+        snap.processes += 1;
+        let dir = proc.join(pid.to_string());
+        if let Ok(text) = std::fs::read_to_string(dir.join("status")) {
+            let (v, i) = parse_status_switches(&text);
+            snap.voluntary += v;
+            snap.involuntary += i;
+        }
+        match std::fs::read_to_string(dir.join("io"))
+            .ok()
+            .and_then(|t| parse_io(&t))
+        {
+            Some((r, w)) => {
+                snap.read_bytes += r;
+                snap.write_bytes += w;
+            }
+            None => snap.io_unreadable = true,
+        }
+    }
+    Some(snap)
+}
+
+/// What the tree used between two readings (levels from `now`).
+pub fn delta(before: &TreeSnap, now: &TreeSnap, tick_s: f64) -> Process {
+    Process {
+        cpu_user_s: now.user_ticks.saturating_sub(before.user_ticks) as f64 * tick_s,
+        cpu_system_s: now.system_ticks.saturating_sub(before.system_ticks) as f64 * tick_s,
+        rss_bytes: now.rss_bytes,
+        voluntary_switches: now.voluntary.saturating_sub(before.voluntary),
+        involuntary_switches: now.involuntary.saturating_sub(before.involuntary),
+        read_bytes: now.read_bytes.saturating_sub(before.read_bytes),
+        write_bytes: now.write_bytes.saturating_sub(before.write_bytes),
+        processes: now.processes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        let p = format!("{}/tests/fixtures/proc/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+    }
+
+    #[test]
+    fn reads_stat_lines_whatever_the_command_name() {
+        let s = parse_pid_stat(&fixture("pid-stat-odd")).unwrap();
+        assert_eq!(
+            (
+                s.pid,
+                s.ppid,
+                s.utime,
+                s.stime,
+                s.cutime,
+                s.cstime,
+                s.rss_pages
+            ),
+            (12345, 1, 250, 75, 10, 5, 2500)
+        );
+        let s = parse_pid_stat(&fixture("pid-stat")).unwrap();
+        assert!(s.pid > 0 && s.ppid > 0, "{s:?}");
+        assert!(parse_pid_stat("12 (x) S 1").is_err());
+    }
+
+    #[test]
+    fn reads_status_and_io() {
+        assert_eq!(parse_status_switches(&fixture("pid-status")), (0, 0));
+        assert_eq!(
+            parse_status_switches("voluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t3\n"),
+            (12, 3)
+        );
+        assert_eq!(parse_io(&fixture("pid-io")), Some((0, 0)));
+        assert_eq!(parse_io("rchar: 5\n"), None);
+    }
+
+    #[test]
+    fn a_tree_is_its_root_and_every_descendant() {
+        let stat = |pid, ppid| PidStat {
+            pid,
+            ppid,
+            ..PidStat::default()
+        };
+        let stats: HashMap<u32, PidStat> = [
+            stat(1, 0),
+            stat(10, 1),
+            stat(11, 10),
+            stat(12, 10),
+            stat(20, 1),
+        ]
+        .into_iter()
+        .map(|s| (s.pid, s))
+        .collect();
+        let mut t = tree(10, &stats);
+        t.sort();
+        assert_eq!(t, [10, 11, 12]);
+        assert!(tree(99, &stats).is_empty());
+    }
+
+    #[test]
+    fn this_process_is_a_tree_of_one_that_uses_cpu() {
+        let tick = 1.0 / 100.0;
+        let page = 4096;
+        let me = std::process::id();
+        let before = read_tree(Path::new("/proc"), me, page).unwrap();
+        let t = std::time::Instant::now();
+        let mut x = 0u64;
+        while t.elapsed() < std::time::Duration::from_millis(200) {
+            x = x.wrapping_mul(31).wrapping_add(7);
+        }
+        std::hint::black_box(x);
+        let now = read_tree(Path::new("/proc"), me, page).unwrap();
+        let d = delta(&before, &now, tick);
+        assert!(d.cpu_s() > 0.05, "{d:?}");
+        assert!(d.rss_bytes > 0 && d.processes >= 1);
+    }
+}

@@ -1,0 +1,267 @@
+//! What the machine, the server and the client did while a run ran,
+//! sampled beside it (`metrics::sampler`): a time series of samples, the
+//! totals of the warmup and of the measured window, the figures derived
+//! from the window's totals, and what could not be measured, with why.
+//!
+//! Every quantity of a [`Usage`] is what happened *during* its interval
+//! (a difference of two readings of a counter), except the few marked as
+//! a level at the interval's end (memory, running processes, RSS).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::map::OrderedMap;
+
+/// The machine, the server and the client beside one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Metrics {
+    /// Seconds between samples (`--metrics-interval`).
+    pub interval_s: f64,
+    /// The server's processes, as found.
+    pub server_process: ServerProcess,
+    /// Totals over the warmup; absent without one.
+    pub warmup: Option<Usage>,
+    /// Totals over the measured window (from a reading at its start to one
+    /// at its end).
+    pub window: Usage,
+    /// Figures derived from the window's totals and the run's counts.
+    pub figures: Figures,
+    /// One per interval, warmup included: the time series.
+    pub samples: Vec<Sample>,
+    /// What could not be measured, and why: a figure that is absent is
+    /// named here, never reported as 0.
+    pub gaps: Vec<Gap>,
+    /// InnoDB's SEMAPHORES section as the server printed it, at the
+    /// window's start and at its end (MariaDB/MySQL only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub innodb_semaphores: Vec<String>,
+}
+
+/// Where the server's processes were found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServerProcess {
+    /// The server's main process (mysqld, the PostgreSQL postmaster);
+    /// absent when it was not found.
+    pub pid: Option<u32>,
+    /// How: `managed` (started by dbsweep), `listening on 127.0.0.1:PORT`
+    /// or `listening on SOCKET`, `embedded` (SQLite runs in the client), or
+    /// why it was not found.
+    pub how: String,
+}
+
+/// One interval of the time series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sample {
+    /// Seconds since the clients were released, at the interval's end.
+    pub t_s: f64,
+    /// The interval lies (at least partly) in the warmup.
+    pub warmup: bool,
+    pub usage: Usage,
+}
+
+/// What happened during one interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    /// Length of the interval, seconds.
+    pub duration_s: f64,
+    /// CPU time of every CPU together, by kind (`/proc/stat`), seconds.
+    pub cpu: CpuTime,
+    /// The same per CPU, in CPU number order (`cpu0`, `cpu1`, …).
+    pub per_cpu: Vec<CpuTime>,
+    /// Context switches on the machine.
+    pub context_switches: u64,
+    /// Processes running, and blocked on IO, at the interval's end.
+    pub procs_running: u64,
+    pub procs_blocked: u64,
+    /// Memory at the interval's end, bytes (`/proc/meminfo`).
+    pub memory: Memory,
+    /// Per block device that did any IO.
+    pub disks: Vec<Disk>,
+    /// Per network interface that moved any bytes (`lo` is the loopback
+    /// the clients talk to a local server over).
+    pub network: Vec<Net>,
+    /// The server's processes together; absent when not found.
+    pub server: Option<Process>,
+    /// dbsweep itself.
+    pub client: Process,
+    /// The server's own counters over SQL, the monitoring connection's
+    /// statements taken out where they count: differences for counters,
+    /// levels at the end for gauges (e.g. `Threads_running`).
+    pub sql: OrderedMap<f64>,
+    /// PostgreSQL: wait events of the active backends, sampled
+    /// (`wait_event_type:wait_event` → backends seen waiting on it).
+    #[serde(default, skip_serializing_if = "OrderedMap::is_empty")]
+    pub waits: OrderedMap<u64>,
+    /// How many backends were looked at for `waits` (the denominator of a
+    /// wait's share).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub wait_samples: u64,
+    /// Statements the monitoring connection ran, not part of the workload.
+    pub monitor_statements: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// CPU time by kind, seconds (the kernel's accounting, `/proc/stat`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CpuTime {
+    pub user_s: f64,
+    pub nice_s: f64,
+    pub system_s: f64,
+    pub idle_s: f64,
+    pub iowait_s: f64,
+    pub irq_s: f64,
+    pub softirq_s: f64,
+    pub steal_s: f64,
+}
+
+impl CpuTime {
+    /// Every kind together.
+    pub fn total_s(&self) -> f64 {
+        self.user_s
+            + self.nice_s
+            + self.system_s
+            + self.idle_s
+            + self.iowait_s
+            + self.irq_s
+            + self.softirq_s
+            + self.steal_s
+    }
+
+    /// Busy: everything but idle and iowait (waiting for IO is idle time
+    /// with IO outstanding).
+    pub fn busy_s(&self) -> f64 {
+        self.total_s() - self.idle_s - self.iowait_s
+    }
+}
+
+/// Memory levels, bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    pub available_bytes: u64,
+    pub dirty_bytes: u64,
+    pub swap_used_bytes: u64,
+}
+
+/// One block device's IO during an interval (`/proc/diskstats`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Disk {
+    pub name: String,
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Time the device had IO in flight, seconds (its utilisation is this
+    /// over the interval).
+    pub busy_s: f64,
+    /// Time requests spent queued and served, seconds (its average wait is
+    /// this over reads + writes).
+    pub wait_s: f64,
+}
+
+/// One network interface's traffic during an interval (`/proc/net/dev`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Net {
+    pub name: String,
+    pub rx_bytes: u64,
+    pub tx_bytes: u64,
+}
+
+/// A process tree's use of the machine during an interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Process {
+    pub cpu_user_s: f64,
+    pub cpu_system_s: f64,
+    /// Resident memory at the interval's end, bytes.
+    pub rss_bytes: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+    /// Bytes read from and written to storage (`/proc/PID/io`; needs the
+    /// same user or root).
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Processes in the tree at the interval's end.
+    pub processes: u64,
+}
+
+impl Process {
+    pub fn cpu_s(&self) -> f64 {
+        self.cpu_user_s + self.cpu_system_s
+    }
+}
+
+/// A derived figure, with what it was computed from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Figure {
+    pub value: f64,
+    /// Its inputs, e.g. `server CPU 12.4 s / 10,000 transactions`.
+    pub from: String,
+}
+
+/// What the window's totals say about the run. Each is absent when it
+/// could not be computed; [`Metrics::gaps`] says why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Figures {
+    /// Busy share of every CPU of the machine, %.
+    pub cpu_busy_pct: Option<Figure>,
+    /// User, system and iowait shares of every CPU, %.
+    pub cpu_user_pct: Option<Figure>,
+    pub cpu_system_pct: Option<Figure>,
+    pub iowait_pct: Option<Figure>,
+    /// The server's, the client's and everything else's share of the
+    /// machine's CPU, %.
+    pub server_cpu_pct: Option<Figure>,
+    pub client_cpu_pct: Option<Figure>,
+    pub other_cpu_pct: Option<Figure>,
+    /// The server's CPU per transaction and per query, µs.
+    pub server_cpu_us_per_transaction: Option<Figure>,
+    pub server_cpu_us_per_query: Option<Figure>,
+    /// Context switches on the machine per transaction.
+    pub context_switches_per_transaction: Option<Figure>,
+    /// MB read and written on every disk per transaction.
+    pub disk_mb_per_transaction: Option<Figure>,
+    /// Share of page reads served from the server's cache, %.
+    pub buffer_pool_hit_pct: Option<Figure>,
+    /// Row lock waits and deadlocks per second, as the server counts them.
+    pub row_lock_waits_per_s: Option<Figure>,
+    pub deadlocks_per_s: Option<Figure>,
+    /// InnoDB semaphore OS waits per transaction.
+    pub semaphore_os_waits_per_transaction: Option<Figure>,
+    /// PostgreSQL: the most frequent wait events of the window, with their
+    /// share of the backends looked at, %.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub top_waits: Vec<Wait>,
+}
+
+/// One wait event and how often backends were seen waiting on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Wait {
+    /// `wait_event_type:wait_event`, e.g. `Lock:transactionid`.
+    pub event: String,
+    pub samples: u64,
+    /// Share of the backends looked at, %.
+    pub pct: f64,
+}
+
+/// Something that could not be measured.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Gap {
+    /// What: a figure's name, or a source (`server process`, `disk`, …).
+    pub what: String,
+    pub why: String,
+}
