@@ -222,6 +222,10 @@ impl Connection for FakeConnection {
         Ok(n)
     }
 
+    fn query_text(&mut self, _sql: &str) -> DbResult<super::Rows> {
+        Ok(Vec::new())
+    }
+
     fn server_info(&mut self) -> DbResult<ServerInfo> {
         Ok(ServerInfo {
             version: "fake".into(),

@@ -28,6 +28,9 @@ use std::fmt;
 
 pub use self::url::{PsMode, ServerAddr, Target, TargetKind};
 
+/// Rows of a [`Connection::query_text`]: every value as text, NULL as `None`.
+pub type Rows = Vec<Vec<Option<String>>>;
+
 /// Index of a prepared statement in the list given to [`Connection::prepare_all`].
 pub type StmtId = usize;
 
@@ -276,6 +279,11 @@ pub trait Connection: Send {
 
     /// Version and effective settings of the server.
     fn server_info(&mut self) -> DbResult<ServerInfo>;
+
+    /// Runs `sql` as text (no parameters) and returns its rows, every value
+    /// as text (`None` for NULL): for a monitoring connection's queries of
+    /// the server's counters, never a workload's.
+    fn query_text(&mut self, sql: &str) -> DbResult<Rows>;
 
     /// A handle that can abort a statement running on this connection from
     /// another thread, if the engine supports it.

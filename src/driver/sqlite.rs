@@ -292,6 +292,29 @@ impl Connection for SqliteConnection {
         })
     }
 
+    fn query_text(&mut self, sql: &str) -> DbResult<super::Rows> {
+        let mut stmt = self.conn.prepare(sql).map_err(classify)?;
+        let n = stmt.column_count();
+        let rows = stmt
+            .query_map([], |r| {
+                (0..n)
+                    .map(|i| {
+                        Ok(match r.get::<_, rusqlite::types::Value>(i)? {
+                            rusqlite::types::Value::Null => None,
+                            rusqlite::types::Value::Integer(v) => Some(v.to_string()),
+                            rusqlite::types::Value::Real(v) => Some(v.to_string()),
+                            rusqlite::types::Value::Text(t) => Some(t),
+                            rusqlite::types::Value::Blob(b) => {
+                                Some(String::from_utf8_lossy(&b).into_owned())
+                            }
+                        })
+                    })
+                    .collect()
+            })
+            .map_err(classify)?;
+        rows.collect::<Result<_, _>>().map_err(classify)
+    }
+
     fn interrupter(&self) -> Option<Box<dyn Interrupter>> {
         Some(Box::new(SqliteInterrupter(
             self.conn.get_interrupt_handle(),

@@ -1,10 +1,19 @@
-//! What the machine is and what it was doing: the description recorded with
-//! every result (CPU model, cores, kernel) and the CPU this process uses.
-//! Per-interval OS and server counters will live here too.
+//! What the machine and the server were doing while a run ran, and what
+//! the machine is: measured beside every run, at negligible cost, so a
+//! reader can tell whether a curve flattened because the server ran out of
+//! CPU, waited on IO or waited on locks.
 //!
 //! - [`machine`]: the machine a result was measured on.
 //! - [`cpu`]: usable CPUs and this process's own CPU time.
+//! - [`proc`]: reading `/proc` (machine counters, process trees, listening
+//!   sockets).
+//! - [`sql`]: the server's own counters over a monitoring connection.
+//! - [`sampler`]: the thread that reads all of them beside a run.
+//! - [`figures`]: what the measured window's totals say (pure).
 
 pub mod cpu;
+pub mod figures;
 pub mod machine;
 pub mod proc;
+pub mod sampler;
+pub mod sql;

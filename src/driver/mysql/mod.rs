@@ -405,6 +405,10 @@ impl Connection for MyConnection {
         Ok(ServerInfo { version, settings })
     }
 
+    fn query_text(&mut self, sql: &str) -> DbResult<super::Rows> {
+        self.query_rows(sql)
+    }
+
     fn interrupter(&self) -> Option<Box<dyn Interrupter>> {
         let s = self.io.stream().try_clone().ok()?;
         Some(Box::new(MyInterrupter(s)))

@@ -565,6 +565,12 @@ impl Connection for PgConnection {
         })
     }
 
+    fn query_text(&mut self, sql: &str) -> DbResult<super::Rows> {
+        let mut rows = TextRows::new();
+        self.simple(sql, Some(&mut rows))?;
+        Ok(rows)
+    }
+
     fn interrupter(&self) -> Option<Box<dyn Interrupter>> {
         let stream = self.wire.stream().try_clone().ok()?;
         Some(Box::new(PgInterrupter {

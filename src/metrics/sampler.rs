@@ -1,0 +1,402 @@
+//! The sampler: a thread beside a run that reads the machine (`/proc`),
+//! the server's processes, dbsweep's own process and the server's counters
+//! over SQL every interval, plus readings the engine asks for at the
+//! moments that bound the run (clients released, measured window begins,
+//! run ends). [`Sampler::finish`] turns the readings into the record's
+//! [`Metrics`]: the time series, the warmup's and the window's totals, the
+//! derived figures, and what could not be measured.
+//!
+//! Nothing here can fail a run: a source that cannot be read becomes a gap
+//! with its reason.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::proc::{self, machine, process, sockets, MachineSnap, TreeSnap};
+use super::sql::{self, Monitor, Reading};
+use crate::driver::{Target, TargetKind};
+use crate::record::metrics::{Gap, Metrics, Sample, ServerProcess, Usage};
+use crate::record::OrderedMap;
+
+/// What to sample.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Time between periodic readings.
+    pub interval: Duration,
+    /// Where the server's processes are.
+    pub server: ServerRef,
+    /// Where to read the server's counters over SQL (SQLite: none).
+    pub target: Target,
+    /// The `/proc` directory (`/proc` but in tests).
+    pub proc: PathBuf,
+}
+
+/// How the server's processes are found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerRef {
+    /// A server dbsweep started: its main process.
+    Pid(u32),
+    /// SQLite: the server runs inside the client.
+    Embedded,
+    /// A server given by URL: the process listening on its port or socket,
+    /// if it runs on this machine and can be seen.
+    Listening,
+}
+
+/// One reading of every source.
+struct Snap {
+    at: Instant,
+    machine: Option<MachineSnap>,
+    server: Option<TreeSnap>,
+    client: Option<TreeSnap>,
+    sql: Option<Reading>,
+}
+
+/// The readings that bound the run.
+#[derive(Default)]
+struct Marks {
+    released: Option<usize>,
+    measure_start: Option<usize>,
+    end: Option<usize>,
+}
+
+struct Inner {
+    proc: PathBuf,
+    tick_s: f64,
+    page_bytes: u64,
+    server_pid: Option<u32>,
+    client_pid: u32,
+    monitor: Mutex<Option<Monitor>>,
+    counts_statements: &'static [&'static str],
+    snaps: Mutex<Vec<Snap>>,
+    marks: Mutex<Marks>,
+    stop: Mutex<bool>,
+    wake: Condvar,
+    gaps: Mutex<Vec<Gap>>,
+}
+
+impl Inner {
+    /// Reads every source now and keeps the reading; returns its index.
+    fn snap(&self) -> usize {
+        let at = Instant::now();
+        let machine = match proc::read_machine(&self.proc) {
+            Ok((m, gaps)) => {
+                for (what, why) in gaps {
+                    self.gap(&what, why);
+                }
+                Some(m)
+            }
+            Err(e) => {
+                self.gap("machine", e);
+                None
+            }
+        };
+        let server = self
+            .server_pid
+            .and_then(|pid| process::read_tree(&self.proc, pid, self.page_bytes));
+        let client = process::read_tree(&self.proc, self.client_pid, self.page_bytes);
+        let sql = self.monitor.lock().unwrap().as_mut().map(|m| {
+            let r = m.read();
+            for (what, why) in &r.gaps {
+                self.gap(what, why.clone());
+            }
+            r
+        });
+        let mut snaps = self.snaps.lock().unwrap();
+        snaps.push(Snap {
+            at,
+            machine,
+            server,
+            client,
+            sql,
+        });
+        snaps.len() - 1
+    }
+
+    /// Notes a gap once.
+    fn gap(&self, what: &str, why: String) {
+        let mut gaps = self.gaps.lock().unwrap();
+        if !gaps.iter().any(|g| g.what == what) {
+            gaps.push(Gap {
+                what: what.to_string(),
+                why,
+            });
+        }
+    }
+}
+
+/// A running sampler; see the module docs.
+pub struct Sampler {
+    inner: Arc<Inner>,
+    interval: Duration,
+    server_how: String,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sampler {
+    /// Finds the server's processes, opens the monitoring connection, takes
+    /// a first reading and starts the periodic ones.
+    pub fn start(opts: &Options) -> Sampler {
+        let mut gaps = Vec::new();
+        let (server_pid, server_how) = match &opts.server {
+            ServerRef::Pid(pid) => (Some(*pid), "managed".to_string()),
+            ServerRef::Embedded => (None, "embedded: SQLite runs in the client".to_string()),
+            ServerRef::Listening => match find_listener(&opts.proc, &opts.target) {
+                Ok((pid, how)) => (Some(pid), how),
+                Err(why) => {
+                    gaps.push(Gap {
+                        what: "server process".into(),
+                        why: why.clone(),
+                    });
+                    (None, why)
+                }
+            },
+        };
+        let monitor = match Monitor::connect(&opts.target) {
+            Ok(m) => Some(m),
+            Err(why) => {
+                gaps.push(Gap {
+                    what: "server counters".into(),
+                    why,
+                });
+                None
+            }
+        };
+        let counts_statements = monitor.as_ref().map_or(&[][..], |m| m.counts_statements());
+        let inner = Arc::new(Inner {
+            proc: opts.proc.clone(),
+            tick_s: proc::tick_s(),
+            page_bytes: proc::page_bytes(),
+            server_pid,
+            client_pid: std::process::id(),
+            monitor: Mutex::new(monitor),
+            counts_statements,
+            snaps: Mutex::new(Vec::new()),
+            marks: Mutex::new(Marks::default()),
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+            gaps: Mutex::new(gaps),
+        });
+        inner.snap();
+        let interval = opts.interval.max(Duration::from_millis(10));
+        let thread = {
+            let inner = inner.clone();
+            std::thread::Builder::new()
+                .name("metrics".into())
+                .spawn(move || {
+                    let mut stop = inner.stop.lock().unwrap();
+                    loop {
+                        let (s, timeout) = inner.wake.wait_timeout(stop, interval).unwrap();
+                        stop = s;
+                        if *stop {
+                            break;
+                        }
+                        if timeout.timed_out() {
+                            drop(stop);
+                            inner.snap();
+                            stop = inner.stop.lock().unwrap();
+                        }
+                    }
+                })
+                .ok()
+        };
+        Sampler {
+            inner,
+            interval,
+            server_how,
+            thread,
+        }
+    }
+
+    /// The clients were released (the run's time 0): a reading now.
+    pub fn released(&self) {
+        let i = self.inner.snap();
+        self.inner.marks.lock().unwrap().released = Some(i);
+    }
+
+    /// The measured window begins: a reading now.
+    pub fn measure_start(&self) {
+        let i = self.inner.snap();
+        self.inner.marks.lock().unwrap().measure_start = Some(i);
+    }
+
+    /// The run ended: a reading now.
+    pub fn end(&self) {
+        let i = self.inner.snap();
+        self.inner.marks.lock().unwrap().end = Some(i);
+    }
+
+    /// Stops sampling and builds the record's metrics; `transactions` and
+    /// `queries` are the measured window's, for the per-transaction
+    /// figures.
+    pub fn finish(mut self, transactions: u64, queries: u64) -> Metrics {
+        *self.inner.stop.lock().unwrap() = true;
+        self.inner.wake.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let snaps = std::mem::take(&mut *self.inner.snaps.lock().unwrap());
+        let marks = std::mem::take(&mut *self.inner.marks.lock().unwrap());
+        let first = marks.released.unwrap_or(0);
+        let start = marks.measure_start.unwrap_or(first);
+        let end = marks.end.unwrap_or(snaps.len() - 1);
+        // Periodic readings and marks interleave in time; order by time.
+        let mut order: Vec<usize> = (0..snaps.len()).collect();
+        order.sort_by_key(|&i| snaps[i].at);
+        let t0 = snaps[first].at;
+        let usage = |a: usize, b: usize| self.usage(&snaps, &order, a, b);
+        let mut samples = Vec::new();
+        for w in order.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if snaps[b].at <= t0 || snaps[a].at >= snaps[end].at {
+                continue;
+            }
+            samples.push(Sample {
+                t_s: snaps[b].at.duration_since(t0).as_secs_f64(),
+                warmup: snaps[a].at < snaps[start].at,
+                usage: usage(a, b),
+            });
+        }
+        let window = usage(start, end);
+        let warmup = (snaps[start].at > snaps[first].at).then(|| usage(first, start));
+        let mut gaps = std::mem::take(&mut *self.inner.gaps.lock().unwrap());
+        let semaphores: Vec<String> = [start, end]
+            .iter()
+            .filter_map(|&i| snaps[i].sql.as_ref()?.semaphores.clone())
+            .collect();
+        let figures = super::figures::derive(&window, transactions, queries, &mut gaps);
+        Metrics {
+            interval_s: self.interval.as_secs_f64(),
+            server_process: ServerProcess {
+                pid: self.inner.server_pid,
+                how: self.server_how.clone(),
+            },
+            warmup,
+            window,
+            figures,
+            samples,
+            gaps,
+            innodb_semaphores: semaphores,
+        }
+    }
+
+    /// What happened between readings `a` and `b` (indexes into `snaps`;
+    /// `order` is every index in time order, for the readings between).
+    fn usage(&self, snaps: &[Snap], order: &[usize], a: usize, b: usize) -> Usage {
+        let (sa, sb) = (&snaps[a], &snaps[b]);
+        let tick = self.inner.tick_s;
+        let mut u = Usage {
+            duration_s: sb.at.saturating_duration_since(sa.at).as_secs_f64(),
+            ..Usage::default()
+        };
+        if let (Some(ma), Some(mb)) = (&sa.machine, &sb.machine) {
+            u.cpu = machine::cpu_delta(&ma.cpu, &mb.cpu, tick);
+            u.per_cpu = ma
+                .per_cpu
+                .iter()
+                .zip(&mb.per_cpu)
+                .map(|(x, y)| machine::cpu_delta(x, y, tick))
+                .collect();
+            u.context_switches = mb.context_switches.saturating_sub(ma.context_switches);
+            u.procs_running = mb.procs_running;
+            u.procs_blocked = mb.procs_blocked;
+            u.memory = mb.memory;
+            u.disks = machine::disk_delta(&ma.disks, &mb.disks);
+            u.network = machine::net_delta(&ma.network, &mb.network);
+        }
+        if let (Some(x), Some(y)) = (&sa.server, &sb.server) {
+            u.server = Some(process::delta(x, y, tick));
+        }
+        if let (Some(x), Some(y)) = (&sa.client, &sb.client) {
+            u.client = process::delta(x, y, tick);
+        }
+        // The readings after `a` up to `b`, in time order.
+        let between: Vec<&Snap> = order
+            .iter()
+            .map(|&i| &snaps[i])
+            .filter(|s| s.at > sa.at && s.at <= sb.at)
+            .collect();
+        // The monitor's statements from `a`'s reading up to `b`'s.
+        let statements: u64 = std::iter::once(sa)
+            .chain(between.iter().copied().filter(|s| s.at < sb.at))
+            .filter_map(|s| s.sql.as_ref().map(|r| r.statements))
+            .sum();
+        u.monitor_statements = statements;
+        if let (Some(ra), Some(rb)) = (&sa.sql, &sb.sql) {
+            u.sql = sql::delta(ra, rb, statements, self.inner.counts_statements);
+        }
+        let mut waits: OrderedMap<u64> = OrderedMap::default();
+        for r in between.iter().filter_map(|s| s.sql.as_ref()) {
+            u.wait_samples += r.wait_samples;
+            for (event, n) in &r.waits {
+                match waits.0.iter_mut().find(|(e, _)| e == event) {
+                    Some((_, c)) => *c += n,
+                    None => waits.0.push((event.clone(), *n)),
+                }
+            }
+        }
+        waits.0.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        u.waits = waits;
+        u
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        *self.inner.stop.lock().unwrap() = true;
+        self.inner.wake.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The process listening where `target` connects, if it runs on this
+/// machine and can be seen: (pid, how it was found), or why not.
+fn find_listener(proc: &Path, target: &Target) -> Result<(u32, String), String> {
+    let addr = match &target.kind {
+        TargetKind::Mysql(a) | TargetKind::Postgres(a) => a,
+        _ => return Err("not a server on the network".into()),
+    };
+    let (inodes, how) = match &addr.socket {
+        Some(path) => {
+            let text = std::fs::read_to_string(proc.join("net/unix"))
+                .map_err(|e| format!("cannot read /proc/net/unix: {e}"))?;
+            (
+                sockets::unix_listeners(&text, path),
+                format!("listening on {}", path.display()),
+            )
+        }
+        None => {
+            let local = matches!(addr.host.as_str(), "127.0.0.1" | "localhost" | "::1" | "[::1]")
+                || addr.host.starts_with("127.");
+            if !local {
+                return Err(format!(
+                    "the server is at {}, not on this machine's loopback: its processes cannot be measured from here",
+                    addr.host
+                ));
+            }
+            let mut inodes = Vec::new();
+            for f in ["net/tcp", "net/tcp6"] {
+                if let Ok(text) = std::fs::read_to_string(proc.join(f)) {
+                    inodes.extend(sockets::tcp_listeners(&text, addr.port));
+                }
+            }
+            (inodes, format!("listening on {}:{}", addr.host, addr.port))
+        }
+    };
+    if inodes.is_empty() {
+        return Err(format!(
+            "no listening socket found for {} on this machine",
+            how.trim_start_matches("listening on ")
+        ));
+    }
+    match sockets::holders(proc, &inodes).first() {
+        Some(&pid) => Ok((pid, how)),
+        None => Err(format!(
+            "the process {how} could not be seen (another user's, and dbsweep is not root)"
+        )),
+    }
+}

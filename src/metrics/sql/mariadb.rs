@@ -1,0 +1,229 @@
+//! MariaDB's and MySQL's own counters: `SHOW GLOBAL STATUS` (the counters
+//! and gauges a comparison needs), the SEMAPHORES section of `SHOW ENGINE
+//! INNODB STATUS`, and the enabled counters of
+//! `information_schema.INNODB_METRICS`.
+
+use super::Reading;
+use crate::driver::Connection;
+
+/// `SHOW GLOBAL STATUS` counters kept (differences), besides every
+/// `Handler_*` and `Innodb_rows_*`.
+const COUNTERS: &[&str] = &[
+    "Questions",
+    "Queries",
+    "Com_commit",
+    "Com_rollback",
+    "Innodb_row_lock_waits",
+    "Innodb_row_lock_time",
+    "Innodb_deadlocks",
+    "Innodb_buffer_pool_reads",
+    "Innodb_buffer_pool_read_requests",
+    "Innodb_buffer_pool_write_requests",
+    "Innodb_buffer_pool_wait_free",
+    "Innodb_data_reads",
+    "Innodb_data_writes",
+    "Innodb_data_fsyncs",
+    "Innodb_os_log_written",
+    "Innodb_log_waits",
+    "Created_tmp_disk_tables",
+    "Select_full_join",
+    "Sort_merge_passes",
+    "Table_locks_waited",
+    "Slow_queries",
+];
+
+/// `SHOW GLOBAL STATUS` levels kept as they are at the reading.
+const GAUGES: &[&str] = &[
+    "Threads_running",
+    "Threads_connected",
+    "Innodb_row_lock_current_waits",
+];
+
+/// Counters that count the monitor's own statements too.
+pub const COUNTS_STATEMENTS: &[&str] = &["Questions", "Queries"];
+
+/// Reads the server's counters; what could not be read is named in
+/// `reading.gaps`.
+pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
+    match conn.query_text("SHOW GLOBAL STATUS") {
+        Ok(rows) => {
+            r.statements += 1;
+            for row in rows {
+                let (Some(Some(name)), Some(Some(v))) = (row.first(), row.get(1)) else {
+                    continue;
+                };
+                let Ok(v) = v.parse::<f64>() else { continue };
+                if GAUGES.contains(&name.as_str()) {
+                    r.gauges.push((name.clone(), v));
+                } else if COUNTERS.contains(&name.as_str())
+                    || name.starts_with("Handler_")
+                    || name.starts_with("Innodb_rows_")
+                {
+                    r.counters.push((name.clone(), v));
+                }
+            }
+        }
+        Err(e) => r.gap("server status", format!("SHOW GLOBAL STATUS failed: {e}")),
+    }
+    match conn.query_text("SHOW ENGINE INNODB STATUS") {
+        Ok(rows) => {
+            r.statements += 1;
+            let text = rows
+                .first()
+                .and_then(|row| row.get(2).cloned().flatten())
+                .unwrap_or_default();
+            let section = semaphores_section(&text).unwrap_or_default();
+            for (name, v) in parse_semaphores(&section) {
+                r.counters.push((format!("innodb_semaphores.{name}"), v as f64));
+            }
+            r.semaphores = Some(section);
+        }
+        Err(e) => r.gap(
+            "InnoDB semaphores",
+            format!("SHOW ENGINE INNODB STATUS failed (it needs the PROCESS privilege): {e}"),
+        ),
+    }
+    // MariaDB says ENABLED (0/1), MySQL STATUS ('enabled'/'disabled').
+    let metrics = conn
+        .query_text("SELECT NAME, COUNT, TYPE FROM information_schema.INNODB_METRICS WHERE ENABLED = 1")
+        .or_else(|_| {
+            r.statements += 1;
+            conn.query_text(
+                "SELECT NAME, COUNT, TYPE FROM information_schema.INNODB_METRICS WHERE STATUS = 'enabled'",
+            )
+        });
+    match metrics {
+        Ok(rows) => {
+            r.statements += 1;
+            for row in rows {
+                let (Some(Some(name)), Some(Some(v))) = (row.first(), row.get(1)) else {
+                    continue;
+                };
+                let Ok(v) = v.parse::<f64>() else { continue };
+                let name = format!("innodb_metrics.{name}");
+                match row.get(2).cloned().flatten().as_deref() {
+                    Some("value") => r.gauges.push((name, v)),
+                    _ => r.counters.push((name, v)),
+                }
+            }
+        }
+        Err(e) => r.gap("InnoDB metrics", format!("INNODB_METRICS could not be read: {e}")),
+    }
+}
+
+/// The SEMAPHORES section of an InnoDB status text, without its header.
+pub fn semaphores_section(status: &str) -> Option<String> {
+    let start = status.find("\nSEMAPHORES\n")?;
+    let body = &status[start + "\nSEMAPHORES\n".len()..];
+    // The header's underline, then lines up to the next section's overline.
+    let body = body.strip_prefix("----------\n").unwrap_or(body);
+    let end = body.find("\n------------\n").map_or(body.len(), |e| e + 1);
+    let section = body[..end].trim_end_matches('\n');
+    Some(if section.starts_with("------------") {
+        String::new()
+    } else {
+        section.to_string()
+    })
+}
+
+/// The counters of a SEMAPHORES section in any of its layouts: MySQL 5.5
+/// and 5.6 (`Mutex spin waits …`), 5.7, 8.0 and MariaDB before 10.6 (an
+/// `RW-sx` line, the OS wait array on one or two lines). MariaDB 10.6 and
+/// later print none, so the result is empty.
+pub fn parse_semaphores(section: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let num_after = |line: &str, key: &str| -> Option<u64> {
+        let i = line.find(key)? + key.len();
+        let digits: String = line[i..]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        digits.parse().ok()
+    };
+    for line in section.lines() {
+        let line = line.trim();
+        if line.starts_with("OS WAIT ARRAY INFO:") {
+            if let Some(v) = num_after(line, "reservation count") {
+                out.push(("os_wait_reservations".to_string(), v));
+            }
+            if let Some(v) = num_after(line, "signal count") {
+                out.push(("os_wait_signals".to_string(), v));
+            }
+            continue;
+        }
+        let kind = if line.starts_with("Mutex spin waits") {
+            "mutex"
+        } else if line.starts_with("RW-shared spins") {
+            "rw_shared"
+        } else if line.starts_with("RW-excl spins") {
+            "rw_excl"
+        } else if line.starts_with("RW-sx spins") {
+            "rw_sx"
+        } else {
+            continue;
+        };
+        let spins = if kind == "mutex" {
+            num_after(line, "spin waits")
+        } else {
+            num_after(line, "spins")
+        };
+        for (what, v) in [
+            ("spins", spins),
+            ("rounds", num_after(line, "rounds")),
+            ("os_waits", num_after(line, "OS waits")),
+        ] {
+            if let Some(v) = v {
+                out.push((format!("{kind}_{what}"), v));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        let p = format!("{}/tests/fixtures/innodb/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+    }
+
+    fn get(v: &[(String, u64)], name: &str) -> Option<u64> {
+        v.iter().find(|(n, _)| n == name).map(|&(_, x)| x)
+    }
+
+    #[test]
+    fn reads_mysql_5_5_semaphores() {
+        let s = semaphores_section(&fixture("mysql-5.5.txt")).unwrap();
+        assert!(s.starts_with("OS WAIT ARRAY INFO") && s.ends_with("8.88 RW-excl"), "{s}");
+        let v = parse_semaphores(&s);
+        assert_eq!(get(&v, "os_wait_reservations"), Some(2878508));
+        assert_eq!(get(&v, "os_wait_signals"), Some(11155593));
+        assert_eq!(get(&v, "mutex_spins"), Some(38129568));
+        assert_eq!(get(&v, "mutex_rounds"), Some(157730134));
+        assert_eq!(get(&v, "mutex_os_waits"), Some(1895815));
+        assert_eq!(get(&v, "rw_shared_os_waits"), Some(524392));
+        assert_eq!(get(&v, "rw_excl_spins"), Some(4186506));
+        assert_eq!(v.len(), 11);
+    }
+
+    #[test]
+    fn reads_mysql_5_7_semaphores() {
+        let v = parse_semaphores(&semaphores_section(&fixture("mysql-5.7.txt")).unwrap());
+        assert_eq!(get(&v, "os_wait_reservations"), Some(9135));
+        assert_eq!(get(&v, "os_wait_signals"), Some(8766));
+        assert_eq!(get(&v, "rw_sx_spins"), Some(43));
+        assert_eq!(get(&v, "rw_sx_os_waits"), Some(33));
+        assert_eq!(get(&v, "mutex_spins"), None);
+    }
+
+    #[test]
+    fn mariadb_10_11_prints_an_empty_section() {
+        let s = semaphores_section(&fixture("mariadb-10.11.txt")).unwrap();
+        assert_eq!(s, "");
+        assert!(parse_semaphores(&s).is_empty());
+        assert_eq!(semaphores_section("no such section"), None);
+    }
+}
