@@ -39,6 +39,7 @@ use crate::UsageError;
 
 use self::recorder::{Counters, Recorder};
 use crate::metrics::cpu::{self, CpuTimes};
+use crate::metrics::sampler::Sampler;
 
 /// How a run is driven. Built by the CLI (or a study runner) from options.
 #[derive(Debug, Clone)]
@@ -206,18 +207,21 @@ pub fn run(
     cancel: &AtomicBool,
     on_interval: &mut dyn FnMut(&IntervalSample),
 ) -> anyhow::Result<RunResult> {
-    run_instances(&[workload], connect, cfg, cancel, on_interval)
+    run_instances(&[workload], connect, cfg, cancel, on_interval, None)
 }
 
 /// Runs several instances of a workload at once (each on its own tables, as
 /// seed 001 ran 8 sysbench processes), `cfg.threads` clients each, measured
-/// as one run: one timeline, merged counters and histograms.
+/// as one run: one timeline, merged counters and histograms. A `sampler`
+/// is told when the clients are released, when the measured window
+/// begins and when the run ends.
 pub fn run_instances(
     instances: &[&dyn Workload],
     connect: Connect,
     cfg: &RunConfig,
     cancel: &AtomicBool,
     on_interval: &mut dyn FnMut(&IntervalSample),
+    sampler: Option<&Sampler>,
 ) -> anyhow::Result<RunResult> {
     assert!(!instances.is_empty(), "at least one workload instance");
     let started = Instant::now();
@@ -325,6 +329,9 @@ pub fn run_instances(
     let _ = shared.timeline.set(Timeline { measure_start, end });
     let mut cpu_start = (cfg.warmup.is_zero()).then(CpuTimes::now);
     gate.wait();
+    if let Some(m) = sampler {
+        m.released(cpu_start.is_some());
+    }
 
     // Coordinate: interval samples, warmup boundary, cancellation, deadline.
     let mut intervals = Vec::new();
@@ -337,6 +344,9 @@ pub fn run_instances(
         let now = Instant::now();
         if cpu_start.is_none() && now >= measure_start {
             cpu_start = Some(CpuTimes::now());
+            if let Some(m) = sampler {
+                m.measure_start();
+            }
         }
         if let Some(iv) = cfg.report_interval {
             if now >= last_tick + iv {
@@ -404,6 +414,9 @@ pub fn run_instances(
         }
     };
     let cpu_end = CpuTimes::now();
+    if let Some(m) = sampler {
+        m.end();
+    }
 
     // Join the clients that finished; a client stuck in a driver call after
     // the deadline is left behind rather than waited for.

@@ -8,12 +8,15 @@
 //! the results store shows is computed in [`record`] and only read
 //! afterwards, so no two of them can disagree.
 
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{IntervalSample, RunConfig, RunResult};
 use crate::driver::{self, Target};
+pub use crate::metrics::sampler::ServerRef;
+use crate::metrics::sampler::{self, Sampler};
 use crate::rand::RandConfig;
 use crate::record::{self, ErrorKindName, OrderedMap};
 use crate::stats::fairness::fairness;
@@ -37,6 +40,17 @@ pub struct Point<'a> {
     /// first instance's unless the caller knows better (a `.smack` file
     /// names its file, client and query barrel).
     pub workload: record::WorkloadInfo,
+    /// How the machine and the server are sampled beside the run; `None`:
+    /// not at all (`--metrics off`).
+    pub metrics: Option<Metrics>,
+}
+
+/// What to sample beside a point.
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    pub interval: Duration,
+    /// Where the server's processes are.
+    pub server: ServerRef,
 }
 
 impl<'a> Point<'a> {
@@ -64,6 +78,10 @@ impl<'a> Point<'a> {
                     .map(|(k, v)| (k.to_string(), v.to_string()))
                     .collect(),
             },
+            metrics: Some(Metrics {
+                interval: Duration::from_secs(1),
+                server: default_server_ref(target),
+            }),
         }
     }
 }
@@ -84,8 +102,38 @@ pub fn execute(
         let target = point.target.clone();
         Arc::new(move || driver::connect(&target))
     };
-    let result = super::run_instances(point.instances, connect, point.config, cancel, on_interval)?;
-    Ok(record(point, &result, started_unix_s))
+    let sampler = point.metrics.as_ref().map(|m| {
+        Sampler::start(&sampler::Options {
+            interval: m.interval,
+            server: m.server.clone(),
+            target: point.target.clone(),
+            proc: PathBuf::from("/proc"),
+        })
+    });
+    let result = super::run_instances(
+        point.instances,
+        connect,
+        point.config,
+        cancel,
+        on_interval,
+        sampler.as_ref(),
+    )?;
+    let mut run = record(point, &result, started_unix_s);
+    if let Some(s) = sampler {
+        let c = &result.counters;
+        run.result.metrics = Some(s.finish(c.transactions, c.queries()));
+    }
+    Ok(run)
+}
+
+/// Where a target's server processes are when nobody says: SQLite runs
+/// in the client; a server reached over the network is found by the socket
+/// it listens on (if it runs on this machine).
+pub fn default_server_ref(target: &Target) -> ServerRef {
+    match target.dialect() {
+        crate::record::Dialect::Sqlite => ServerRef::Embedded,
+        _ => ServerRef::Listening,
+    }
 }
 
 /// The record of `result`, measured for `point` from `started_unix_s` on.

@@ -420,6 +420,7 @@ fn instances_run_as_one_measured_run() {
         &cfg,
         &AtomicBool::new(false),
         &mut |_| {},
+        None,
     )
     .unwrap();
     // 3 instances × 2 clients, 10 transactions each.

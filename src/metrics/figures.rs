@@ -33,7 +33,10 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
     let pct = |x: f64| 100.0 * x / total;
     if total > 0.0 {
         let of = |what: &str, x: f64| {
-            format!("{what} {x:.2} s of {total:.2} CPU-s ({cpus} CPUs × {:.2} s)", w.duration_s)
+            format!(
+                "{what} {x:.2} s of {total:.2} CPU-s ({cpus} CPUs × {:.2} s)",
+                w.duration_s
+            )
         };
         let c = &w.cpu;
         f.cpu_busy_pct = fig(pct(c.busy_s()), of("busy", c.busy_s()));
@@ -51,7 +54,7 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
             }
             None => gap(
                 "server CPU",
-                "the server's processes were not found (see server process)".into(),
+                "the server's processes were not measured (see server process)".into(),
             ),
         }
     } else {
@@ -71,7 +74,10 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
             let us = s.cpu_s() * 1e6;
             f.server_cpu_us_per_transaction = fig(
                 us / transactions as f64,
-                format!("server CPU {:.3} s / {transactions} transactions", s.cpu_s()),
+                format!(
+                    "server CPU {:.3} s / {transactions} transactions",
+                    s.cpu_s()
+                ),
             );
             if queries > 0 {
                 f.server_cpu_us_per_query = fig(
@@ -85,7 +91,10 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
         let bytes: u64 = w.disks.iter().map(|d| d.read_bytes + d.write_bytes).sum();
         f.disk_mb_per_transaction = fig(
             bytes as f64 / 1e6 / transactions as f64,
-            format!("{:.1} MB read and written / {transactions} transactions", bytes as f64 / 1e6),
+            format!(
+                "{:.1} MB read and written / {transactions} transactions",
+                bytes as f64 / 1e6
+            ),
         );
     } else {
         gap(
@@ -101,7 +110,13 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
     let hits = if mysql {
         sql("Innodb_buffer_pool_read_requests")
             .zip(sql("Innodb_buffer_pool_reads"))
-            .map(|(req, reads)| (req - reads, req, "Innodb_buffer_pool_read_requests and _reads"))
+            .map(|(req, reads)| {
+                (
+                    req - reads,
+                    req,
+                    "Innodb_buffer_pool_read_requests and _reads",
+                )
+            })
     } else if postgres {
         sql("pg_stat_database.blks_hit")
             .zip(sql("pg_stat_database.blks_read"))
@@ -116,7 +131,10 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
                 format!("{hit:.0} of {all:.0} page requests from the cache ({from})"),
             )
         }
-        Some(_) => gap("buffer pool hit ratio", "no page was requested in the window".into()),
+        Some(_) => gap(
+            "buffer pool hit ratio",
+            "no page was requested in the window".into(),
+        ),
         None => {}
     }
     let per_s = |what: &str, n: f64| {
@@ -234,7 +252,11 @@ mod tests {
         assert_eq!(v(&f.server_cpu_us_per_query), 40.0);
         assert_eq!(v(&f.context_switches_per_transaction), 5.0);
         assert_eq!(v(&f.disk_mb_per_transaction), 0.0004);
-        assert!(f.server_cpu_us_per_transaction.unwrap().from.contains("10000 transactions"));
+        assert!(f
+            .server_cpu_us_per_transaction
+            .unwrap()
+            .from
+            .contains("10000 transactions"));
         assert!(gaps.is_empty(), "{gaps:?}");
     }
 
@@ -306,10 +328,18 @@ mod tests {
         let f = derive(&w, 10_000, 200_000, &mut gaps);
         assert_eq!(f.buffer_pool_hit_pct.unwrap().value, 90.0);
         assert_eq!(f.deadlocks_per_s.unwrap().value, 0.2);
-        let top: Vec<(&str, f64)> = f.top_waits.iter().map(|t| (t.event.as_str(), t.pct)).collect();
+        let top: Vec<(&str, f64)> = f
+            .top_waits
+            .iter()
+            .map(|t| (t.event.as_str(), t.pct))
+            .collect();
         assert_eq!(
             top,
-            [("Lock:transactionid", 30.0), ("LWLock:WALWrite", 15.0), ("IO:WALSync", 5.0)]
+            [
+                ("Lock:transactionid", 30.0),
+                ("LWLock:WALWrite", 15.0),
+                ("IO:WALSync", 5.0)
+            ]
         );
         assert_eq!(gaps[0].what, "row lock waits");
     }

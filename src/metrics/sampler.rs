@@ -54,6 +54,9 @@ struct Snap {
     sql: Option<Reading>,
 }
 
+/// Wait events are sampled this many times per interval (PostgreSQL).
+const WAIT_SAMPLES_PER_INTERVAL: u32 = 10;
+
 /// The readings that bound the run.
 #[derive(Default)]
 struct Marks {
@@ -71,6 +74,8 @@ struct Inner {
     monitor: Mutex<Option<Monitor>>,
     counts_statements: &'static [&'static str],
     snaps: Mutex<Vec<Snap>>,
+    /// Readings of the wait events alone, between full readings.
+    waits: Mutex<Vec<(Instant, Reading)>>,
     marks: Mutex<Marks>,
     stop: Mutex<bool>,
     wake: Condvar,
@@ -113,6 +118,19 @@ impl Inner {
             sql,
         });
         snaps.len() - 1
+    }
+
+    /// Samples the wait events alone (PostgreSQL).
+    fn sample_waits(&self) {
+        let r = self
+            .monitor
+            .lock()
+            .unwrap()
+            .as_mut()
+            .and_then(|m| m.read_waits());
+        if let Some(r) = r {
+            self.waits.lock().unwrap().push((Instant::now(), r));
+        }
     }
 
     /// Notes a gap once.
@@ -174,6 +192,7 @@ impl Sampler {
             monitor: Mutex::new(monitor),
             counts_statements,
             snaps: Mutex::new(Vec::new()),
+            waits: Mutex::new(Vec::new()),
             marks: Mutex::new(Marks::default()),
             stop: Mutex::new(false),
             wake: Condvar::new(),
@@ -181,23 +200,30 @@ impl Sampler {
         });
         inner.snap();
         let interval = opts.interval.max(Duration::from_millis(10));
+        let tick = interval / WAIT_SAMPLES_PER_INTERVAL;
         let thread = {
             let inner = inner.clone();
             std::thread::Builder::new()
                 .name("metrics".into())
                 .spawn(move || {
+                    let mut next = Instant::now() + interval;
                     let mut stop = inner.stop.lock().unwrap();
                     loop {
-                        let (s, timeout) = inner.wake.wait_timeout(stop, interval).unwrap();
+                        let now = Instant::now();
+                        let wait = tick.min(next.saturating_duration_since(now));
+                        let (s, _) = inner.wake.wait_timeout(stop, wait).unwrap();
                         stop = s;
                         if *stop {
                             break;
                         }
-                        if timeout.timed_out() {
-                            drop(stop);
+                        drop(stop);
+                        if Instant::now() >= next {
                             inner.snap();
-                            stop = inner.stop.lock().unwrap();
+                            next += interval;
+                        } else {
+                            inner.sample_waits();
                         }
+                        stop = inner.stop.lock().unwrap();
                     }
                 })
                 .ok()
@@ -210,10 +236,15 @@ impl Sampler {
         }
     }
 
-    /// The clients were released (the run's time 0): a reading now.
-    pub fn released(&self) {
+    /// The clients were released (the run's time 0): a reading now;
+    /// `measuring` when the measured window begins at once (no warmup).
+    pub fn released(&self, measuring: bool) {
         let i = self.inner.snap();
-        self.inner.marks.lock().unwrap().released = Some(i);
+        let mut marks = self.inner.marks.lock().unwrap();
+        marks.released = Some(i);
+        if measuring {
+            marks.measure_start = Some(i);
+        }
     }
 
     /// The measured window begins: a reading now.
@@ -238,6 +269,7 @@ impl Sampler {
             let _ = t.join();
         }
         let snaps = std::mem::take(&mut *self.inner.snaps.lock().unwrap());
+        let waits = std::mem::take(&mut *self.inner.waits.lock().unwrap());
         let marks = std::mem::take(&mut *self.inner.marks.lock().unwrap());
         let first = marks.released.unwrap_or(0);
         let start = marks.measure_start.unwrap_or(first);
@@ -246,7 +278,7 @@ impl Sampler {
         let mut order: Vec<usize> = (0..snaps.len()).collect();
         order.sort_by_key(|&i| snaps[i].at);
         let t0 = snaps[first].at;
-        let usage = |a: usize, b: usize| self.usage(&snaps, &order, a, b);
+        let usage = |a: usize, b: usize| self.usage(&snaps, &waits, &order, a, b);
         let mut samples = Vec::new();
         for w in order.windows(2) {
             let (a, b) = (w[0], w[1]);
@@ -266,6 +298,12 @@ impl Sampler {
             .iter()
             .filter_map(|&i| snaps[i].sql.as_ref()?.semaphores.clone())
             .collect();
+        if self.inner.server_pid.is_none() && !gaps.iter().any(|g| g.what == "server process") {
+            gaps.push(Gap {
+                what: "server process".into(),
+                why: self.server_how.clone(),
+            });
+        }
         let figures = super::figures::derive(&window, transactions, queries, &mut gaps);
         Metrics {
             interval_s: self.interval.as_secs_f64(),
@@ -284,7 +322,14 @@ impl Sampler {
 
     /// What happened between readings `a` and `b` (indexes into `snaps`;
     /// `order` is every index in time order, for the readings between).
-    fn usage(&self, snaps: &[Snap], order: &[usize], a: usize, b: usize) -> Usage {
+    fn usage(
+        &self,
+        snaps: &[Snap],
+        waits: &[(Instant, Reading)],
+        order: &[usize],
+        a: usize,
+        b: usize,
+    ) -> Usage {
         let (sa, sb) = (&snaps[a], &snaps[b]);
         let tick = self.inner.tick_s;
         let mut u = Usage {
@@ -318,17 +363,25 @@ impl Sampler {
             .map(|&i| &snaps[i])
             .filter(|s| s.at > sa.at && s.at <= sb.at)
             .collect();
+        // Wait-event readings after `a` up to `b`.
+        let wait_readings: Vec<&Reading> = waits
+            .iter()
+            .filter(|(at, _)| *at > sa.at && *at <= sb.at)
+            .map(|(_, r)| r)
+            .collect();
         // The monitor's statements from `a`'s reading up to `b`'s.
         let statements: u64 = std::iter::once(sa)
             .chain(between.iter().copied().filter(|s| s.at < sb.at))
             .filter_map(|s| s.sql.as_ref().map(|r| r.statements))
-            .sum();
+            .sum::<u64>()
+            + wait_readings.iter().map(|r| r.statements).sum::<u64>();
         u.monitor_statements = statements;
         if let (Some(ra), Some(rb)) = (&sa.sql, &sb.sql) {
             u.sql = sql::delta(ra, rb, statements, self.inner.counts_statements);
         }
         let mut waits: OrderedMap<u64> = OrderedMap::default();
-        for r in between.iter().filter_map(|s| s.sql.as_ref()) {
+        let full = between.iter().filter_map(|s| s.sql.as_ref());
+        for r in full.chain(wait_readings.iter().copied()) {
             u.wait_samples += r.wait_samples;
             for (event, n) in &r.waits {
                 match waits.0.iter_mut().find(|(e, _)| e == event) {
@@ -370,8 +423,10 @@ fn find_listener(proc: &Path, target: &Target) -> Result<(u32, String), String> 
             )
         }
         None => {
-            let local = matches!(addr.host.as_str(), "127.0.0.1" | "localhost" | "::1" | "[::1]")
-                || addr.host.starts_with("127.");
+            let local = matches!(
+                addr.host.as_str(),
+                "127.0.0.1" | "localhost" | "::1" | "[::1]"
+            ) || addr.host.starts_with("127.");
             if !local {
                 return Err(format!(
                     "the server is at {}, not on this machine's loopback: its processes cannot be measured from here",

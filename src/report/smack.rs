@@ -222,6 +222,7 @@ mod tests {
                 name: "smack".into(),
                 options: Default::default(),
             },
+            metrics: None,
         };
         point::record(&p, &result(), 0)
     }

@@ -153,11 +153,10 @@ pub fn read_tree(proc: &Path, root: u32, page_bytes: u64) -> Option<TreeSnap> {
         snap.rss_bytes += s.rss_pages * page_bytes;
         snap.processes += 1;
         let dir = proc.join(pid.to_string());
-        if let Ok(text) = std::fs::read_to_string(dir.join("status")) {
-            let (v, i) = parse_status_switches(&text);
-            snap.voluntary += v;
-            snap.involuntary += i;
-        }
+        // Context switches are per thread: mysqld's are in its tasks.
+        let (v, i) = task_switches(&dir);
+        snap.voluntary += v;
+        snap.involuntary += i;
         match std::fs::read_to_string(dir.join("io"))
             .ok()
             .and_then(|t| parse_io(&t))
@@ -170,6 +169,22 @@ pub fn read_tree(proc: &Path, root: u32, page_bytes: u64) -> Option<TreeSnap> {
         }
     }
     Some(snap)
+}
+
+/// Context switches of every thread of the process at `dir`
+/// (`task/*/status`; the process's own `status` counts its first thread
+/// only).
+fn task_switches(dir: &Path) -> (u64, u64) {
+    let Ok(tasks) = std::fs::read_dir(dir.join("task")) else {
+        return std::fs::read_to_string(dir.join("status"))
+            .map(|t| parse_status_switches(&t))
+            .unwrap_or((0, 0));
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
+        .map(|t| parse_status_switches(&t))
+        .fold((0, 0), |(a, b), (v, i)| (a + v, b + i))
 }
 
 /// What the tree used between two readings (levels from `now`).

@@ -74,7 +74,8 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
                 .unwrap_or_default();
             let section = semaphores_section(&text).unwrap_or_default();
             for (name, v) in parse_semaphores(&section) {
-                r.counters.push((format!("innodb_semaphores.{name}"), v as f64));
+                r.counters
+                    .push((format!("innodb_semaphores.{name}"), v as f64));
             }
             r.semaphores = Some(section);
         }
@@ -107,7 +108,10 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
                 }
             }
         }
-        Err(e) => r.gap("InnoDB metrics", format!("INNODB_METRICS could not be read: {e}")),
+        Err(e) => r.gap(
+            "InnoDB metrics",
+            format!("INNODB_METRICS could not be read: {e}"),
+        ),
     }
 }
 
@@ -186,7 +190,10 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> String {
-        let p = format!("{}/tests/fixtures/innodb/{name}", env!("CARGO_MANIFEST_DIR"));
+        let p = format!(
+            "{}/tests/fixtures/innodb/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
         std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
     }
 
@@ -197,7 +204,10 @@ mod tests {
     #[test]
     fn reads_mysql_5_5_semaphores() {
         let s = semaphores_section(&fixture("mysql-5.5.txt")).unwrap();
-        assert!(s.starts_with("OS WAIT ARRAY INFO") && s.ends_with("8.88 RW-excl"), "{s}");
+        assert!(
+            s.starts_with("OS WAIT ARRAY INFO") && s.ends_with("8.88 RW-excl"),
+            "{s}"
+        );
         let v = parse_semaphores(&s);
         assert_eq!(get(&v, "os_wait_reservations"), Some(2878508));
         assert_eq!(get(&v, "os_wait_signals"), Some(11155593));

@@ -72,6 +72,17 @@ impl Monitor {
         r
     }
 
+    /// Samples only the wait events (PostgreSQL; `None` elsewhere): cheap
+    /// enough to do several times per interval, which a wait's share
+    /// needs to mean something.
+    pub fn read_waits(&mut self) -> Option<Reading> {
+        (self.dialect == Dialect::Postgres).then(|| {
+            let mut r = Reading::default();
+            postgres::read_waits(self.conn.as_mut(), &mut r);
+            r
+        })
+    }
+
     /// The counters that count statements, which the monitor's own
     /// statements inflate.
     pub fn counts_statements(&self) -> &'static [&'static str] {
@@ -127,7 +138,10 @@ mod tests {
     #[test]
     fn differences_without_the_monitors_statements() {
         let a = reading(&[("Questions", 100.0), ("Com_commit", 10.0)], 3);
-        let b = reading(&[("Questions", 160.0), ("Com_commit", 15.0), ("New", 1.0)], 3);
+        let b = reading(
+            &[("Questions", 160.0), ("Com_commit", 15.0), ("New", 1.0)],
+            3,
+        );
         let d = delta(&a, &b, 3, mariadb::COUNTS_STATEMENTS);
         assert_eq!(d.get("Questions"), Some(&57.0));
         assert_eq!(d.get("Com_commit"), Some(&5.0));

@@ -80,6 +80,11 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
         }
         Err(e) => r.gap("background writer", format!("pg_stat_bgwriter failed: {e}")),
     }
+    read_waits(conn, r);
+}
+
+/// Samples the wait events of the active client backends into `r`.
+pub fn read_waits(conn: &mut dyn Connection, r: &mut Reading) {
     match conn.query_text(
         "SELECT coalesce(wait_event_type || ':' || wait_event, 'running'), count(*) \
          FROM pg_stat_activity \
