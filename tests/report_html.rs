@@ -524,6 +524,8 @@ fn run_report_is_written_and_renders() {
             "2",
             "--time",
             "3",
+            "--metrics",
+            "off",
             "--report",
             page.to_str().unwrap(),
         ],
@@ -552,6 +554,47 @@ fn run_report_is_written_and_renders() {
     let d = &d[d.find(" d=\"").unwrap() + 4..];
     let d = &d[..d.find('"').unwrap()];
     assert!(d.matches('L').count() >= 20, "{d}");
+}
+
+/// With the machine and server sampled (the default), the run's report
+/// adds their section: its table of figures, CPU and disk over time.
+#[test]
+fn run_report_shows_the_machine_and_server() {
+    let dir = Dir::new();
+    let page = dir.join("run.html");
+    dbsweep_in(
+        dir.path(),
+        &[
+            "run",
+            "oltp_read_only",
+            "--table-size",
+            "2000",
+            "--threads",
+            "2",
+            "--time",
+            "3",
+            "--metrics-interval",
+            "0.5",
+            "--report",
+            page.to_str().unwrap(),
+        ],
+    )
+    .ok();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<svg").count(), 5);
+    assert!(html.contains("<h2>Machine and server</h2>"), "no section");
+    assert!(html.contains("id=\"chart-cpu-over-time\""));
+    assert!(html.contains("<th scope=\"row\">machine CPU busy</th>"));
+    assert!(html.contains("SQLite runs in the client"));
+
+    let Some(browser) = chromium() else { return };
+    let dom = browse(&browser, &dir.join("profile"), &["--dump-dom"], &page);
+    assert_eq!(dom.matches("<svg").count(), 5);
+    // Busy, user, system, iowait and the client over ~3 s of 0.5 s samples
+    // (no server line: SQLite's work is the client's).
+    let cpu = dom.split("id=\"chart-cpu-over-time\"").nth(1).unwrap();
+    let cpu = &cpu[..cpu.find("</svg>").unwrap()];
+    assert_eq!(cpu.matches("class=\"series\"").count(), 5, "{cpu}");
 }
 
 #[test]

@@ -146,6 +146,13 @@ pub struct SmackArgs {
     /// record per client run, an array when the file runs several clients.
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    /// Sample the machine (CPU, IO, memory, network), the server's
+    /// processes and its counters beside the run: `on` (default) or `off`.
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = values::on_off, action = ArgAction::Set)]
+    pub metrics: bool,
+    /// Seconds between the samples of --metrics.
+    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+    pub metrics_interval: f64,
 }
 
 #[derive(Debug, Args)]
@@ -396,6 +403,13 @@ pub struct RunArgs {
     /// over time (collects intervals even without --report-interval).
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<std::path::PathBuf>,
+    /// Sample the machine (CPU, IO, memory, network), the server's
+    /// processes and its counters beside the run: `on` (default) or `off`.
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = values::on_off, action = ArgAction::Set)]
+    pub metrics: bool,
+    /// Seconds between the samples of --metrics.
+    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+    pub metrics_interval: f64,
 }
 
 #[derive(Debug, Args)]

@@ -159,6 +159,18 @@ fn report_path(p: &Path) -> Result<PathBuf, UsageError> {
     Ok(p.to_path_buf())
 }
 
+/// `--metrics` and `--metrics-interval`: the sampling interval, or `None`
+/// for no sampling.
+fn metrics(on: bool, interval: f64) -> Result<Option<Duration>, UsageError> {
+    let i = seconds("metrics-interval", interval)?;
+    if on && i.is_zero() {
+        return Err(UsageError(
+            "invalid --metrics-interval 0: give the seconds between samples (e.g. 1), or --metrics off".into(),
+        ));
+    }
+    Ok(on.then_some(i))
+}
+
 fn target_request(t: &TargetArgs) -> Result<TargetRequest, UsageError> {
     Ok(TargetRequest {
         workload: t.workload.clone(),
@@ -178,6 +190,7 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
         percentiles: percentiles(&a.percentiles)?,
         json: json_out(a.json.as_deref())?,
         report: a.report.as_deref().map(report_path).transpose()?,
+        metrics: metrics(a.metrics, a.metrics_interval)?,
         target,
     })
 }
@@ -322,6 +335,7 @@ fn smack_request(a: &SmackArgs) -> Result<SmackRequest, UsageError> {
         ignore_errors: a.ignore_errors.unwrap_or(ErrorSet::NONE),
         seed: a.rand_seed,
         json: json_out(a.json.as_deref())?,
+        metrics: metrics(a.metrics, a.metrics_interval)?,
     })
 }
 

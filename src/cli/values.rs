@@ -50,6 +50,15 @@ pub fn error_kinds(list: &str) -> Result<ErrorSet, String> {
     Ok(set)
 }
 
+/// `on` or `off` (also `true`/`false`, `yes`/`no`, `1`/`0`).
+pub fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        other => Err(format!("'{other}': expected on or off")),
+    }
+}
+
 /// `--metric`.
 pub fn metric(s: &str) -> Result<Metric, String> {
     Metric::parse(s).map_err(|e| e.0)

@@ -47,6 +47,9 @@ pub struct RunRequest {
     pub json: Option<JsonOut>,
     /// `--report FILE.html` (checked writable before the run).
     pub report: Option<PathBuf>,
+    /// The interval of the machine and server sampling beside the run;
+    /// `None`: `--metrics off`.
+    pub metrics: Option<Duration>,
 }
 
 fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
@@ -154,7 +157,11 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     }
     let interval = cfg.report_interval.map_or(0.0, |d| d.as_secs_f64());
     let instances = [w.as_ref()];
-    let point = Point::new(&target, &instances, &cfg, t.rand, &req.percentiles);
+    let mut point = Point::new(&target, &instances, &cfg, t.rand, &req.percentiles);
+    point.metrics = req.metrics.map(|interval| point::Metrics {
+        interval,
+        server: point::default_server_ref(&target),
+    });
     let record = point::execute(&point, &cancel, &mut |s| {
         // The tail after the last full interval is kept in the result but
         // not printed when it is too short for its rates to mean anything.

@@ -25,7 +25,7 @@ pub fn list() -> anyhow::Result<()> {
         }
         out.push('\n');
     }
-    out.push_str("Run options (all workloads): --threads --time --events --rounds --warmup --report-interval --percentile --percentiles --max-retries --ignore-errors --grace --json --report --rand-type --rand-seed (see `dbsweep run --help`)\n");
+    out.push_str("Run options (all workloads): --threads --time --events --rounds --warmup --report-interval --percentile --percentiles --max-retries --ignore-errors --grace --json --report --metrics --metrics-interval --rand-type --rand-seed (see `dbsweep run --help`)\n");
     std::io::stdout().write_all(out.as_bytes())?;
     Ok(())
 }

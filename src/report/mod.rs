@@ -16,6 +16,8 @@
 //! - [`plot`]: charts of a [`doc::Chart`] as SVG (and PNG).
 //! - [`html`]: a [`doc::Doc`] as one self-contained HTML page.
 //! - [`run_doc`]: the [`doc::Doc`] of one run (`dbsweep run --report`).
+//! - [`metrics`]: the machine-and-server part of a run's text and HTML
+//!   reports.
 //! - [`results`]: what `dbsweep results` prints: every stored point and
 //!   the summaries of repeats, as a table or CSV.
 //! - [`table_text`]: aligned text tables (also the study report as text).
@@ -27,6 +29,7 @@ pub mod doc;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod metrics;
 pub mod plot;
 pub mod report_json;
 pub mod results;

@@ -352,6 +352,10 @@ pub fn summary(r: &Run) -> String {
             CPU_WARN_SHARE * 100.0
         );
     }
+    if let Some(m) = &res.metrics {
+        let _ = writeln!(s);
+        s.push_str(&super::metrics::text_section(m));
+    }
     s
 }
 

@@ -138,9 +138,27 @@ impl Loader<'_> {
             variants,
             workloads,
             restart: raw.restart.unwrap_or_default(),
+            metrics: self.metrics(&raw)?,
             stop: self.stop(&raw.stop)?,
             sweep,
         })
+    }
+
+    /// `metrics` and `metrics_interval`: sampling on by default, every
+    /// second; an interval of 0 is refused.
+    pub(super) fn metrics(&self, raw: &RawStudy) -> R<Option<std::time::Duration>> {
+        let interval = match &raw.metrics_interval {
+            Some(i) if i.get_ref().0.is_zero() => {
+                return Err(self.src.at(
+                    i,
+                    "metrics_interval",
+                    "an interval of 0: give a duration such as \"1s\", or metrics = false to sample nothing",
+                ))
+            }
+            Some(i) => i.get_ref().0,
+            None => std::time::Duration::from_secs(1),
+        };
+        Ok(raw.metrics.unwrap_or(true).then_some(interval))
     }
 
     /// `[stop]`: fractions in range, a non-zero timeout.

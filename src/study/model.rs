@@ -36,6 +36,9 @@ pub struct Study {
     pub variants: Vec<VariantSpec>,
     pub workloads: Vec<WorkloadSpec>,
     pub restart: Restart,
+    /// The interval of the machine and server sampling beside each point;
+    /// `None`: not sampled (`metrics = false`).
+    pub metrics: Option<Duration>,
     pub stop: StopRules,
     /// The `[sweep.parameter]` table, if any; its variants are already
     /// expanded into `variants`.

@@ -27,6 +27,9 @@ pub(super) struct RawStudy {
     pub description: String,
     pub out: Option<Spanned<String>>,
     pub restart: Option<Restart>,
+    /// Sample the machine and the server beside each point (default true).
+    pub metrics: Option<bool>,
+    pub metrics_interval: Option<Spanned<Dur>>,
     pub clients: Option<Spanned<ClientList>>,
     pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
     #[serde(default, rename = "target")]

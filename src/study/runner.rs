@@ -189,7 +189,11 @@ impl Session<'_> {
         let mut cfg = wl.run_config(p.clients, seed);
         cfg.timeout = self.study.stop.point_timeout;
         let refs: Vec<&dyn Workload> = instances.iter().map(|w| w.as_ref()).collect();
-        let point = point::Point::new(&target, &refs, &cfg, rand, &DEFAULT_PERCENTILES);
+        let mut point = point::Point::new(&target, &refs, &cfg, rand, &DEFAULT_PERCENTILES);
+        point.metrics = self.study.metrics.map(|interval| point::Metrics {
+            interval,
+            server: self.setup.server_ref(self.study, p),
+        });
         let progress = &self.progress;
         let run = point::execute(&point, cancel, &mut |s| {
             if s.duration_s > 0.0 {

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::model::{Study, TargetKind, WorkloadSpec};
 use super::plan::Point;
 use crate::driver::{self, Target};
+use crate::engine::point::ServerRef;
 use crate::rand::RandConfig;
 use crate::server::ServerGuard;
 use crate::util::progress::Bar;
@@ -55,6 +56,19 @@ impl Setup {
                 self.broken.insert(config, reason.clone());
                 Err(reason)
             }
+        }
+    }
+
+    /// Where the server of the running point's target is, for sampling:
+    /// the managed server's process, or SQLite's (the client), or the
+    /// process listening at the target's URL.
+    pub(super) fn server_ref(&self, study: &Study, p: &Point) -> ServerRef {
+        match (&study.targets[p.target].kind, &self.running) {
+            (TargetKind::Managed(_), Some(r)) if r.target == p.target => {
+                ServerRef::Pid(r.guard.pid)
+            }
+            (TargetKind::Sqlite(_), _) => ServerRef::Embedded,
+            _ => ServerRef::Listening,
         }
     }
 

@@ -31,6 +31,8 @@ pub struct SmackRequest {
     /// the same from run to run).
     pub seed: u64,
     pub json: Option<JsonOut>,
+    /// The interval of the machine and server sampling; `None`: off.
+    pub metrics: Option<std::time::Duration>,
 }
 
 /// `dbsweep gen-data -n N -f FORMAT`.
@@ -68,6 +70,7 @@ pub fn smack(a: &SmackRequest) -> anyhow::Result<RunStatus> {
         percentiles: a.percentiles.clone(),
         ignore_errors: a.ignore_errors,
         args: a.args.clone(),
+        metrics: a.metrics,
     };
     let cancel = cancel_flag();
     let runs = session::run(&prog, &opts, &cancel)?;

@@ -47,6 +47,8 @@ pub struct Options {
     pub ignore_errors: ErrorSet,
     /// The file's arguments, as the records state them.
     pub args: Vec<String>,
+    /// The interval of the machine and server sampling; `None`: off.
+    pub metrics: Option<std::time::Duration>,
 }
 
 /// One finished `unload_query_barrel()`, for the JSON output.
@@ -298,6 +300,10 @@ impl Shared<'_> {
         };
         let instances = [&w as &dyn crate::workload::Workload];
         let mut p = Point::new(target, &instances, &cfg, rand, &self.opts.percentiles);
+        p.metrics = self.opts.metrics.map(|interval| point::Metrics {
+            interval,
+            server: point::default_server_ref(target),
+        });
         p.workload = WorkloadInfo {
             name: "smack".into(),
             options: client::record_options(self.program, client, &self.opts.args)
