@@ -18,6 +18,12 @@ use super::map::OrderedMap;
 pub struct Metrics {
     /// Seconds between samples (`--metrics-interval`).
     pub interval_s: f64,
+    /// What sampling cost: how many readings were taken, and how long one
+    /// took on average and at most, ms (reading `/proc` for a server with
+    /// many processes, and the server's counters).
+    pub readings: u64,
+    pub reading_ms_avg: f64,
+    pub reading_ms_max: f64,
     /// The server's processes, as found.
     pub server_process: ServerProcess,
     /// Totals over the warmup; absent without one.
