@@ -943,4 +943,73 @@ fn a_real_run_document_commits() {
         .unwrap();
     assert_eq!(n as usize, r["intervals"].as_array().unwrap().len());
     assert!(n >= 1);
+    // The machine's figures are copied from the run's metrics; SQLite has
+    // no server process, so its figures are NULL, as in the document.
+    let fig = |name: &str| r["metrics"]["figures"][name]["value"].as_f64();
+    assert!(fig("cpu_busy_pct").is_some(), "{}", r["metrics"]);
+    assert_eq!(m.cpu_busy_pct, fig("cpu_busy_pct"));
+    assert_eq!(m.cpu_user_pct, fig("cpu_user_pct"));
+    assert_eq!(m.client_cpu_pct, fig("client_cpu_pct"));
+    assert_eq!(m.server_cpu_us_per_txn, None);
+    assert_eq!(m.deadlocks_per_s, None);
+}
+
+/// A file of version 1 whose points carry metrics in their documents (as
+/// builds between metrics and schema version 2 wrote) gets the figures'
+/// columns filled from those documents when it is upgraded.
+#[test]
+fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
+    let dir = Dir::new();
+    let json = dir.join("run.json");
+    util::dbsweep_in(
+        dir.path(),
+        &[
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "100",
+            "--time",
+            "1",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    )
+    .ok();
+    let doc = util::read_json(&json);
+    let busy = doc["result"]["metrics"]["figures"]["cpu_busy_pct"]["value"]
+        .as_f64()
+        .expect("a measured machine");
+    let path = dir.join(store::FILE_NAME);
+    {
+        let (mut s, study) = new_store(&dir);
+        let mut p = finished("real", 1, 1, 0.0);
+        p.run = Some(with_histograms(doc, &[]));
+        s.commit_point(study, &p).unwrap();
+    }
+    // Back to version 1: the columns version 2 added are dropped.
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let added: Vec<String> = {
+        let mut st = c
+            .prepare("SELECT name FROM pragma_table_info('point') WHERE cid > 40")
+            .unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    assert_eq!(added.len(), 12, "{added:?}");
+    for col in &added {
+        c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
+            .unwrap();
+    }
+    c.pragma_update(None, "user_version", 1).unwrap();
+    drop(c);
+    let s = Store::open_existing(&path).unwrap();
+    let p = &s.points(None).unwrap()[0];
+    assert_eq!(p.metrics.as_ref().unwrap().cpu_busy_pct, Some(busy));
+    let version: i64 = s
+        .connection()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
 }

@@ -8,6 +8,7 @@
 //! record's `transaction` histogram, the very histogram its percentiles
 //! come from, with the same definition and unit conversion.
 
+use crate::record::metrics::{Figure, Figures};
 use crate::record::Run;
 use crate::stats::histogram::Histogram;
 
@@ -59,6 +60,28 @@ pub struct Metrics {
     pub client_cpu_s: f64,
     /// The server's product and version as the connection reported it.
     pub server_version: String,
+    /// The machine's and the server's figures (`result.metrics.figures`);
+    /// `None` where not measured, or without metrics.
+    /// Busy share of every CPU of the machine over the window, %.
+    pub cpu_busy_pct: Option<f64>,
+    /// User, system and iowait shares of every CPU, %.
+    pub cpu_user_pct: Option<f64>,
+    pub cpu_system_pct: Option<f64>,
+    pub iowait_pct: Option<f64>,
+    /// The server's processes' and the client's share of the machine's CPU, %.
+    pub server_cpu_pct: Option<f64>,
+    pub client_cpu_pct: Option<f64>,
+    /// The server's CPU per transaction, µs.
+    pub server_cpu_us_per_txn: Option<f64>,
+    /// MB read and written on every disk per transaction.
+    pub disk_mb_per_txn: Option<f64>,
+    /// Share of page reads served from the server's cache, %.
+    pub buffer_pool_hit_pct: Option<f64>,
+    /// Row lock waits and deadlocks per second, as the server counts them.
+    pub row_lock_waits_per_s: Option<f64>,
+    pub deadlocks_per_s: Option<f64>,
+    /// InnoDB semaphore OS waits per transaction.
+    pub semaphore_os_waits_per_txn: Option<f64>,
 }
 
 /// One `result.intervals` entry, as stored in `point_interval`.
@@ -93,6 +116,13 @@ pub fn extract(run: &Run) -> Extracted {
         }
     };
     let lat = result.latency.as_ref();
+    let fig = |f: fn(&Figures) -> &Option<Figure>| {
+        result
+            .metrics
+            .as_ref()
+            .and_then(|m| f(&m.figures).as_ref())
+            .map(|f| f.value)
+    };
     let errors: Vec<(String, u64)> = result
         .errors
         .iter()
@@ -123,6 +153,18 @@ pub fn extract(run: &Run) -> Extracted {
         lat_max_us: lat.map(|l| l.max_us),
         client_cpu_s: result.client_cpu.total_s(),
         server_version: run.target.server_version.clone(),
+        cpu_busy_pct: fig(|f| &f.cpu_busy_pct),
+        cpu_user_pct: fig(|f| &f.cpu_user_pct),
+        cpu_system_pct: fig(|f| &f.cpu_system_pct),
+        iowait_pct: fig(|f| &f.iowait_pct),
+        server_cpu_pct: fig(|f| &f.server_cpu_pct),
+        client_cpu_pct: fig(|f| &f.client_cpu_pct),
+        server_cpu_us_per_txn: fig(|f| &f.server_cpu_us_per_transaction),
+        disk_mb_per_txn: fig(|f| &f.disk_mb_per_transaction),
+        buffer_pool_hit_pct: fig(|f| &f.buffer_pool_hit_pct),
+        row_lock_waits_per_s: fig(|f| &f.row_lock_waits_per_s),
+        deadlocks_per_s: fig(|f| &f.deadlocks_per_s),
+        semaphore_os_waits_per_txn: fig(|f| &f.semaphore_os_waits_per_transaction),
     };
     Extracted {
         metrics,

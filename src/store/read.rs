@@ -123,7 +123,7 @@ const POINT_COLUMNS: &str = "p.id, p.study_id, p.key, p.target, p.variant, p.cpu
     p.transactions, p.tps, p.qps, p.reads, p.writes, p.others, p.failed_transactions,
     p.retries, p.ignored_errors, p.errors, p.reconnects, p.abandoned, p.lat_min_us,
     p.lat_avg_us, p.lat_p50_us, p.lat_p95_us, p.lat_p99_us, p.lat_max_us, p.client_cpu_s,
-    p.server_version";
+    p.server_version, p.cpu_busy_pct, p.cpu_user_pct, p.cpu_system_pct, p.iowait_pct, p.server_cpu_pct, p.client_cpu_pct, p.server_cpu_us_per_txn, p.disk_mb_per_txn, p.buffer_pool_hit_pct, p.row_lock_waits_per_s, p.deadlocks_per_s, p.semaphore_os_waits_per_txn";
 
 /// Builds a [`StoredPoint`] from a `point` row joined with its study,
 /// target and variant; children are added by the caller.
@@ -166,6 +166,18 @@ fn read_point(r: &Row<'_>) -> anyhow::Result<StoredPoint> {
             lat_max_us: r.get("lat_max_us")?,
             client_cpu_s: r.get("client_cpu_s")?,
             server_version: r.get("server_version")?,
+            cpu_busy_pct: r.get("cpu_busy_pct")?,
+            cpu_user_pct: r.get("cpu_user_pct")?,
+            cpu_system_pct: r.get("cpu_system_pct")?,
+            iowait_pct: r.get("iowait_pct")?,
+            server_cpu_pct: r.get("server_cpu_pct")?,
+            client_cpu_pct: r.get("client_cpu_pct")?,
+            server_cpu_us_per_txn: r.get("server_cpu_us_per_txn")?,
+            disk_mb_per_txn: r.get("disk_mb_per_txn")?,
+            buffer_pool_hit_pct: r.get("buffer_pool_hit_pct")?,
+            row_lock_waits_per_s: r.get("row_lock_waits_per_s")?,
+            deadlocks_per_s: r.get("deadlocks_per_s")?,
+            semaphore_os_waits_per_txn: r.get("semaphore_os_waits_per_txn")?,
         }),
     };
     Ok(StoredPoint {

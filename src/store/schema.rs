@@ -209,8 +209,41 @@ GROUP BY study_id, target, variant, cpus, workload, workload_label, workload_opt
 ORDER BY min(id);
 "#;
 
+/// Version 2: the machine's and the server's figures of each point
+/// (`result.metrics.figures` of its run document), NULL where not measured.
+/// Points committed before are filled from their stored document, so a
+/// file written with metrics before this version has them too.
+const V2: &str = r#"
+ALTER TABLE point ADD COLUMN cpu_busy_pct REAL;
+ALTER TABLE point ADD COLUMN cpu_user_pct REAL;
+ALTER TABLE point ADD COLUMN cpu_system_pct REAL;
+ALTER TABLE point ADD COLUMN iowait_pct REAL;
+ALTER TABLE point ADD COLUMN server_cpu_pct REAL;
+ALTER TABLE point ADD COLUMN client_cpu_pct REAL;
+ALTER TABLE point ADD COLUMN server_cpu_us_per_txn REAL;
+ALTER TABLE point ADD COLUMN disk_mb_per_txn REAL;
+ALTER TABLE point ADD COLUMN buffer_pool_hit_pct REAL;
+ALTER TABLE point ADD COLUMN row_lock_waits_per_s REAL;
+ALTER TABLE point ADD COLUMN deadlocks_per_s REAL;
+ALTER TABLE point ADD COLUMN semaphore_os_waits_per_txn REAL;
+UPDATE point SET
+    cpu_busy_pct = json_extract(result_json, '$.result.metrics.figures.cpu_busy_pct.value'),
+    cpu_user_pct = json_extract(result_json, '$.result.metrics.figures.cpu_user_pct.value'),
+    cpu_system_pct = json_extract(result_json, '$.result.metrics.figures.cpu_system_pct.value'),
+    iowait_pct = json_extract(result_json, '$.result.metrics.figures.iowait_pct.value'),
+    server_cpu_pct = json_extract(result_json, '$.result.metrics.figures.server_cpu_pct.value'),
+    client_cpu_pct = json_extract(result_json, '$.result.metrics.figures.client_cpu_pct.value'),
+    server_cpu_us_per_txn = json_extract(result_json, '$.result.metrics.figures.server_cpu_us_per_transaction.value'),
+    disk_mb_per_txn = json_extract(result_json, '$.result.metrics.figures.disk_mb_per_transaction.value'),
+    buffer_pool_hit_pct = json_extract(result_json, '$.result.metrics.figures.buffer_pool_hit_pct.value'),
+    row_lock_waits_per_s = json_extract(result_json, '$.result.metrics.figures.row_lock_waits_per_s.value'),
+    deadlocks_per_s = json_extract(result_json, '$.result.metrics.figures.deadlocks_per_s.value'),
+    semaphore_os_waits_per_txn = json_extract(result_json, '$.result.metrics.figures.semaphore_os_waits_per_transaction.value')
+WHERE result_json IS NOT NULL AND json_extract(result_json, '$.result.metrics') IS NOT NULL;
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

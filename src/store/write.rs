@@ -102,10 +102,12 @@ impl Store {
                  committed_unix_s, started_unix_s, seed, stop_reason, measured_s, transactions, tps, qps,
                  reads, writes, others, failed_transactions, retries, ignored_errors, errors,
                  reconnects, abandoned, lat_min_us, lat_avg_us, lat_p50_us, lat_p95_us,
-                 lat_p99_us, lat_max_us, client_cpu_s, server_version, result_json)
+                 lat_p99_us, lat_max_us, client_cpu_s, server_version, result_json,
+                 cpu_busy_pct, cpu_user_pct, cpu_system_pct, iowait_pct, server_cpu_pct, client_cpu_pct, server_cpu_us_per_txn, disk_mb_per_txn, buffer_pool_hit_pct, row_lock_waits_per_s, deadlocks_per_s, semaphore_os_waits_per_txn)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
                  ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33,
-                 ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
+                 ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48,
+                 ?49, ?50, ?51, ?52)",
             params![
                 study.0,
                 session,
@@ -148,6 +150,18 @@ impl Store {
                 m.map(|m| m.client_cpu_s),
                 m.map(|m| &m.server_version),
                 run_json,
+                m.and_then(|m| m.cpu_busy_pct),
+                m.and_then(|m| m.cpu_user_pct),
+                m.and_then(|m| m.cpu_system_pct),
+                m.and_then(|m| m.iowait_pct),
+                m.and_then(|m| m.server_cpu_pct),
+                m.and_then(|m| m.client_cpu_pct),
+                m.and_then(|m| m.server_cpu_us_per_txn),
+                m.and_then(|m| m.disk_mb_per_txn),
+                m.and_then(|m| m.buffer_pool_hit_pct),
+                m.and_then(|m| m.row_lock_waits_per_s),
+                m.and_then(|m| m.deadlocks_per_s),
+                m.and_then(|m| m.semaphore_os_waits_per_txn),
             ],
         )?;
         let point = tx.last_insert_rowid();
