@@ -615,3 +615,61 @@ fn run_report_into_a_missing_directory_is_refused_before_running() {
     assert!(r.stderr.contains("no/such/dir"), "{}", r.stderr);
     assert!(r.stdout.is_empty(), "{}", r.stdout);
 }
+
+/// A study's report draws its CPU set's utilisation against clients as
+/// stacked areas (user, system, iowait, idle adding up to 100 %), and the
+/// browser paints them.
+#[test]
+fn study_report_draws_cpu_utilisation_by_clients() {
+    let dir = Dir::new();
+    std::fs::write(
+        dir.join("cpu.toml"),
+        "name = \"cpu\"\nclients = [1, 2]\n\
+         [[workload]]\nname = \"oltp_point_select\"\noptions = { table-size = 1000 }\nwarmup = 0\ntime = 1\n",
+    )
+    .unwrap();
+    dbsweep_in(dir.path(), &["study", "cpu.toml", "--out", "out"]).ok();
+    let html = std::fs::read_to_string(dir.join("out/report.html")).unwrap();
+    assert!(html.contains("CPU utilisation</text>"), "no CPU chart");
+    let chart = html.split("-cpu-utilisation-0\"").nth(1).unwrap();
+    let chart = &chart[..chart.find("</svg>").unwrap()];
+    assert_eq!(chart.matches("class=\"area\"").count(), 4, "{chart}");
+    for layer in ["user", "system", "iowait", "idle"] {
+        assert!(
+            chart.contains(&format!("data-series=\"{layer}\"")),
+            "{layer}"
+        );
+    }
+    // The conclusion says what bounded the peak.
+    assert!(html.contains("at its peak ("), "no bound sentence");
+
+    // The chart alone, as the Markdown report writes it, in the browser.
+    dbsweep_in(
+        dir.path(),
+        &["report", "out", "--format", "md", "--out", "md.md"],
+    )
+    .ok();
+    let svg = dir.join("md-oltp-point-select-cpu-utilisation-0.svg");
+    assert!(
+        svg.is_file(),
+        "{:?}",
+        std::fs::read_dir(dir.path()).unwrap().collect::<Vec<_>>()
+    );
+    let Some(browser) = chromium() else { return };
+    let shot = dir.join("cpu.png");
+    browse(
+        &browser,
+        &dir.join("profile"),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=740,420",
+        ],
+        &svg,
+    );
+    let img = decode(&shot);
+    // The areas are their series' colour at 55 % over white; at least one
+    // of the layers covers a good part of the plot.
+    let blend = |c: &str| hex(c).map(|v| (0.55 * v as f64 + 0.45 * 255.0).round() as u8);
+    let painted: usize = (0..4).map(|i| img.count(blend(plot::PALETTE[i]))).sum();
+    assert!(painted > 40_000, "{painted} px of stacked areas");
+}

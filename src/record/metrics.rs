@@ -68,6 +68,19 @@ pub struct Sample {
     pub usage: Usage,
 }
 
+impl Metrics {
+    /// The measured window's samples that lasted at least half an
+    /// interval, for drawing over time: the window's last, partial sample
+    /// can be a few ticks of /proc/stat (10 ms each), too short to say
+    /// anything.
+    pub fn window_samples(&self) -> impl Iterator<Item = &Sample> {
+        let min = self.interval_s / 2.0;
+        self.samples
+            .iter()
+            .filter(move |s| !s.warmup && s.usage.duration_s >= min && s.usage.duration_s > 0.0)
+    }
+}
+
 /// What happened during one interval.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -76,7 +89,8 @@ pub struct Usage {
     pub duration_s: f64,
     /// CPU time of every CPU together, by kind (`/proc/stat`), seconds.
     pub cpu: CpuTime,
-    /// The same per CPU, in CPU number order (`cpu0`, `cpu1`, …).
+    /// The same per CPU, indexed by CPU number (`cpu0`, `cpu1`, …; an
+    /// offline CPU's entry is all zero).
     pub per_cpu: Vec<CpuTime>,
     /// Context switches on the machine.
     pub context_switches: u64,

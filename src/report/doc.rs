@@ -157,6 +157,10 @@ pub enum ChartKind {
     Line,
     /// A step function (a latency distribution / CDF).
     Step,
+    /// Filled areas stacked in series order: each series' y is added to
+    /// the ones before it at the same x (CPU time by kind adding up to
+    /// 100 %). Every series has the same x values.
+    Stacked,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

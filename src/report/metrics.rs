@@ -207,12 +207,7 @@ pub fn doc_section(m: &Metrics) -> Section {
             .collect(),
         wrap: None,
     })];
-    let samples: Vec<(f64, &Usage)> = m
-        .samples
-        .iter()
-        .filter(|s| !s.warmup && s.usage.duration_s > 0.0)
-        .map(|s| (s.t_s, &s.usage))
-        .collect();
+    let samples: Vec<(f64, &Usage)> = m.window_samples().map(|s| (s.t_s, &s.usage)).collect();
     if samples.len() >= 2 {
         let pct = |u: &Usage, x: f64| {
             let total = u.cpu.total_s();

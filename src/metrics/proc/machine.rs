@@ -59,7 +59,13 @@ pub fn parse_stat(text: &str, snap: &mut MachineSnap) -> Result<(), String> {
                 seen_cpu = true;
             }
             k if k.starts_with("cpu") && k[3..].parse::<usize>().is_ok() => {
-                snap.per_cpu.push(nums()?);
+                // At its CPU number: an offline CPU has no line, and a CPU
+                // set names CPUs by number.
+                let n: usize = k[3..].parse().unwrap_or(0);
+                if snap.per_cpu.len() <= n {
+                    snap.per_cpu.resize(n + 1, [0; 8]);
+                }
+                snap.per_cpu[n] = nums()?;
             }
             "ctxt" | "procs_running" | "procs_blocked" => {
                 let v: u64 = f

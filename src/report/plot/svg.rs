@@ -11,6 +11,13 @@ use crate::report::doc::{Chart, ChartKind};
 /// The chart as a standalone SVG document (no XML declaration, so it can
 /// also be inlined into HTML).
 pub fn svg(chart: &Chart) -> String {
+    let cumulated;
+    let chart = if chart.kind == ChartKind::Stacked {
+        cumulated = cumulate(chart);
+        &cumulated
+    } else {
+        chart
+    };
     let xk = Kind::of(&chart.x);
     let yk = Kind::of(&chart.y);
     let pts: Vec<Vec<(usize, f64, f64)>> =
@@ -229,6 +236,39 @@ pub fn svg(chart: &Chart) -> String {
             );
         }
     }
+    if chart.kind == ChartKind::Stacked {
+        // Each layer fills down to the one below it (or the axis).
+        for (i, s) in chart.series.iter().enumerate() {
+            let top: Vec<(f64, f64)> = s
+                .points
+                .iter()
+                .filter_map(|&(x, y)| Some((xs_scale.px(x)?, ys_scale.px(y)?)))
+                .collect();
+            if top.is_empty() {
+                continue;
+            }
+            let below = |x: f64| -> f64 {
+                i.checked_sub(1)
+                    .and_then(|j| chart.series[j].points.iter().find(|p| p.0 == x))
+                    .map_or(0.0, |p| p.1)
+            };
+            let mut d = String::new();
+            for (k, (x, y)) in top.iter().enumerate() {
+                let _ = write!(d, "{}{x:.1} {y:.1}", if k == 0 { "M" } else { "L" });
+            }
+            for &(x, _) in s.points.iter().rev() {
+                if let (Some(px), Some(py)) = (xs_scale.px(x), ys_scale.px(below(x))) {
+                    let _ = write!(d, "L{px:.1} {py:.1}");
+                }
+            }
+            let _ = write!(
+                o,
+                "<path class=\"area\" data-series=\"{}\" d=\"{d}z\" fill=\"{}\" fill-opacity=\"0.55\" stroke=\"none\"/>",
+                escape(&s.name),
+                colour(i)
+            );
+        }
+    }
     for (i, (s, p)) in chart.series.iter().zip(&pts).enumerate() {
         if p.is_empty() {
             continue;
@@ -241,7 +281,7 @@ pub fn svg(chart: &Chart) -> String {
         };
         let mut d = String::new();
         match chart.kind {
-            ChartKind::Line => {
+            ChartKind::Line | ChartKind::Stacked => {
                 // A dropped point breaks the line: no invented segment.
                 let mut prev: Option<usize> = None;
                 for pt in p {
@@ -303,6 +343,14 @@ pub fn svg(chart: &Chart) -> String {
         for (x, row, i, text) in &legend {
             let y = legend_top + *row as f64 * 20.0;
             let _ = write!(o, "<g class=\"legend-item\">");
+            if chart.kind == ChartKind::Stacked {
+                let _ = write!(
+                    o,
+                    "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"26\" height=\"10\" fill=\"{}\" fill-opacity=\"0.55\"/>",
+                    y - 5.0,
+                    colour(*i)
+                );
+            }
             let _ = write!(
                 o,
                 "<path d=\"M{x:.1} {y:.1}h26\" fill=\"none\" {} stroke-width=\"2\"/>",
@@ -329,4 +377,21 @@ pub fn svg(chart: &Chart) -> String {
     }
     o.push_str("</svg>");
     o
+}
+
+/// `chart` with each series' y added to the series before it at the same
+/// x, as a stacked chart draws it (its tooltips and axis then show the
+/// cumulated values: the top of the stack is the total).
+fn cumulate(chart: &Chart) -> Chart {
+    let mut out = chart.clone();
+    for i in 1..out.series.len() {
+        let (done, rest) = out.series.split_at_mut(i);
+        let below = &done[i - 1];
+        for p in &mut rest[0].points {
+            if let Some(b) = below.points.iter().find(|b| b.0 == p.0) {
+                p.1 += b.1;
+            }
+        }
+    }
+    out
 }

@@ -399,3 +399,47 @@ fn png_draws_the_series_and_the_text() {
         .count();
     assert!(title_dark > 500, "{title_dark} title pixels: no font?");
 }
+
+#[test]
+fn stacked_areas_add_up_and_fill_down_to_the_layer_below() {
+    // CPU time by kind at 1, 2 and 4 clients: each column adds up to 100.
+    let c = chart(
+        ChartKind::Stacked,
+        Axis::log("clients"),
+        Axis::linear("CPU time (%)"),
+        vec![
+            series("user", &[(1.0, 20.0), (2.0, 40.0), (4.0, 60.0)]),
+            series("system", &[(1.0, 10.0), (2.0, 20.0), (4.0, 30.0)]),
+            series("idle", &[(1.0, 70.0), (2.0, 40.0), (4.0, 10.0)]),
+        ],
+    );
+    let s = svg(&c);
+    let areas = path_data(&s, "area");
+    assert_eq!(areas.len(), 3, "one filled area per layer");
+    // The top layer's upper edge is the total: every point at 100 %, the
+    // top tick; no marker is drawn on a stacked chart.
+    assert_eq!(tick_labels(&s, "y").last().map(String::as_str), Some("100"));
+    let lines = path_data(&s, "series");
+    let top_y: Vec<&str> = lines[2]
+        .split(['M', 'L'])
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split(' ').nth(1).unwrap())
+        .collect();
+    assert!(top_y.windows(2).all(|w| w[0] == w[1]), "{top_y:?}");
+    assert_eq!(count(&s, "class=\"marker\""), 0);
+    // The lowest layer closes on the axis (y = 0), the next on the first
+    // layer's edge: its closing path passes through the user line's points.
+    let user_edge: Vec<&str> = lines[0]
+        .split(['M', 'L'])
+        .filter(|p| !p.is_empty())
+        .collect();
+    for p in &user_edge {
+        assert!(
+            areas[1].contains(&format!("L{p}")),
+            "{p} not in {}",
+            areas[1]
+        );
+    }
+    // Legend entries are filled boxes.
+    assert_eq!(count(&s, "<rect x="), 3);
+}

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::names::{cpus_label, distinct, finished, panel_title, several_cpus, workload_title};
+use super::usage::bound_sentence;
 use super::{Metric, Report, StudyData};
 use crate::report::analysis::{self, Scaling, Verdict};
 use crate::util::civil::utc_minutes as utc;
@@ -63,6 +64,8 @@ pub(super) fn conclusions(r: &Report) -> Vec<String> {
             line.push('.');
             said.push(line);
         }
+        let set = cpus_label(&p.cpus);
+        said.extend(p.series.iter().filter_map(|s| bound_sentence(s, &set)));
         if let Some(sw) = &p.sweep {
             for row in sw.rows.iter() {
                 let Some(c) = row.change else { continue };

@@ -15,6 +15,7 @@ use super::names::{
     distinct, finished, panel_key, series_label, show_variant, slug, throughput, workload_title,
     SweepSpec,
 };
+use super::usage::point_cpu;
 use super::{Metric, Options, StudyData};
 use crate::report::analysis::{self};
 use crate::stats::histogram::Histogram;
@@ -192,6 +193,16 @@ fn cell<'a>(clients: u32, points: impl Iterator<Item = &'a StoredPoint>) -> Cell
             let f = &p.row.run.as_ref()?.result.fairness;
             analysis::fairness_cv(f.events_avg, f.events_stddev)
         }),
+        cpu_busy_pct: stat(&|p, _| point_cpu(p).map(|c| c.busy())),
+        cpu_user_pct: stat(&|p, _| point_cpu(p).map(|c| c.user)),
+        cpu_system_pct: stat(&|p, _| point_cpu(p).map(|c| c.system)),
+        iowait_pct: stat(&|p, _| point_cpu(p).map(|c| c.iowait)),
+        server_machine_pct: stat(&|_, m| m.server_cpu_pct),
+        client_machine_pct: stat(&|_, m| m.client_cpu_pct),
+        server_cpu_us_per_txn: stat(&|_, m| m.server_cpu_us_per_txn),
+        deadlocks_ps: stat(&|_, m| m.deadlocks_per_s),
+        row_lock_waits_ps: stat(&|_, m| m.row_lock_waits_per_s),
+        semaphore_waits_per_txn: stat(&|_, m| m.semaphore_os_waits_per_txn),
     }
 }
 

@@ -1,10 +1,12 @@
 //! The study report's layout: [`document`] turns a [`Report`] into a
 //! [`Doc`] — per panel the metric tables and charts, peaks, fairness,
-//! the sweep and the per-point figures; then CPU scalability, errors and
-//! the comparison — which every format (HTML, Markdown, text) renders.
+//! the machine and server figures, the sweep and the per-point figures;
+//! then CPU scalability, errors and the comparison — which every format
+//! (HTML, Markdown, text) renders.
 
 use super::charts::{cdf_series, metric_chart, time_series};
 use super::conclusions::facts;
+use super::machine::{cpu_charts, cpu_over_time, lock_tables};
 use super::names::{panel_title, several_cpus};
 use super::sections::{comparison_blocks, scalability_blocks, sweep_blocks};
 use super::tables::{errors_table, fairness_table, metric_table, peak_table, statements_table};
@@ -131,9 +133,17 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             ..cpu
         };
         blocks.push(Block::Chart(cpu));
-        blocks.push(Block::Note(
-            "The client CPU chart is dbsweep's own use (user + system) per measured second: near 100 % per client thread means the client, not the server, may be the bottleneck. Server CPU is not recorded by this version.".into(),
-        ));
+        let machine = cpu_charts(p, &title);
+        blocks.push(Block::Note(format!(
+            "The client CPU chart is dbsweep's own use (user + system) per measured second: near 100 % per client thread means the client, not the server, may be the bottleneck.{}",
+            if machine.is_empty() {
+                " Server CPU was not recorded for these runs (--metrics off, or an earlier dbsweep)."
+            } else {
+                ""
+            }
+        )));
+        blocks.extend(machine);
+        blocks.extend(lock_tables(p, data));
         if let Some(t) = fairness_table(p) {
             blocks.push(Block::Table(t));
         }
@@ -179,6 +189,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                     series: p95_ts,
                 }));
             }
+            blocks.extend(cpu_over_time(p, data, c, &title).map(Block::Chart));
             let cdf = cdf_series(p, data, c);
             if !cdf.is_empty() {
                 blocks.push(Block::Chart(Chart {

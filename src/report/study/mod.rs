@@ -21,11 +21,13 @@
 //!   [`SeriesData`], [`CellData`], …).
 //! - `names`: which points count, how panels, series and CPU sets are
 //!   grouped and named, what the file's sweep says.
+//! - `usage`: the machine's and the server's figures of one point (CPU
+//!   over its CPU set, server counters, waits) and what bounded a peak.
 //! - `figures`: panels, series and cells from the stored points.
 //! - `comparisons`: the parameter sweep, CPU scalability, the baseline.
 //! - `conclusions`: the report's sentences and the header facts.
 //! - `analyze`: [`analyze`], all of the above into a [`Report`].
-//! - `tables`, `charts`, `sections`: the blocks of the document.
+//! - `tables`, `charts`, `sections`, `machine`: the blocks of the document.
 //! - `layout`: [`document`], the blocks in the order a reader wants them.
 //!
 //! This file holds what they all speak of: the [`Metric`] a report shows
@@ -38,10 +40,12 @@ mod conclusions;
 mod figures;
 mod layout;
 mod load;
+mod machine;
 mod model;
 mod names;
 mod sections;
 mod tables;
+mod usage;
 
 pub use analyze::analyze;
 pub use layout::document;

@@ -65,7 +65,7 @@ impl Stat {
 }
 
 /// The repeats of one point (one series at one client count).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct CellData {
     pub clients: u32,
     /// Finished repeats (the ones the figures are over).
@@ -84,10 +84,38 @@ pub struct CellData {
     /// Events per client: coefficient of variation in percent (0: every
     /// client did the same work).
     pub fairness_cv_pct: Option<Stat>,
+    /// Present only where measured (a run's `result.metrics`).
+    /// The panel's CPU set (or the machine) over the window: busy, user
+    /// (nice included), system (irq, softirq and steal included) and
+    /// iowait shares, %.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_busy_pct: Option<Stat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_user_pct: Option<Stat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_system_pct: Option<Stat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iowait_pct: Option<Stat>,
+    /// The server's processes' and dbsweep's shares of the machine's CPU, %.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_machine_pct: Option<Stat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_machine_pct: Option<Stat>,
+    /// The server's CPU per transaction, µs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us_per_txn: Option<Stat>,
+    /// As the server counts them, per second of the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlocks_ps: Option<Stat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_lock_waits_ps: Option<Stat>,
+    /// InnoDB semaphore OS waits per transaction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semaphore_waits_per_txn: Option<Stat>,
 }
 
 /// One target/variant of a panel: a row of its tables, a line of its charts.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct SeriesData {
     /// How the report names it ("mariadb / base").
     pub label: String,

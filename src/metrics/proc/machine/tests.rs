@@ -22,6 +22,19 @@ fn reads_stat() {
 }
 
 #[test]
+fn an_offline_cpu_keeps_the_numbers_of_the_others() {
+    let mut s = MachineSnap::default();
+    parse_stat(
+        "cpu 20 0 0 0\ncpu0 10 0 0 0\ncpu2 10 0 0 0\nctxt 1\n",
+        &mut s,
+    )
+    .unwrap();
+    assert_eq!(s.per_cpu.len(), 3);
+    assert_eq!(s.per_cpu[1], [0; 8], "cpu1 is offline");
+    assert_eq!(s.per_cpu[2][0], 10);
+}
+
+#[test]
 fn old_kernels_print_fewer_cpu_fields() {
     let mut s = MachineSnap::default();
     parse_stat("cpu 10 0 5 100\ncpu0 10 0 5 100\nctxt 7\n", &mut s).unwrap();
