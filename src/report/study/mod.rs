@@ -71,15 +71,18 @@ pub enum Metric {
     P95,
     P99,
     Errors,
+    /// The server's CPU per transaction, µs.
+    ServerCpu,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 5] = [
+    pub const ALL: [Metric; 6] = [
         Metric::Tps,
         Metric::Qps,
         Metric::P95,
         Metric::P99,
         Metric::Errors,
+        Metric::ServerCpu,
     ];
 
     /// The name `--metric` takes.
@@ -90,6 +93,7 @@ impl Metric {
             Metric::P95 => "p95",
             Metric::P99 => "p99",
             Metric::Errors => "errors",
+            Metric::ServerCpu => "server-cpu",
         }
     }
 
@@ -113,6 +117,7 @@ impl Metric {
             Metric::P95 => "95th percentile transaction latency (ms)",
             Metric::P99 => "99th percentile transaction latency (ms)",
             Metric::Errors => "errors per second",
+            Metric::ServerCpu => "server CPU per transaction (µs)",
         }
     }
 
@@ -124,6 +129,7 @@ impl Metric {
             Metric::P95 => "p95 latency (ms)",
             Metric::P99 => "p99 latency (ms)",
             Metric::Errors => "errors/s",
+            Metric::ServerCpu => "server CPU per transaction (µs)",
         }
     }
 
@@ -139,6 +145,7 @@ impl Metric {
             Metric::P95 => m.lat_p95_us.map(|us| us / 1e3),
             Metric::P99 => m.lat_p99_us.map(|us| us / 1e3),
             Metric::Errors => (m.measured_s > 0.0).then(|| m.errors as f64 / m.measured_s),
+            Metric::ServerCpu => m.server_cpu_us_per_txn,
         }
     }
 
@@ -146,6 +153,7 @@ impl Metric {
     pub fn format(self, v: f64) -> String {
         match self {
             Metric::P95 | Metric::P99 => ms_ms(v),
+            Metric::ServerCpu => format!("{v:.0}"),
             _ => format!("{v:.2}"),
         }
     }
@@ -157,6 +165,7 @@ impl Metric {
             Metric::P95 => c.p95_ms.as_ref(),
             Metric::P99 => c.p99_ms.as_ref(),
             Metric::Errors => c.errors_ps.as_ref(),
+            Metric::ServerCpu => c.server_cpu_us_per_txn.as_ref(),
         }
     }
 }
@@ -188,6 +197,8 @@ mod tests {
     fn metrics_parse_by_name() {
         assert_eq!(Metric::parse("p99").unwrap(), Metric::P99);
         let e = Metric::parse("tpm").unwrap_err().to_string();
-        assert!(e.contains("tps, qps, p95, p99, errors"), "{e}");
+        assert!(e.contains("tps, qps, p95, p99, errors, server-cpu"), "{e}");
+        assert_eq!(Metric::parse("server-cpu").unwrap(), Metric::ServerCpu);
+        assert!(!Metric::ServerCpu.higher_is_better());
     }
 }
