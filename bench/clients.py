@@ -19,12 +19,18 @@ Usage:
                      [--engines mariadb,postgres]
                      [--workloads oltp_point_select,oltp_read_only]
                      [--rows 1000000] [--connections 10000]
-                     [--baseline OLD_DBSWEEP] [--tools sysbench,dbsweep,pgbench]
+                     [--baseline OLD_DBSWEEP] [--baseline-args ARGS]
+                     [--tools sysbench,dbsweep,pgbench]
 
 `--baseline PATH` adds another dbsweep binary (e.g. a release build of an
 earlier commit) as a tool of its own, interleaved with the others, and the
 table gains its median, dbsweep / baseline and the range of that ratio per
-pair: a regression check of dbsweep against itself. `--tools` chooses the
+pair: a regression check of dbsweep against itself. `--baseline-args ARGS`
+gives the baseline extra `dbsweep run` options, and without `--baseline` it
+is this very dbsweep: `--baseline-args="--metrics off"` measures what the
+machine and server metrics cost (dbsweep / baseline = on / off). The
+table's reading ms columns are the metrics sampler's average and longest
+reading (/proc and the server's counters) per run. `--tools` chooses the
 tools (pgbench runs on PostgreSQL only).
 
 Needs the README's set-up plus `apt-get install sysbench` (pgbench comes with
@@ -127,9 +133,9 @@ def sysbench_argv(engine, url, workload, clients, secs, rows):
             "--report-interval=0", "run"]
 
 
-def dbsweep_argv(url, workload, clients, secs, rows, json_path, binary=DBSWEEP):
+def dbsweep_argv(url, workload, clients, secs, rows, json_path, binary=DBSWEEP, extra=()):
     return [binary, "run", workload, "--db", url, f"--table-size={rows}", "--tables=1",
-            f"--threads={clients}", f"--time={secs}", "--json", json_path]
+            f"--threads={clients}", f"--time={secs}", "--json", json_path, *extra]
 
 
 # pgbench scripts with sysbench's statements on sbtest1 (defaults of
@@ -172,8 +178,10 @@ def parse_dbsweep(json_path):
             r = json.load(f)["result"]
     except (OSError, ValueError, KeyError):
         return None
+    m = r.get("metrics") or {}
     return dict(queries=r["queries"]["total"] if isinstance(r["queries"], dict) else r["queries"],
-                qps=r["qps"], tps=r["tps"])
+                qps=r["qps"], tps=r["tps"],
+                reading_ms_avg=m.get("reading_ms_avg"), reading_ms_max=m.get("reading_ms_max"))
 
 
 def parse_pgbench(out, workload):
@@ -202,9 +210,13 @@ def main():
                     help="also run this many dbsweep clients against MariaDB")
     ap.add_argument("--baseline", metavar="OLD_DBSWEEP",
                     help="another dbsweep binary to compare this one with, interleaved")
+    ap.add_argument("--baseline-args", default="", metavar="ARGS",
+                    help="extra dbsweep run options of the baseline (alone: this dbsweep with them)")
     ap.add_argument("--tools", default="sysbench,dbsweep,pgbench")
     ap.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
+    if a.baseline_args and not a.baseline:
+        a.baseline = DBSWEEP
     chosen = a.tools.split(",") + (["baseline"] if a.baseline else [])
     if "sysbench" in chosen and not shutil.which("sysbench"):
         sys.exit("sysbench not found: apt-get install sysbench")
@@ -222,7 +234,8 @@ def main():
     csv_path = os.path.join(ROOT, "bench", "results", f"clients-{stamp}.csv")
     md_path = csv_path[:-4] + ".md"
     fields = ["engine", "workload", "clients", "pair", "tool", "ok", "tps", "qps", "queries",
-              "wall_s", "cpu_s", "sys_s", "cpu_us_per_query", "maxrss_kib", "load1"]
+              "wall_s", "cpu_s", "sys_s", "cpu_us_per_query", "maxrss_kib", "load1",
+              "reading_ms_avg", "reading_ms_max"]
     rows = []
     urls = {}
     scripts = {}
@@ -270,7 +283,8 @@ def main():
             elif tool == "dbsweep":
                 argv = dbsweep_argv(urls[e], w, c, a.time, a.rows, jp)
             elif tool == "baseline":
-                argv = dbsweep_argv(urls[e], w, c, a.time, a.rows, jp, binary=a.baseline)
+                argv = dbsweep_argv(urls[e], w, c, a.time, a.rows, jp, binary=a.baseline,
+                                    extra=a.baseline_args.split())
             else:
                 argv = pgbench_argv(urls[e], scripts[w], c, a.time)
             settle()
@@ -286,7 +300,9 @@ def main():
                        maxrss_kib=rss, load1=os.getloadavg()[0])
             if r:
                 row.update(tps=round(r["tps"], 2), qps=round(r["qps"], 2), queries=r["queries"],
-                           cpu_us_per_query=round(cpu * 1e6 / max(r["queries"], 1), 2))
+                           cpu_us_per_query=round(cpu * 1e6 / max(r["queries"], 1), 2),
+                           reading_ms_avg=r.get("reading_ms_avg"),
+                           reading_ms_max=r.get("reading_ms_max"))
             else:
                 tail = "\n".join(out.strip().splitlines()[-3:])
                 print(f"  {tool} failed (exit {rc}): {tail}", flush=True)
@@ -342,9 +358,10 @@ def table(rows):
            "| dbsweep / sysbench (goal ≥ 1.10) | per pair | CPU µs/query sysbench | dbsweep "
            "| CPU ratio (goal ≤ 0.80) | RSS MiB sysbench | dbsweep |"
            + (" baseline qps | dbsweep / baseline | per pair | CPU µs/query baseline |"
-              if baseline else ""),
+              if baseline else "")
+           + " reading ms avg | max |",
            "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
-           + ("---:|---:|---|---:|" if baseline else "")]
+           + ("---:|---:|---|---:|" if baseline else "") + "---:|---:|"]
 
     def med(k, tool, field):
         return median([r.get(field) for r in rows
@@ -377,6 +394,10 @@ def table(rows):
             bratio = f"{ds / bs:.2f}" if bs and ds else ""
             line += (f" {f(bs, ',.0f')} | {bratio} | {pair_range(k, 'baseline')} "
                      f"| {f(bc, '.1f')} |")
+        ra = med(k, "dbsweep", "reading_ms_avg")
+        rm = max([r["reading_ms_max"] for r in rows if (r["engine"], r["workload"], r["clients"]) == k
+                  and r["tool"] == "dbsweep" and r.get("reading_ms_max") is not None], default=None)
+        line += f" {f(ra, '.2f')} | {f(rm, '.2f')} |"
         out.append(line)
     return "\n".join(out) + "\n"
 
