@@ -6,7 +6,7 @@
 
 use super::charts::{cdf_series, metric_chart, time_series};
 use super::conclusions::facts;
-use super::machine::{cpu_charts, cpu_over_time, lock_tables};
+use super::machine::{cpu_charts, cpu_over_time, disk_over_time, lock_tables};
 use super::names::{panel_title, several_cpus};
 use super::sections::{comparison_blocks, scalability_blocks, sweep_blocks};
 use super::tables::{errors_table, fairness_table, metric_table, peak_table, statements_table};
@@ -190,6 +190,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                 }));
             }
             blocks.extend(cpu_over_time(p, data, c, &title).map(Block::Chart));
+            blocks.extend(disk_over_time(p, data, c, &title).map(Block::Chart));
             let cdf = cdf_series(p, data, c);
             if !cdf.is_empty() {
                 blocks.push(Block::Chart(Chart {

@@ -2,7 +2,8 @@
 //! utilisation against clients (stacked user / system / iowait / idle over
 //! the panel's CPU set, seed 003's Figures 2–4), the server's CPU per
 //! transaction, locks and InnoDB semaphores (seed 004) or PostgreSQL's top
-//! wait events by clients, and the CPU over time at the focus point.
+//! wait events by clients, and the CPU and disks over time at the focus
+//! point.
 //!
 //! A series or cell whose runs measured nothing (`--metrics off`, 0.1.0
 //! files) is left out of a chart and shows "-" in a table; a block with
@@ -240,6 +241,26 @@ pub(super) fn lock_tables(p: &Panel, data: &StudyData) -> Vec<Block> {
     blocks
 }
 
+/// The metrics of each series' first finished repeat at `clients`, named.
+fn at_focus<'a>(
+    p: &Panel,
+    data: &'a StudyData,
+    clients: u32,
+) -> Vec<(String, &'a crate::record::Metrics)> {
+    p.series
+        .iter()
+        .filter_map(|s| {
+            let point = series_points(p, s, data)
+                .into_iter()
+                .find(|x| x.row.clients == clients)?;
+            Some((
+                format!("{} (repeat {})", s.label, point.row.repeat),
+                metrics(point)?,
+            ))
+        })
+        .collect()
+}
+
 /// The busy share of the panel's CPU set over time at `clients`, one line
 /// per series (its first finished repeat), and the server's share.
 pub(super) fn cpu_over_time(
@@ -250,15 +271,7 @@ pub(super) fn cpu_over_time(
 ) -> Option<Chart> {
     let set = cpus_label(&p.cpus);
     let mut series = Vec::new();
-    for s in &p.series {
-        let Some(point) = series_points(p, s, data)
-            .into_iter()
-            .find(|x| x.row.clients == clients)
-        else {
-            continue;
-        };
-        let Some(m) = metrics(point) else { continue };
-        let name = format!("{} (repeat {})", s.label, point.row.repeat);
+    for (name, m) in at_focus(p, data, clients) {
         let busy: Vec<(f64, f64)> = m
             .window_samples()
             .filter_map(|x| Some((x.t_s, cpu_split(&x.usage, p.cpus.as_deref())?.busy())))
@@ -291,6 +304,44 @@ pub(super) fn cpu_over_time(
         title: format!("{title}: CPU over time at {clients} clients"),
         x: Axis::linear("time (s)"),
         y: Axis::linear("CPU busy (%)"),
+        kind: ChartKind::Line,
+        series,
+    })
+}
+
+/// MB read and written per second on every disk over time at `clients`,
+/// one line per series.
+pub(super) fn disk_over_time(
+    p: &Panel,
+    data: &StudyData,
+    clients: u32,
+    title: &str,
+) -> Option<Chart> {
+    let series: Vec<Series> = at_focus(p, data, clients)
+        .into_iter()
+        .map(|(name, m)| Series {
+            name,
+            points: m
+                .window_samples()
+                .map(|x| {
+                    let bytes: u64 = x
+                        .usage
+                        .disks
+                        .iter()
+                        .map(|d| d.read_bytes + d.write_bytes)
+                        .sum();
+                    (x.t_s, bytes as f64 / 1e6 / x.usage.duration_s)
+                })
+                .collect(),
+            spread: None,
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    (!series.is_empty()).then(|| Chart {
+        id: format!("{}-at-{clients}-disk-over-time", p.id),
+        title: format!("{title}: disk over time at {clients} clients"),
+        x: Axis::linear("time (s)"),
+        y: Axis::linear("MB read and written per second"),
         kind: ChartKind::Line,
         series,
     })

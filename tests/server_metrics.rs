@@ -1,0 +1,250 @@
+//! The machine and server metrics of runs against real MariaDB and
+//! PostgreSQL servers (started with `dbsweep server start`): the server's
+//! own deadlock and lock-wait counters rise when deadlocks are provoked,
+//! PostgreSQL's sampled wait events show the lock waits, the server found
+//! by its port is the server's process and its CPU is a part of the
+//! machine's, and what cannot be measured is a gap with its reason.
+
+mod util;
+
+use serde_json::Value;
+use util::{dbsweep, read_json, Dir, Server};
+
+/// Provokes deadlocks (8 clients update 10 rows in random order inside
+/// transactions, as in tests/server_workloads.rs) and returns the run's
+/// document.
+fn contended_run(s: &Server, dir: &Dir) -> Value {
+    let json = dir.join("contended.json");
+    dbsweep(&[
+        "prepare",
+        "oltp_write_only",
+        "--db",
+        &s.url,
+        "--table-size",
+        "10",
+    ])
+    .ok();
+    dbsweep(&[
+        "run",
+        "oltp_write_only",
+        "--db",
+        &s.url,
+        "--table-size",
+        "10",
+        "--threads",
+        "8",
+        "--time",
+        "3",
+        "--index-updates",
+        "4",
+        "--non-index-updates",
+        "4",
+        "--metrics-interval",
+        "0.5",
+        "--json",
+        &json.display().to_string(),
+    ])
+    .ok();
+    read_json(&json)
+}
+
+fn figure(m: &Value, name: &str) -> f64 {
+    m["figures"][name]["value"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {name} in {}", m["figures"]))
+}
+
+fn counter(m: &Value, name: &str) -> f64 {
+    m["window"]["sql"][name]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no counter {name} in {}", m["window"]["sql"]))
+}
+
+/// The server was found by its port, is the server's own process, and its
+/// CPU is a positive part of the machine's.
+fn assert_server_measured(s: &Server, m: &Value) {
+    let port = s.url.rsplit(':').next().unwrap().split('/').next().unwrap();
+    assert_eq!(
+        m["server_process"]["pid"].as_u64(),
+        Some(s.pid() as u64),
+        "{}",
+        m["server_process"]
+    );
+    let how = m["server_process"]["how"].as_str().unwrap();
+    assert_eq!(how, format!("listening on 127.0.0.1:{port}"));
+    let busy = figure(m, "cpu_busy_pct");
+    let server = figure(m, "server_cpu_pct");
+    let client = figure(m, "client_cpu_pct");
+    assert!(
+        server > 0.0 && client > 0.0,
+        "server {server} %, client {client} %"
+    );
+    assert!(
+        server + client <= busy * 1.05 + 1.0,
+        "server {server} % + client {client} % > busy {busy} %"
+    );
+    assert!(figure(m, "server_cpu_us_per_transaction") > 0.0);
+}
+
+#[test]
+fn mariadb_counts_its_deadlocks_lock_waits_and_cpu() {
+    let s = Server::start("mariadb", &[]);
+    let dir = Dir::new();
+    let doc = contended_run(&s, &dir);
+    let r = &doc["result"];
+    assert!(r["errors"]["deadlock"].as_u64().unwrap() > 0, "no deadlock");
+    let m = &r["metrics"];
+    assert_server_measured(&s, m);
+    // The server's own counts, over the measured window.
+    assert!(counter(m, "Innodb_deadlocks") > 0.0);
+    assert!(figure(m, "deadlocks_per_s") > 0.0);
+    assert!(counter(m, "Innodb_row_lock_waits") > 0.0);
+    assert!(figure(m, "row_lock_waits_per_s") > 0.0);
+    // COMMIT statements the server counted are the workload's: the
+    // monitoring connection commits nothing.
+    let commits = counter(m, "Com_commit");
+    let txns = r["transactions"].as_f64().unwrap();
+    assert!(
+        commits >= txns * 0.5,
+        "{commits} commits for {txns} transactions"
+    );
+    // The statements the server counted are the workload's (the monitoring
+    // connection's own are subtracted): the run's queries, plus for each
+    // retried transaction the statement that failed and its ROLLBACK, give
+    // or take what crosses the window's edges.
+    let questions = counter(m, "Questions");
+    let expected = r["queries"]["total"].as_f64().unwrap() + 2.0 * r["retries"].as_f64().unwrap();
+    assert!(
+        (questions - expected).abs() <= expected * 0.03,
+        "the server counted {questions} statements, the run {expected}"
+    );
+    // SHOW ENGINE INNODB STATUS: the SEMAPHORES section of the first and
+    // the last reading; counters where the server prints them, else a gap
+    // saying so.
+    let texts = m["innodb_semaphores"].as_array().unwrap();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    let printed = texts
+        .iter()
+        .any(|t| t.as_str().unwrap().contains("OS WAIT ARRAY INFO"));
+    let gap = m["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["what"] == "semaphore waits");
+    if printed {
+        assert!(figure(m, "semaphore_os_waits_per_transaction") >= 0.0);
+    } else {
+        let why = gap.expect("a gap for the semaphores")["why"]
+            .as_str()
+            .unwrap();
+        assert!(why.contains("holds no counters"), "{why}");
+    }
+    dbsweep(&["cleanup", "oltp_write_only", "--db", &s.url]).ok();
+}
+
+#[test]
+fn postgres_counts_its_deadlocks_and_samples_the_lock_waits() {
+    // PostgreSQL looks for deadlocks after deadlock_timeout (1 s by default).
+    let s = Server::start("postgres", &["--set", "deadlock_timeout=50ms"]);
+    let dir = Dir::new();
+    let doc = contended_run(&s, &dir);
+    let r = &doc["result"];
+    assert!(r["errors"]["deadlock"].as_u64().unwrap() > 0, "no deadlock");
+    let m = &r["metrics"];
+    assert_server_measured(&s, m);
+    // One process per connection: the tree has every backend.
+    assert!(m["window"]["server"]["processes"].as_u64().unwrap() > 8);
+    assert!(counter(m, "pg_stat_database.deadlocks") > 0.0);
+    assert!(figure(m, "deadlocks_per_s") > 0.0);
+    // Eight clients on ten rows wait on each other's row locks.
+    let waits = m["figures"]["top_waits"].as_array().unwrap();
+    let lock = waits
+        .iter()
+        .find(|w| w["event"].as_str().unwrap().starts_with("Lock:"))
+        .unwrap_or_else(|| panic!("no Lock wait among {waits:?}"));
+    assert!(lock["pct"].as_f64().unwrap() > 0.0);
+    // No row lock counter in PostgreSQL: a gap, not a zero.
+    assert!(m["figures"]["row_lock_waits_per_s"].is_null());
+    assert!(m["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["what"] == "row lock waits"));
+    dbsweep(&["cleanup", "oltp_write_only", "--db", &s.url]).ok();
+}
+
+#[test]
+fn metrics_off_measures_nothing_and_a_zero_interval_is_refused() {
+    let dir = Dir::new();
+    let url = dir.sqlite_url("m.db");
+    let json = dir.join("off.json");
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "100",
+    ])
+    .ok();
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "100",
+        "--time",
+        "1",
+        "--metrics",
+        "off",
+        "--json",
+        &json.display().to_string(),
+    ]);
+    r.ok();
+    assert!(read_json(&json)["result"]["metrics"].is_null());
+    assert!(!r.stdout.contains("Machine and server"), "{}", r.stdout);
+
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--time",
+        "1",
+        "--metrics-interval",
+        "0",
+    ]);
+    r.expect_status(2);
+    assert!(r.stderr.contains("--metrics-interval"), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+
+    // SQLite: the machine is measured, the server is the client itself.
+    let json = dir.join("on.json");
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "100",
+        "--time",
+        "1",
+        "--json",
+        &json.display().to_string(),
+    ]);
+    r.ok();
+    assert!(r.stdout.contains("Machine and server"), "{}", r.stdout);
+    let m = &read_json(&json)["result"]["metrics"];
+    assert!(m["server_process"]["pid"].is_null());
+    assert!(figure(m, "cpu_busy_pct") > 0.0);
+    assert!(m["figures"]["server_cpu_pct"].is_null());
+    let gap = |what: &str| {
+        m["gaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["what"] == what)
+    };
+    assert!(gap("server CPU") && gap("server counters"), "{}", m["gaps"]);
+}
