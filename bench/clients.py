@@ -30,7 +30,9 @@ gives the baseline extra `dbsweep run` options, and without `--baseline` it
 is this very dbsweep: `--baseline-args="--metrics off"` measures what the
 machine and server metrics cost (dbsweep / baseline = on / off). The
 table's reading ms columns are the metrics sampler's average and longest
-reading (/proc and the server's counters) per run. `--tools` chooses the
+reading (/proc and the server's counters) per run, in wall time (which a
+loaded machine stretches), and its sampling CPU column the CPU those
+readings used, as a percentage of one core over the run. `--tools` chooses the
 tools (pgbench runs on PostgreSQL only).
 
 Needs the README's set-up plus `apt-get install sysbench` (pgbench comes with
@@ -181,7 +183,10 @@ def parse_dbsweep(json_path):
     m = r.get("metrics") or {}
     return dict(queries=r["queries"]["total"] if isinstance(r["queries"], dict) else r["queries"],
                 qps=r["qps"], tps=r["tps"],
-                reading_ms_avg=m.get("reading_ms_avg"), reading_ms_max=m.get("reading_ms_max"))
+                reading_ms_avg=m.get("reading_ms_avg"), reading_ms_max=m.get("reading_ms_max"),
+                sampling_cpu_pct=(100 * m["sampling_cpu_s"] / r["measured_s"]
+                                  if m.get("sampling_cpu_s") is not None and r.get("measured_s")
+                                  else None))
 
 
 def parse_pgbench(out, workload):
@@ -235,7 +240,7 @@ def main():
     md_path = csv_path[:-4] + ".md"
     fields = ["engine", "workload", "clients", "pair", "tool", "ok", "tps", "qps", "queries",
               "wall_s", "cpu_s", "sys_s", "cpu_us_per_query", "maxrss_kib", "load1",
-              "reading_ms_avg", "reading_ms_max"]
+              "reading_ms_avg", "reading_ms_max", "sampling_cpu_pct"]
     rows = []
     urls = {}
     scripts = {}
@@ -302,7 +307,8 @@ def main():
                 row.update(tps=round(r["tps"], 2), qps=round(r["qps"], 2), queries=r["queries"],
                            cpu_us_per_query=round(cpu * 1e6 / max(r["queries"], 1), 2),
                            reading_ms_avg=r.get("reading_ms_avg"),
-                           reading_ms_max=r.get("reading_ms_max"))
+                           reading_ms_max=r.get("reading_ms_max"),
+                           sampling_cpu_pct=r.get("sampling_cpu_pct"))
             else:
                 tail = "\n".join(out.strip().splitlines()[-3:])
                 print(f"  {tool} failed (exit {rc}): {tail}", flush=True)
@@ -359,9 +365,9 @@ def table(rows):
            "| CPU ratio (goal ≤ 0.80) | RSS MiB sysbench | dbsweep |"
            + (" baseline qps | dbsweep / baseline | per pair | CPU µs/query baseline |"
               if baseline else "")
-           + " reading ms avg | max |",
+           + " reading ms avg | max | sampling CPU % of a core |",
            "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
-           + ("---:|---:|---|---:|" if baseline else "") + "---:|---:|"]
+           + ("---:|---:|---|---:|" if baseline else "") + "---:|---:|---:|"]
 
     def med(k, tool, field):
         return median([r.get(field) for r in rows
@@ -397,7 +403,8 @@ def table(rows):
         ra = med(k, "dbsweep", "reading_ms_avg")
         rm = max([r["reading_ms_max"] for r in rows if (r["engine"], r["workload"], r["clients"]) == k
                   and r["tool"] == "dbsweep" and r.get("reading_ms_max") is not None], default=None)
-        line += f" {f(ra, '.2f')} | {f(rm, '.2f')} |"
+        sc_pct = med(k, "dbsweep", "sampling_cpu_pct")
+        line += f" {f(ra, '.2f')} | {f(rm, '.2f')} | {f(sc_pct, '.2f')} |"
         out.append(line)
     return "\n".join(out) + "\n"
 

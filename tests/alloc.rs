@@ -41,6 +41,7 @@ fn allocations(name: &str, events: u64) -> u64 {
         seed: 1,
         reconnect_every: None,
         timeout: None,
+        pacing: Default::default(),
     };
     let before = util::alloc::process_allocations();
     let r = engine::run(

@@ -745,6 +745,7 @@ fn sysbench_oltp_read_write_through_the_engine_in_both_protocols() {
             seed: mode as u64 + 1,
             reconnect_every: None,
             timeout: None,
+            pacing: Default::default(),
         };
         let r = engine::run(
             w.as_ref(),

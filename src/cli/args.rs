@@ -9,6 +9,7 @@ use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches, Par
 use crate::commands::report::Format;
 use crate::driver::{Dialect, ErrorSet, PsMode};
 use crate::rand::dist::DistKind;
+use crate::rand::pacing::{Arrival, ThinkTime};
 use crate::report::study::Metric;
 use crate::server::ServerKind;
 use crate::workload::options::{self, OptKind};
@@ -61,7 +62,7 @@ pub enum Command {
     Prepare(TargetArgs),
     /// Run a workload and report throughput, latency and errors.
     #[command(after_help = RUN_EXAMPLES)]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Drop what `prepare` created.
     #[command(after_help = CLEANUP_EXAMPLES)]
     Cleanup(TargetArgs),
@@ -395,6 +396,31 @@ pub struct RunArgs {
     /// Re-open each client's connection every N transactions (0 = never).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub reconnect: u64,
+    /// Open loop: start R transactions per second in total, on a schedule
+    /// fixed from the run's start whatever the server's pace; latency is
+    /// measured from each transaction's intended start, and the report
+    /// adds the service time, the schedule lag and the achieved rate.
+    #[arg(long, value_name = "R", help_heading = "Pacing")]
+    pub rate: Option<f64>,
+    /// How --rate's arrivals are spaced: poisson (random, the default) or
+    /// uniform (evenly).
+    #[arg(long, default_value = "poisson", value_name = "poisson|uniform", value_parser = values::arrival, help_heading = "Pacing")]
+    pub arrival: Arrival,
+    /// Count transactions slower than this (from their intended start,
+    /// with a unit: 10ms, 1s) as late; with --rate, skip those already this
+    /// far behind schedule when a connection is free (pgbench's
+    /// --latency-limit).
+    #[arg(long, value_name = "DURATION", value_parser = values::duration_with_unit, help_heading = "Pacing")]
+    pub latency_limit: Option<std::time::Duration>,
+    /// Pause between one user's transactions, never part of any latency:
+    /// fixed:100ms, uniform:1s:3s or exp:7.2s[:cap=72s].
+    #[arg(long, value_name = "DIST", value_parser = values::think_time, help_heading = "Pacing")]
+    pub think_time: Option<ThinkTime>,
+    /// Emulated users sharing the --threads connections (at least as many):
+    /// a user whose think time ends queues for a free connection, and its
+    /// latency includes the wait. Users are timers, not threads.
+    #[arg(long, value_name = "U", help_heading = "Pacing")]
+    pub users: Option<usize>,
     /// Write the full result as JSON to FILE (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,

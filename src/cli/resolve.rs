@@ -13,7 +13,7 @@ use crate::commands::smack::{GenDataRequest, SmackRequest};
 use crate::commands::study::StudyRequest;
 use crate::commands::{JsonOut, Request};
 use crate::driver::{Dialect, ErrorSet, PsMode, Target};
-use crate::engine::RunConfig;
+use crate::engine::{Pacing, RunConfig};
 use crate::rand::dist::DistParams;
 use crate::rand::RandConfig;
 use crate::server::{self, ServerSpec};
@@ -225,6 +225,13 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         )));
     }
     let interval = seconds("report-interval", a.report_interval)?;
+    let pacing = Pacing {
+        rate: a.rate.map(|r| (r, a.arrival)),
+        users: a.users,
+        think_time: a.think_time,
+        latency_limit: a.latency_limit,
+    };
+    pacing.check(a.target.threads).map_err(UsageError)?;
     let cfg = RunConfig {
         threads: a.target.threads,
         time,
@@ -239,6 +246,7 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         seed,
         reconnect_every: (a.reconnect > 0).then_some(a.reconnect),
         timeout: None,
+        pacing,
     };
     Ok((cfg, open))
 }

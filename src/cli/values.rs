@@ -5,6 +5,7 @@
 
 use crate::driver::{Dialect, ErrorKind, ErrorSet, PsMode};
 use crate::rand::dist::DistKind;
+use crate::rand::pacing::{Arrival, ThinkTime};
 use crate::report::study::Metric;
 use crate::server::ServerKind;
 
@@ -78,6 +79,24 @@ pub fn dist_kind(s: &str) -> Result<DistKind, String> {
             DistKind::ALL.map(|k| k.name()).join(", ")
         )
     })
+}
+
+pub fn arrival(s: &str) -> Result<Arrival, String> {
+    Arrival::parse(s)
+}
+
+pub fn think_time(s: &str) -> Result<ThinkTime, String> {
+    ThinkTime::parse(s)
+}
+
+/// A duration that names its unit (`10ms`, `1.5s`): a bare number would be
+/// read as seconds by some tools and as milliseconds by others (pgbench's
+/// --latency-limit), so none is guessed.
+pub fn duration_with_unit(s: &str) -> Result<std::time::Duration, String> {
+    if !s.trim().ends_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(format!("'{s}' needs a unit: e.g. 10ms, 250us or 1.5s"));
+    }
+    crate::util::duration::parse(s)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! classification runs through the same code path as with a real engine.
 //!
 //! Reached with the URL
-//! `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1&collapse_at=8`.
+//! `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1&collapse_at=8&stall_at=2s:1s`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -35,6 +35,25 @@ pub struct FakeScript {
     /// open in the process, every latency is 20 times longer (a server past
     /// its saturation point, as in seed 000).
     pub collapse_at: Option<usize>,
+    /// Scripted stall (AT, LENGTH): a statement that begins between AT and
+    /// AT + LENGTH after the first statement of any connection of this
+    /// script waits until AT + LENGTH (a server that stops answering for a
+    /// while, as in a checkpoint).
+    pub stall: Option<(Duration, Duration)>,
+    /// When the first statement ran, shared by every connection cloned
+    /// from this script.
+    pub epoch: Epoch,
+}
+
+/// The moment a script's first statement ran; every clone of a script
+/// shares it. Equal to every other (it is state, not configuration).
+#[derive(Debug, Clone, Default)]
+pub struct Epoch(Arc<std::sync::OnceLock<Instant>>);
+
+impl PartialEq for Epoch {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Tables dropped (and not created again) through fake connections, so that
@@ -97,6 +116,16 @@ impl FakeConnection {
                     std::thread::sleep(Duration::from_millis(5));
                 }
                 return Err(DbError::new(ErrorKind::ConnectionLost, "", "interrupted"));
+            }
+        }
+        let epoch = *self.script.epoch.0.get_or_init(Instant::now);
+        if let Some((at, len)) = self.script.stall {
+            let (from, to) = (epoch + at, epoch + at + len);
+            let now = Instant::now();
+            if now >= from && now < to {
+                while Instant::now() < to && !self.interrupted.load(Ordering::Relaxed) {
+                    std::thread::sleep((to - Instant::now()).min(Duration::from_millis(5)));
+                }
             }
         }
         if !self.script.latencies.is_empty() {

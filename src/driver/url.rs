@@ -235,7 +235,7 @@ fn parse_pragmas(query: &str) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-/// `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1`
+/// `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1&stall_at=2s:1s`
 fn parse_fake(rest: &str) -> Result<FakeScript, String> {
     let query = rest.trim_start_matches('/').trim_start_matches('?');
     let mut script = FakeScript::default();
@@ -263,6 +263,15 @@ fn parse_fake(rest: &str) -> Result<FakeScript, String> {
                 script.hang_after = Some(v.parse().map_err(|_| format!("bad count '{v}'"))?)
             }
             "rows" => script.rows = v.parse().map_err(|_| format!("bad row count '{v}'"))?,
+            "stall_at" => {
+                let (at, len) = v
+                    .split_once(':')
+                    .ok_or_else(|| format!("stall_at expects AT:LENGTH, got '{v}'"))?;
+                script.stall = Some((
+                    crate::util::duration::parse(at)?,
+                    crate::util::duration::parse(len)?,
+                ));
+            }
             "collapse_at" => {
                 script.collapse_at = Some(
                     v.parse()

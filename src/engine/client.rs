@@ -1,6 +1,11 @@
 //! One client: a connection and a workload script, run in a loop until the
 //! stop condition. This is the hot path: per statement it reads the clock
 //! twice, calls the driver, and pushes one sample into a reused buffer.
+//!
+//! Each transaction has an intended start: when the client is ready (a
+//! closed loop, after its think time), or when the pacing's schedule or
+//! user says (`pacing.rs`). Its latency runs from the intended start, its
+//! service time from when the client began it.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -8,9 +13,11 @@ use std::time::{Duration, Instant};
 use crate::driver::{Connection, DbError, ErrorKind};
 use crate::workload::{ClientScript, Op};
 
-use super::recorder::TxnBuffer;
+use super::pacing::sleep_until;
+use super::recorder::{Timing, TxnBuffer};
 use super::{Shared, DONE, IDLE, IN_TXN, RECONNECTING};
 use crate::driver::ErrorSet;
+use crate::rand::Rng;
 
 /// How one transaction ended.
 enum TxnEnd {
@@ -33,18 +40,48 @@ pub(super) fn run(
     let timeline = shared.timeline.get().expect("timeline set before release");
     let stmt_kind = shared.stmt_kind[id / shared.per_instance].as_slice();
     let retry_also = shared.retry_also[id / shared.per_instance];
+    let pacing = &shared.pacing;
+    // A closed loop's think times come from a stream of the client's own.
+    let mut think_rng = Rng::for_client(shared.seed ^ 0x7468_696e_6b74_696d, id as u64);
     let mut buf = TxnBuffer::default();
     let mut measured_txns = 0u64;
     let mut on_this_connection = 0u64;
+    let mut first = true;
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             break;
         }
+        // When this transaction should start, and for which user.
+        let ticket = match shared.dispatch.get() {
+            Some(d) => match d.next(timeline.end) {
+                Some(t) => Some(t),
+                None => break,
+            },
+            None => {
+                if let (Some(think), false) = (pacing.think_time, first) {
+                    let pause = think.draw(&mut think_rng);
+                    if !sleep_until(Instant::now() + pause, &shared.stop) {
+                        break;
+                    }
+                }
+                None
+            }
+        };
+        first = false;
         let start = Instant::now();
+        let intended = ticket.map_or(start, |t| t.intended);
+        let measured = intended >= timeline.measure_start;
+        buf.clear();
+        if ticket.is_some() {
+            buf.counters.arrivals = 1;
+        }
         if timeline.end.is_some_and(|end| start >= end) {
+            if ticket.is_some() {
+                buf.counters.unstarted = 1;
+                shared.recorder.flush(id, &buf, Timing::default(), measured);
+            }
             break;
         }
-        let measured = start >= timeline.measure_start;
         if measured {
             if shared.rounds.is_some_and(|r| measured_txns >= r) {
                 break;
@@ -53,6 +90,13 @@ pub(super) fn run(
                 if shared.tickets.fetch_add(1, Ordering::Relaxed) >= max {
                     break;
                 }
+            }
+        }
+        if let (Some(limit), Some(_)) = (shared.skip_after, ticket) {
+            if start - intended > limit {
+                buf.counters.skipped = 1;
+                shared.recorder.flush(id, &buf, Timing::default(), measured);
+                continue;
             }
         }
         if shared
@@ -65,9 +109,12 @@ pub(super) fn run(
                 None => break,
             }
             on_this_connection = 0;
+            buf.clear();
+            if ticket.is_some() {
+                buf.counters.arrivals = 1;
+            }
         }
         shared.slots[id].state.store(IN_TXN, Ordering::Release);
-        buf.clear();
         let end = transaction(
             conn.as_mut(),
             script.as_mut(),
@@ -76,25 +123,39 @@ pub(super) fn run(
             retry_also,
             &mut buf,
         );
+        let finished = Instant::now();
+        let mut timing = Timing::default();
+        if ticket.is_some() {
+            timing.lag = Some((start - intended).as_nanos() as u64);
+        }
         match end {
             TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
             TxnEnd::Done => {
-                let ns = start.elapsed().as_nanos() as u64;
+                let service = (finished - start).as_nanos() as u64;
+                let latency = (finished - intended).as_nanos() as u64;
+                timing.latency = Some(latency);
+                timing.service = Some(service);
                 buf.counters.transactions = 1;
-                shared.recorder.flush(id, &buf, Some(ns), measured);
+                if pacing
+                    .latency_limit
+                    .is_some_and(|l| latency > l.as_nanos() as u64)
+                {
+                    buf.counters.late = 1;
+                }
+                shared.recorder.flush(id, &buf, timing, measured);
                 if measured {
                     let slot = &shared.slots[id];
                     slot.txns.fetch_add(1, Ordering::Relaxed);
-                    slot.busy_ns.fetch_add(ns, Ordering::Relaxed);
+                    slot.busy_ns.fetch_add(service, Ordering::Relaxed);
                 }
             }
             TxnEnd::Failed => {
                 buf.counters.failed = 1;
-                shared.recorder.flush(id, &buf, None, measured);
+                shared.recorder.flush(id, &buf, timing, measured);
             }
             TxnEnd::Lost => {
                 buf.counters.failed = 1;
-                shared.recorder.flush(id, &buf, None, measured);
+                shared.recorder.flush(id, &buf, timing, measured);
                 drop(conn);
                 match reconnect(id, shared, &mut buf) {
                     Some(c) => conn = c,
@@ -103,7 +164,7 @@ pub(super) fn run(
                 on_this_connection = 0;
             }
             TxnEnd::Fatal(e) => {
-                shared.recorder.flush(id, &buf, None, measured);
+                shared.recorder.flush(id, &buf, timing, measured);
                 let mut f = shared.fatal.lock().unwrap_or_else(|p| p.into_inner());
                 if f.is_none() {
                     *f = Some(format!("client {id}: {e}"));
@@ -111,6 +172,9 @@ pub(super) fn run(
                 shared.stop.store(true, Ordering::Relaxed);
                 break;
             }
+        }
+        if let (Some(d), Some(t)) = (shared.dispatch.get(), ticket) {
+            d.user_done(t.user, Instant::now());
         }
         if measured {
             measured_txns += 1;
@@ -191,7 +255,7 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
                 buf.clear();
                 buf.counters.reconnects = 1;
                 let measured = Instant::now() >= timeline.measure_start;
-                shared.recorder.flush(id, buf, None, measured);
+                shared.recorder.flush(id, buf, Timing::default(), measured);
                 shared.slots[id].state.store(IDLE, Ordering::Release);
                 return Some(c);
             }

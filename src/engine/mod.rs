@@ -17,8 +17,11 @@
 //! their transactions counted as abandoned, and the run reported as it stands.
 
 mod client;
+mod connect;
+pub mod pacing;
 pub mod point;
 pub mod recorder;
+mod result;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
@@ -27,17 +30,15 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::driver::DbResult;
-use crate::driver::{Connection, ErrorSet, Interrupter, ServerInfo};
+use crate::driver::{Connection, ErrorSet, Interrupter};
 use crate::rand::Rng;
-use crate::stats::histogram::Histogram;
 use crate::workload::Workload;
 
 /// Opens a new connection to the run's target. Owned and shareable, because
 /// clients call it again to re-establish a lost connection.
 pub type Connect = Arc<dyn Fn() -> DbResult<Box<dyn Connection>> + Send + Sync>;
-use crate::UsageError;
 
-use self::recorder::{Counters, Recorder};
+use self::recorder::Recorder;
 use crate::metrics::cpu::{self, CpuTimes};
 use crate::metrics::sampler::Sampler;
 
@@ -75,68 +76,16 @@ pub struct RunConfig {
     /// what is still in flight after `grace` is abandoned (a study's
     /// `point_timeout`). None: no limit beyond the stop condition's.
     pub timeout: Option<Duration>,
+    /// Closed loop (the default), open loop at a rate, or users on a pool
+    /// of connections; think time and the latency limit.
+    pub pacing: Pacing,
 }
 
 pub use crate::record::StopReason;
-
-/// One `--report-interval` line's worth of data.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct IntervalSample {
-    /// Seconds since the clients were released, at the end of the interval.
-    pub t_s: f64,
-    pub duration_s: f64,
-    /// The interval lies (at least partly) in the warmup.
-    pub warmup: bool,
-    pub threads: usize,
-    pub counters: Counters,
-    /// The headline percentile (`RunConfig::interval_percentile`) and its value, ns.
-    pub pct: f64,
-    pub pct_ns: Option<u64>,
-    /// Transaction latency in this interval (p50, p95, p99, max), ns.
-    pub p50_ns: Option<u64>,
-    pub p95_ns: Option<u64>,
-    pub p99_ns: Option<u64>,
-    pub max_ns: Option<u64>,
-}
-
-/// Everything a run measured. Pure data; rendering is the report layer's.
-#[derive(Debug, Clone)]
-pub struct RunResult {
-    pub threads: usize,
-    /// Statement type names; `stmt_latency[i]` belongs to `statement_kinds[i]`.
-    pub statement_kinds: Vec<String>,
-    pub warmup: Duration,
-    /// Length of the measured window (until the last client stopped, or the deadline).
-    pub measured: Duration,
-    pub counters: Counters,
-    /// Transactions in flight when the deadline hit.
-    pub abandoned: u64,
-    pub txn_latency: Histogram,
-    pub stmt_latency: Vec<Histogram>,
-    pub intervals: Vec<IntervalSample>,
-    /// Per client: (transactions in the measured window, seconds spent in them).
-    pub clients: Vec<(u64, f64)>,
-    /// Client CPU used during the measured window.
-    pub cpu: CpuTimes,
-    /// CPUs available to this process.
-    pub cpus: usize,
-    pub stop: StopReason,
-    /// Opening and preparing the clients' connections before the run.
-    pub connect: ConnectStats,
-    /// The error that aborted the run, if one did.
-    pub fatal: Option<String>,
-    pub server: ServerInfo,
-}
-
-/// How long the clients took to connect (and prepare their statements)
-/// before they were released; Super Smack's `connect:` line.
-#[derive(Debug, Clone, Default)]
-pub struct ConnectStats {
-    /// From the first connection attempt until every client was connected.
-    pub wall: Duration,
-    /// Per client: connect plus prepare, ns.
-    pub latency: Histogram,
-}
+use connect::connect_all;
+pub use pacing::Pacing;
+use result::{paced_sample, sample};
+pub use result::{ConnectStats, IntervalSample, PacedSample, RunResult};
 
 /// One client's state and counters, as the coordinator reads them.
 #[repr(align(128))]
@@ -196,6 +145,12 @@ struct Shared {
     reconnect_every: Option<u64>,
     /// Per client: how to interrupt its current connection at the deadline.
     interrupters: Vec<Mutex<Option<Box<dyn Interrupter>>>>,
+    pacing: Pacing,
+    /// The queue of a queued run, from the clients' release on.
+    dispatch: OnceLock<pacing::Dispatch>,
+    /// With a rate and a latency limit: skip arrivals this far behind.
+    skip_after: Option<Duration>,
+    seed: u64,
 }
 
 /// Runs `workload` on connections from `connect` as `cfg` says. `cancel` is
@@ -300,6 +255,10 @@ pub fn run_instances(
         per_instance,
         reconnect_every: cfg.reconnect_every,
         interrupters,
+        pacing: cfg.pacing.clone(),
+        dispatch: OnceLock::new(),
+        skip_after: cfg.pacing.rate.and(cfg.pacing.latency_limit),
+        seed: cfg.seed,
     });
 
     let gate = Arc::new(Barrier::new(threads + 1));
@@ -327,6 +286,21 @@ pub fn run_instances(
     let measure_start = t0 + cfg.warmup;
     let end = cfg.time.map(|t| measure_start + t);
     let _ = shared.timeline.set(Timeline { measure_start, end });
+    let queued = cfg.pacing.queued(threads);
+    if let Some((rate, arrival)) = cfg.pacing.rate {
+        let _ = shared
+            .dispatch
+            .set(pacing::Dispatch::rate(t0, rate, arrival, cfg.seed));
+    } else if queued {
+        let users = cfg.pacing.users.unwrap_or(threads);
+        let _ = shared.dispatch.set(pacing::Dispatch::users(
+            t0,
+            users,
+            cfg.pacing.think_time,
+            cfg.seed,
+        ));
+    }
+    let mut queue_before = (0u64, 0u64);
     let mut cpu_start = (cfg.warmup.is_zero()).then(CpuTimes::now);
     gate.wait();
     if let Some(m) = sampler {
@@ -351,7 +325,7 @@ pub fn run_instances(
         if let Some(iv) = cfg.report_interval {
             if now >= last_tick + iv {
                 let acc = shared.recorder.take_interval();
-                let s = sample(
+                let mut s = sample(
                     cfg.interval_percentile,
                     &acc,
                     t0,
@@ -360,6 +334,9 @@ pub fn run_instances(
                     measure_start,
                     threads,
                 );
+                if let Some(d) = shared.dispatch.get() {
+                    s.paced = Some(paced_sample(d, &acc, now, &mut queue_before, s.duration_s));
+                }
                 on_interval(&s);
                 intervals.push(s);
                 last_tick = now;
@@ -383,6 +360,13 @@ pub fn run_instances(
         if shared.stop.load(Ordering::Relaxed) && deadline.is_none() {
             deadline = Some(now + cfg.grace);
         }
+        // Clients waiting on the queue for a transaction that will never
+        // come (the end, or a stop) are let go.
+        if let Some(d) = shared.dispatch.get() {
+            if shared.stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
+                d.stop();
+            }
+        }
         if let Some(d) = deadline {
             if now >= d {
                 abandoned = abandon(&shared);
@@ -396,6 +380,9 @@ pub fn run_instances(
         }
         if cpu_start.is_none() {
             wake = wake.min(measure_start);
+        }
+        if let Some(e) = end.filter(|e| now < *e) {
+            wake = wake.min(e);
         }
         if let Some(h) = hard_end.filter(|_| !timed_out) {
             wake = wake.min(h);
@@ -427,7 +414,7 @@ pub fn run_instances(
     }
     let last = shared.recorder.take_interval();
     if cfg.report_interval.is_some() && (last.counters.queries() > 0 || last.counters.failed > 0) {
-        let s = sample(
+        let mut s = sample(
             cfg.interval_percentile,
             &last,
             t0,
@@ -436,11 +423,29 @@ pub fn run_instances(
             measure_start,
             threads,
         );
+        if let Some(d) = shared.dispatch.get() {
+            s.paced = Some(paced_sample(
+                d,
+                &last,
+                finished_at,
+                &mut queue_before,
+                s.duration_s,
+            ));
+        }
         on_interval(&s);
         intervals.push(s);
     }
 
-    let (counters, txn_latency, stmt_latency) = shared.recorder.totals(kinds.len());
+    let totals = shared.recorder.totals(kinds.len());
+    let mut counters = totals.counters;
+    // What was due in the window and never handed to a connection is
+    // offered load that was not sent.
+    let offered = shared.dispatch.get().map(|d| {
+        let window_end = end.map_or(finished_at, |e| e.min(finished_at));
+        let untaken = d.untaken_between(measure_start, window_end);
+        counters.unstarted += untaken;
+        counters.arrivals + untaken
+    });
     let clients = shared
         .slots
         .iter()
@@ -472,8 +477,11 @@ pub fn run_instances(
         measured: finished_at.saturating_duration_since(measure_start),
         counters,
         abandoned,
-        txn_latency,
-        stmt_latency,
+        txn_latency: totals.latency,
+        service: queued.then_some(totals.service),
+        lag: queued.then_some(totals.lag),
+        offered,
+        stmt_latency: totals.statements,
         intervals,
         clients,
         cpu: cpu_start.map(|s| cpu_end.since(&s)).unwrap_or_default(),
@@ -483,58 +491,6 @@ pub fn run_instances(
         fatal,
         server,
     })
-}
-
-/// Every client's connection, the server's description, connect latencies.
-type Connected = (Vec<Box<dyn Connection>>, ServerInfo, Histogram);
-
-/// Opens and prepares every client's connection in parallel; the first
-/// connection also reports the server's version and settings. Returns the
-/// connections, the server's description and each client's connect time.
-fn connect_all(
-    connect: &(dyn Fn() -> DbResult<Box<dyn Connection>> + Send + Sync),
-    sql: &[&[String]],
-) -> anyhow::Result<Connected> {
-    let threads = sql.len();
-    let parallel = threads.clamp(1, 32);
-    let next = AtomicU64::new(0);
-    type Slot = Mutex<Option<Result<(Box<dyn Connection>, u64), String>>>;
-    let results: Vec<Slot> = (0..threads).map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..parallel {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                if i >= threads {
-                    break;
-                }
-                let t = Instant::now();
-                let r = connect().map_err(|e| e.to_string()).and_then(|mut c| {
-                    c.prepare_all(sql[i])
-                        .map(|_| c)
-                        .map_err(|e| format!("preparing the workload's statements failed: {e}"))
-                });
-                let ns = t.elapsed().as_nanos() as u64;
-                *results[i].lock().unwrap() = Some(r.map(|c| (c, ns)));
-            });
-        }
-    });
-    let mut conns = Vec::with_capacity(threads);
-    let mut latency = Histogram::new();
-    for (i, r) in results.into_iter().enumerate() {
-        match r.into_inner().unwrap().expect("every slot filled") {
-            Ok((c, ns)) => {
-                latency.record(ns);
-                conns.push(c);
-            }
-            Err(e) => {
-                return Err(UsageError(format!("client {i} could not connect: {e}")).into());
-            }
-        }
-    }
-    let server = conns[0]
-        .server_info()
-        .map_err(|e| anyhow::anyhow!("could not read the server's version and settings: {e}"))?;
-    Ok((conns, server, latency))
 }
 
 /// At the deadline: counts the transactions still in flight, tells their
@@ -560,30 +516,7 @@ fn abandon(shared: &Shared) -> u64 {
     n
 }
 
-fn sample(
-    pct: f64,
-    acc: &recorder::IntervalAcc,
-    t0: Instant,
-    from: Instant,
-    to: Instant,
-    measure_start: Instant,
-    threads: usize,
-) -> IntervalSample {
-    let h = &acc.latency;
-    IntervalSample {
-        t_s: to.duration_since(t0).as_secs_f64(),
-        duration_s: to.duration_since(from).as_secs_f64(),
-        warmup: from < measure_start,
-        threads,
-        counters: acc.counters.clone(),
-        pct,
-        pct_ns: h.value_at_percentile(pct),
-        p50_ns: h.value_at_percentile(50.0),
-        p95_ns: h.value_at_percentile(95.0),
-        p99_ns: h.value_at_percentile(99.0),
-        max_ns: h.max(),
-    }
-}
-
+#[cfg(test)]
+mod pacing_tests;
 #[cfg(test)]
 mod tests;

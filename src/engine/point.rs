@@ -180,14 +180,66 @@ pub fn record(point: &Point<'_>, result: &RunResult, started_unix_s: u64) -> rec
                 .collect(),
             grace_s: cfg.grace.as_secs_f64(),
             timeout_s: cfg.timeout.map(|t| t.as_secs_f64()),
+            pacing: pacing_settings(&cfg.pacing),
         },
         machine: crate::metrics::machine::describe(),
-        result: outcome(result, point.percentiles),
+        result: outcome(result, &cfg.pacing, point.percentiles),
     }
 }
 
+/// The record's pacing settings; None for a plain closed loop.
+fn pacing_settings(p: &super::Pacing) -> Option<record::PacingSettings> {
+    if *p == super::Pacing::default() {
+        return None;
+    }
+    Some(record::PacingSettings {
+        rate: p.rate.map(|(r, _)| r),
+        arrival: p.rate.map(|(_, a)| a.name().to_string()),
+        users: p.users.map(|u| u as u64),
+        think_time: p.think_time.map(|t| t.to_string()),
+        think_time_mean_s: p.think_time.map(|t| t.mean().as_secs_f64()),
+        latency_limit_ms: p.latency_limit.map(|l| l.as_secs_f64() * 1e3),
+    })
+}
+
+/// What the pacing measured; None for a plain closed loop.
+fn pacing_outcome(
+    res: &RunResult,
+    p: &super::Pacing,
+    percentiles: &[f64],
+    seconds: f64,
+) -> Option<record::PacingOutcome> {
+    if *p == super::Pacing::default() {
+        return None;
+    }
+    let c = &res.counters;
+    let per_s = |n: u64| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
+    let queued = res.offered.is_some();
+    let summary = |h: &Option<crate::stats::histogram::Histogram>| {
+        h.as_ref()
+            .and_then(|h| summarize(h, percentiles))
+            .map(|s| latency(&s))
+    };
+    Some(record::PacingOutcome {
+        offered: res.offered,
+        offered_per_s: res.offered.map(per_s),
+        achieved_per_s: per_s(c.transactions),
+        late: p.latency_limit.map(|_| c.late),
+        skipped: (p.rate.is_some() && p.latency_limit.is_some()).then_some(c.skipped),
+        unstarted: queued.then_some(c.unstarted),
+        service: summary(&res.service),
+        lag: summary(&res.lag),
+    })
+}
+
 /// What the run measured, with every derived figure.
-fn outcome(res: &RunResult, percentiles: &[f64]) -> record::Outcome {
+fn outcome(res: &RunResult, pacing: &super::Pacing, percentiles: &[f64]) -> record::Outcome {
     let c = &res.counters;
     let seconds = res.measured.as_secs_f64();
     let per_s = |n: u64| {
@@ -222,6 +274,8 @@ fn outcome(res: &RunResult, percentiles: &[f64]) -> record::Outcome {
             .filter(|(_, h)| !h.is_empty())
             .map(|(k, h)| (k.clone(), record::Histogram::from(h)))
             .collect::<OrderedMap<_>>(),
+        service: res.service.as_ref().map(record::Histogram::from),
+        lag: res.lag.as_ref().map(record::Histogram::from),
     };
     record::Outcome {
         stop_reason: res.stop,
@@ -258,13 +312,14 @@ fn outcome(res: &RunResult, percentiles: &[f64]) -> record::Outcome {
             },
             cpus: res.cpus as u64,
         },
-        intervals: res.intervals.iter().map(interval).collect(),
+        intervals: res.intervals.iter().map(|s| interval(s, pacing)).collect(),
         connect: Some(record::Connect {
             wall_s: res.connect.wall.as_secs_f64(),
             histogram: record::Histogram::from(&res.connect.latency),
         }),
         histograms: Some(histograms),
         metrics: None,
+        pacing: pacing_outcome(res, pacing, percentiles, seconds),
     }
 }
 
@@ -291,7 +346,7 @@ fn latency(l: &LatencySummary) -> record::Latency {
     }
 }
 
-fn interval(s: &IntervalSample) -> record::Interval {
+fn interval(s: &IntervalSample, pacing: &super::Pacing) -> record::Interval {
     let c = &s.counters;
     record::Interval {
         t_s: s.t_s,
@@ -309,5 +364,11 @@ fn interval(s: &IntervalSample) -> record::Interval {
         p95_us: s.p95_ns.map(us),
         p99_us: s.p99_ns.map(us),
         max_us: s.max_ns.map(us),
+        offered_per_s: s.paced.as_ref().map(|p| p.offered_per_s),
+        queue: s.paced.as_ref().map(|p| p.queue),
+        lag_p99_us: s.paced.as_ref().and_then(|p| p.lag_p99_ns).map(us),
+        lag_max_us: s.paced.as_ref().and_then(|p| p.lag_max_ns).map(us),
+        late: pacing.latency_limit.map(|_| c.late),
+        skipped: (pacing.rate.is_some() && pacing.latency_limit.is_some()).then_some(c.skipped),
     }
 }

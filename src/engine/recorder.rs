@@ -30,6 +30,17 @@ pub struct Counters {
     pub errors: [u64; 6],
     /// Connections re-established during the run.
     pub reconnects: u64,
+    /// Paced runs: transactions handed to a connection (from the schedule
+    /// or a user's queue), by their intended start.
+    pub arrivals: u64,
+    /// Completed transactions slower than `--latency-limit` (from their
+    /// intended start).
+    pub late: u64,
+    /// Arrivals already more than the latency limit behind schedule when a
+    /// connection took them: not sent (pgbench's skipped transactions).
+    pub skipped: u64,
+    /// Arrivals a connection took after the end of the run: not sent.
+    pub unstarted: u64,
 }
 
 impl Counters {
@@ -52,6 +63,10 @@ impl Counters {
             *a += b;
         }
         self.reconnects += o.reconnects;
+        self.arrivals += o.arrivals;
+        self.late += o.late;
+        self.skipped += o.skipped;
+        self.unstarted += o.unstarted;
     }
 
     pub fn count_query(&mut self, class: QueryClass) {
@@ -83,11 +98,36 @@ impl TxnBuffer {
     }
 }
 
+/// How long one transaction took, ns: `latency` from its intended start
+/// (None for a failed one), `service` from when its connection began it,
+/// and `lag` between the two (queued runs only; a closed loop's
+/// transactions start when intended).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timing {
+    pub latency: Option<u64>,
+    pub service: Option<u64>,
+    pub lag: Option<u64>,
+}
+
 /// Measurements of the current reporting interval (warmup included).
 #[derive(Debug, Default, Clone)]
 pub struct IntervalAcc {
     pub counters: Counters,
     pub latency: Histogram,
+    /// Schedule lag (queued runs).
+    pub lag: Histogram,
+}
+
+/// Every shard's measured-window data, merged.
+pub struct Totals {
+    pub counters: Counters,
+    /// From each transaction's intended start.
+    pub latency: Histogram,
+    /// Queued runs: from when a connection began each transaction, and
+    /// the lag before it (both empty in a closed loop).
+    pub service: Histogram,
+    pub lag: Histogram,
+    pub statements: Vec<Histogram>,
 }
 
 /// One shard's accumulated measurements.
@@ -96,6 +136,8 @@ pub struct ShardData {
     /// Measured window only.
     pub counters: Counters,
     pub txn_latency: Histogram,
+    pub service: Histogram,
+    pub lag: Histogram,
     /// Per statement kind (index into the run's kind names).
     pub stmt_latency: Vec<Histogram>,
     pub interval: IntervalAcc,
@@ -113,6 +155,8 @@ impl Recorder {
                 Mutex::new(ShardData {
                     counters: Counters::default(),
                     txn_latency: Histogram::new(),
+                    service: Histogram::new(),
+                    lag: Histogram::new(),
                     stmt_latency: vec![Histogram::new(); statement_kinds],
                     interval: IntervalAcc::default(),
                 })
@@ -121,19 +165,26 @@ impl Recorder {
         Recorder { shards }
     }
 
-    /// Flushes one finished transaction. `latency` is None for a failed one.
-    pub fn flush(&self, client: usize, buf: &TxnBuffer, latency: Option<u64>, measured: bool) {
+    /// Flushes one finished (or failed) transaction.
+    pub fn flush(&self, client: usize, buf: &TxnBuffer, t: Timing, measured: bool) {
         let mut s = self.shards[client % self.shards.len()]
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         s.interval.counters.add(&buf.counters);
-        if let Some(ns) = latency {
+        if let Some(ns) = t.latency {
             s.interval.latency.record(ns);
+        }
+        if let Some(ns) = t.lag {
+            s.interval.lag.record(ns);
         }
         if measured {
             s.counters.add(&buf.counters);
-            if let Some(ns) = latency {
+            if let Some(ns) = t.latency {
                 s.txn_latency.record(ns);
+            }
+            if let (Some(ns), Some(lag)) = (t.service, t.lag) {
+                s.service.record(ns);
+                s.lag.record(lag);
             }
             for &(kind, ns) in &buf.statements {
                 s.stmt_latency[kind as usize].record(ns);
@@ -148,25 +199,33 @@ impl Recorder {
             let mut s = shard.lock().unwrap_or_else(|e| e.into_inner());
             acc.counters.add(&s.interval.counters);
             acc.latency.merge(&s.interval.latency);
+            acc.lag.merge(&s.interval.lag);
             s.interval.counters = Counters::default();
             s.interval.latency.reset();
+            s.interval.lag.reset();
         }
         acc
     }
 
     /// Merges every shard's measured-window data.
-    pub fn totals(&self, statement_kinds: usize) -> (Counters, Histogram, Vec<Histogram>) {
-        let mut counters = Counters::default();
-        let mut txn = Histogram::new();
-        let mut stmts = vec![Histogram::new(); statement_kinds];
+    pub fn totals(&self, statement_kinds: usize) -> Totals {
+        let mut t = Totals {
+            counters: Counters::default(),
+            latency: Histogram::new(),
+            service: Histogram::new(),
+            lag: Histogram::new(),
+            statements: vec![Histogram::new(); statement_kinds],
+        };
         for shard in &self.shards {
             let s = shard.lock().unwrap_or_else(|e| e.into_inner());
-            counters.add(&s.counters);
-            txn.merge(&s.txn_latency);
-            for (a, b) in stmts.iter_mut().zip(&s.stmt_latency) {
+            t.counters.add(&s.counters);
+            t.latency.merge(&s.txn_latency);
+            t.service.merge(&s.service);
+            t.lag.merge(&s.lag);
+            for (a, b) in t.statements.iter_mut().zip(&s.stmt_latency) {
                 a.merge(b);
             }
         }
-        (counters, txn, stmts)
+        t
     }
 }

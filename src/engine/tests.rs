@@ -11,14 +11,14 @@ use crate::util::progress::Progress;
 use crate::workload::{ClientScript, Connector, Op, OptionValues, StatementDef};
 
 /// BEGIN; SELECT; UPDATE; COMMIT — four queries: 1 read, 1 write, 2 other.
-struct TestWorkload {
+pub(super) struct TestWorkload {
     statements: Vec<StatementDef>,
     options: OptionValues,
     retry_also: &'static [ErrorKind],
 }
 
 impl TestWorkload {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         TestWorkload {
             statements: vec![
                 StatementDef {
@@ -91,7 +91,7 @@ impl Workload for TestWorkload {
     }
 }
 
-fn config(threads: usize) -> RunConfig {
+pub(super) fn config(threads: usize) -> RunConfig {
     RunConfig {
         threads,
         time: None,
@@ -106,10 +106,11 @@ fn config(threads: usize) -> RunConfig {
         seed: 7,
         reconnect_every: None,
         timeout: None,
+        pacing: Default::default(),
     }
 }
 
-fn run_fake(url: &str, cfg: &RunConfig) -> RunResult {
+pub(super) fn run_fake(url: &str, cfg: &RunConfig) -> RunResult {
     run_fake_cancel(url, cfg, &AtomicBool::new(false))
 }
 
@@ -288,6 +289,7 @@ fn hard_timeout_ends_a_run_that_would_go_on() {
         time: Some(Duration::from_secs(60)),
         grace: Duration::from_millis(300),
         timeout: Some(Duration::from_millis(400)),
+        pacing: Default::default(),
         ..config(2)
     };
     let start = Instant::now();
@@ -393,6 +395,7 @@ fn reconnect_every_n_transactions() {
         events: Some(100),
         reconnect_every: Some(10),
         timeout: None,
+        pacing: Default::default(),
         ..config(1)
     };
     let r = run_fake("fake://", &cfg);

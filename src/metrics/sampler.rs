@@ -10,6 +10,7 @@
 //! with its reason.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -56,6 +57,22 @@ struct Snap {
     sql: Option<Reading>,
 }
 
+/// CPU time of the calling thread so far, ns: what a reading cost the
+/// machine, whatever else competed for it (the wall time of a reading
+/// grows with the load; its CPU time does not).
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// Wait events are sampled this many times per interval (PostgreSQL).
 const WAIT_SAMPLES_PER_INTERVAL: u32 = 10;
 
@@ -78,6 +95,8 @@ struct Inner {
     snaps: Mutex<Vec<Snap>>,
     /// Readings of the wait events alone, between full readings.
     waits: Mutex<Vec<(Instant, Reading)>>,
+    /// CPU spent reading, ns.
+    cpu_ns: AtomicU64,
     marks: Mutex<Marks>,
     stop: Mutex<bool>,
     wake: Condvar,
@@ -88,6 +107,7 @@ impl Inner {
     /// Reads every source now and keeps the reading; returns its index.
     fn snap(&self) -> usize {
         let at = Instant::now();
+        let cpu_before = thread_cpu_ns();
         let machine = match proc::read_machine(&self.proc) {
             Ok((m, gaps)) => {
                 for (what, why) in gaps {
@@ -100,10 +120,14 @@ impl Inner {
                 None
             }
         };
-        let server = self
+        let roots: Vec<u32> = self
             .server_pid
-            .and_then(|pid| process::read_tree(&self.proc, pid, self.page_bytes));
-        let client = process::read_tree(&self.proc, self.client_pid, self.page_bytes);
+            .into_iter()
+            .chain([self.client_pid])
+            .collect();
+        let mut trees = process::read_trees(&self.proc, &roots, self.page_bytes);
+        let client = trees.pop().flatten();
+        let server = trees.pop().flatten();
         let sql = self.monitor.lock().unwrap().as_mut().map(|m| {
             let r = m.read();
             for (what, why) in &r.gaps {
@@ -112,6 +136,10 @@ impl Inner {
             r
         });
         let took = at.elapsed();
+        self.cpu_ns.fetch_add(
+            thread_cpu_ns().saturating_sub(cpu_before),
+            Ordering::Relaxed,
+        );
         let mut snaps = self.snaps.lock().unwrap();
         snaps.push(Snap {
             at,
@@ -126,6 +154,7 @@ impl Inner {
 
     /// Samples the wait events alone (PostgreSQL).
     fn sample_waits(&self) {
+        let cpu_before = thread_cpu_ns();
         let r = self
             .monitor
             .lock()
@@ -135,6 +164,10 @@ impl Inner {
         if let Some(r) = r {
             self.waits.lock().unwrap().push((Instant::now(), r));
         }
+        self.cpu_ns.fetch_add(
+            thread_cpu_ns().saturating_sub(cpu_before),
+            Ordering::Relaxed,
+        );
     }
 
     /// Notes a gap once.
@@ -197,6 +230,7 @@ impl Sampler {
             counts_statements,
             snaps: Mutex::new(Vec::new()),
             waits: Mutex::new(Vec::new()),
+            cpu_ns: AtomicU64::new(0),
             marks: Mutex::new(Marks::default()),
             stop: Mutex::new(false),
             wake: Condvar::new(),
@@ -315,6 +349,7 @@ impl Sampler {
             readings: snaps.len() as u64,
             reading_ms_avg: took.iter().sum::<f64>() / took.len().max(1) as f64,
             reading_ms_max: took.iter().copied().fold(0.0, f64::max),
+            sampling_cpu_s: Some(self.inner.cpu_ns.load(Ordering::Relaxed) as f64 / 1e9),
             server_process: ServerProcess {
                 pid: self.inner.server_pid,
                 how: self.server_how.clone(),

@@ -18,6 +18,7 @@
 //! shared between clients, behind an `Arc`.
 
 pub mod dist;
+pub mod pacing;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

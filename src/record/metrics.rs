@@ -24,6 +24,12 @@ pub struct Metrics {
     pub readings: u64,
     pub reading_ms_avg: f64,
     pub reading_ms_max: f64,
+    /// CPU the readings used (every reading and wait sample, on whichever
+    /// thread took it), seconds: what sampling cost the machine, apart from
+    /// the wall time a loaded machine stretches readings to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub sampling_cpu_s: Option<f64>,
     /// The server's processes, as found.
     pub server_process: ServerProcess,
     /// Totals over the warmup; absent without one.

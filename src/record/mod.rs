@@ -14,8 +14,9 @@
 //!
 //! - `dbsweep-run/1`: dbsweep 0.1.0.
 //! - `dbsweep-run/2` ([`SCHEMA_ID`]): adds `result.histograms`,
-//!   `result.connect`, `result.metrics`, `run.percentile`, `run.timeout_s`
-//!   and the stop reason `timeout`.
+//!   `result.connect`, `result.metrics`, `run.percentile`, `run.timeout_s`,
+//!   `run.pacing` and `result.pacing` (rates, users, think time) and the
+//!   stop reason `timeout`.
 //!
 //! Both are read ([`read`]); a document of version 1 simply lacks the
 //! additions. Anything else is refused with a message naming its version.
@@ -24,6 +25,7 @@ pub mod histogram;
 pub mod map;
 pub mod metrics;
 mod outcome;
+mod pacing;
 mod run;
 mod sample;
 
@@ -36,6 +38,7 @@ pub use outcome::{
     ClientCpu, Connect, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
     Queries, StatementLatency, StopReason,
 };
+pub use pacing::{PacingOutcome, PacingSettings};
 pub use run::{
     Dialect, ErrorKindName, Machine, Random, Run, Settings, TargetInfo, Tool, WorkloadInfo,
 };

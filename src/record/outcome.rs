@@ -58,6 +58,9 @@ pub struct Outcome {
     /// absent with `--metrics off`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<Metrics>,
+    /// What the pacing measured (version 2; absent for a plain closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<super::PacingOutcome>,
 }
 
 /// Statements by sysbench's classes.
@@ -259,6 +262,26 @@ pub struct Interval {
     pub p99_us: Option<f64>,
     #[schemars(range(min = 0))]
     pub max_us: Option<f64>,
+    /// Queued runs: transactions due in the interval, per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub offered_per_s: Option<f64>,
+    /// Queued runs: transactions due and waiting for a connection at the
+    /// interval's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u64>,
+    /// Queued runs: schedule lag of the interval's transactions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub lag_p99_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub lag_max_us: Option<f64>,
+    /// With a latency limit: late and skipped transactions in the interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<u64>,
 }
 
 /// Opening (and preparing) every client's connection before the clients
@@ -281,6 +304,11 @@ pub struct Histograms {
     pub transaction: Histogram,
     /// Statement type → its histogram, for every type that ran.
     pub statements: OrderedMap<Histogram>,
+    /// Queued runs: service time and schedule lag (version 2, pacing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<Histogram>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag: Option<Histogram>,
 }
 
 /// Why the run stopped.

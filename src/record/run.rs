@@ -149,6 +149,10 @@ pub struct Settings {
     /// `point_timeout`); absent: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
+    /// Open loop, users, think time, latency limit (version 2; absent: a
+    /// closed loop, one user per connection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<super::PacingSettings>,
 }
 
 /// The name of an error kind.

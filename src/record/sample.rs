@@ -45,6 +45,7 @@ impl Run {
                 ignore_errors: Vec::new(),
                 grace_s: 1.0,
                 timeout_s: None,
+                pacing: None,
             },
             machine: Machine {
                 hostname: "host".into(),
@@ -110,10 +111,17 @@ impl Run {
                     p95_us: None,
                     p99_us: Some(30.0),
                     max_us: Some(40.0),
+                    offered_per_s: None,
+                    queue: None,
+                    lag_p99_us: None,
+                    lag_max_us: None,
+                    late: None,
+                    skipped: None,
                 }],
                 connect: None,
                 histograms: None,
                 metrics: None,
+                pacing: None,
             },
         }
     }

@@ -30,6 +30,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod metrics;
+pub mod pacing;
 pub mod plot;
 pub mod report_json;
 pub mod results;

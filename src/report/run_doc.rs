@@ -96,8 +96,10 @@ pub fn build(r: &Run) -> Doc {
             engine_title(r.target.dialect.name())
         ),
         facts: facts(r),
-        sections: [summary(r), latency(r), over_time(r), clients(r)]
+        sections: [summary(r), latency(r)]
             .into_iter()
+            .chain(super::pacing::doc_section(r))
+            .chain([over_time(r), clients(r)])
             .chain(r.result.metrics.as_ref().map(super::metrics::doc_section))
             .collect(),
     }

@@ -207,6 +207,7 @@ mod tests {
             seed: 1,
             reconnect_every: None,
             timeout: None,
+            pacing: Default::default(),
         };
         let p = Point {
             target: &target,
@@ -251,6 +252,9 @@ mod tests {
             counters: Default::default(),
             abandoned: 0,
             txn_latency: Histogram::new(),
+            service: None,
+            lag: None,
+            offered: None,
             stmt_latency: vec![upd, sel, Histogram::new(), Histogram::new()],
             intervals: vec![],
             clients: vec![],

@@ -56,6 +56,31 @@ pub fn preamble(workload: &str, target: &str, server: &str, cfg: &RunConfig, see
     let _ = writeln!(s);
     let _ = writeln!(s, "Running {workload} on {target} ({server})");
     let _ = writeln!(s, "Number of threads: {}", cfg.threads);
+    let p = &cfg.pacing;
+    if let Some((rate, arrival)) = p.rate {
+        let _ = writeln!(
+            s,
+            "Rate: {rate} transactions per second ({} arrivals); latency from each one's intended start",
+            arrival.name()
+        );
+    }
+    if let Some(u) = p.users.filter(|&u| u > cfg.threads) {
+        let _ = writeln!(
+            s,
+            "Users: {u} on {} connection(s); latency includes the wait for a connection",
+            cfg.threads
+        );
+    }
+    if let Some(t) = p.think_time {
+        let _ = writeln!(
+            s,
+            "Think time: {t} (mean {:.3} s, not part of any latency)",
+            t.mean().as_secs_f64()
+        );
+    }
+    if let Some(l) = p.latency_limit {
+        let _ = writeln!(s, "Latency limit: {} ms", l.as_secs_f64() * 1e3);
+    }
     if let Some(iv) = cfg.report_interval {
         let _ = writeln!(
             s,
@@ -97,8 +122,20 @@ pub fn interval_line(s: &IntervalSample) -> String {
     } else {
         format!("{:.0}", s.t_s)
     };
+    let paced = s.paced.as_ref().map_or(String::new(), |p| {
+        let lag = |ns: Option<u64>| ns.map_or("-".into(), |v| ms(v as f64));
+        format!(
+            " offered: {:.2} queue: {} lag (ms,p99/max): {}/{} late: {} skipped: {}",
+            p.offered_per_s,
+            p.queue,
+            lag(p.lag_p99_ns),
+            lag(p.lag_max_ns),
+            c.late,
+            c.skipped
+        )
+    });
     format!(
-        "[ {t}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {} err/s: {:.2} reconn/s: {:.2}{}",
+        "[ {t}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {} err/s: {:.2} reconn/s: {:.2}{paced}{}",
         s.threads,
         rate(c.transactions),
         rate(c.queries()),
@@ -152,6 +189,61 @@ fn latency_block(s: &mut String, l: &Latency) {
         row(s, &pct_label(p.p), ms_us(p.us));
     }
     row(s, "sum", format!("{:.2}", l.sum_us / 1e3));
+}
+
+/// What the pacing measured: offered against achieved, late, skipped and
+/// unstarted transactions, service time and schedule lag.
+fn pacing_section(s: &mut String, r: &Run, p: &crate::record::PacingOutcome) {
+    let line = |s: &mut String, label: &str, v: String| {
+        let _ = writeln!(s, "    {:<37}{v}", format!("{label}:"));
+    };
+    let _ = writeln!(s, "Pacing:");
+    if let (Some(n), Some(rate)) = (p.offered, p.offered_per_s) {
+        line(s, "offered", format!("{n:<6} ({rate:.2} per sec.)"));
+    }
+    let achieved = match p.offered_per_s {
+        Some(o) if o > 0.0 => format!(
+            "{:<6} ({:.2} per sec., {:.1} % of offered)",
+            r.result.transactions,
+            p.achieved_per_s,
+            p.achieved_per_s / o * 100.0
+        ),
+        _ => format!(
+            "{:<6} ({:.2} per sec.)",
+            r.result.transactions, p.achieved_per_s
+        ),
+    };
+    line(s, "achieved", achieved);
+    let share = |n: u64| match p.offered.filter(|&o| o > 0) {
+        Some(o) => format!("{n:<6} ({:.2} % of offered)", n as f64 / o as f64 * 100.0),
+        None => n.to_string(),
+    };
+    if let Some(n) = p.late {
+        let limit = r
+            .run
+            .pacing
+            .as_ref()
+            .and_then(|x| x.latency_limit_ms)
+            .unwrap_or_default();
+        line(s, &format!("late (over {limit} ms)"), share(n));
+    }
+    if let Some(n) = p.skipped {
+        line(s, "skipped (behind schedule)", share(n));
+    }
+    if let Some(n) = p.unstarted {
+        line(s, "not started by the end", share(n));
+    }
+    let _ = writeln!(s);
+    if let Some(l) = &p.service {
+        let _ = writeln!(s, "Service time (ms, from when a connection began it):");
+        latency_block(s, l);
+        let _ = writeln!(s);
+    }
+    if let Some(l) = &p.lag {
+        let _ = writeln!(s, "Schedule lag (ms, intended start to actual start):");
+        latency_block(s, l);
+        let _ = writeln!(s);
+    }
 }
 
 pub fn summary(r: &Run) -> String {
@@ -263,7 +355,12 @@ pub fn summary(r: &Run) -> String {
     }
     let _ = writeln!(s);
 
-    let _ = writeln!(s, "Latency (ms):");
+    let queued = res.pacing.as_ref().is_some_and(|p| p.offered.is_some());
+    if queued {
+        let _ = writeln!(s, "Latency (ms, from each transaction's intended start):");
+    } else {
+        let _ = writeln!(s, "Latency (ms):");
+    }
     match &res.latency {
         Some(l) => latency_block(&mut s, l),
         None => {
@@ -274,6 +371,10 @@ pub fn summary(r: &Run) -> String {
         }
     }
     let _ = writeln!(s);
+
+    if let Some(p) = &res.pacing {
+        pacing_section(&mut s, r, p);
+    }
 
     if !res.statements.is_empty() {
         let _ = writeln!(s, "Latency by statement type (ms):");

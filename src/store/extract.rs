@@ -225,6 +225,8 @@ mod tests {
         run.result.histograms = Some(crate::record::Histograms {
             transaction: (&h).into(),
             statements: Default::default(),
+            service: None,
+            lag: None,
         });
         let x = extract(&run);
         assert_eq!(x.metrics.lat_p50_us, Some(1.0)); // the record's

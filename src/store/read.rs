@@ -96,20 +96,24 @@ impl Store {
 /// statement type) back into its run record, where the run had them.
 fn attach_histograms(run: &mut Run, stored: Vec<(String, String)>) -> anyhow::Result<()> {
     let mut transaction = None;
+    let (mut service, mut lag) = (None, None);
     let mut statements = OrderedMap::default();
     for (name, json) in stored {
         let h: record::Histogram =
             serde_json::from_str(&json).with_context(|| format!("histogram '{name}'"))?;
-        if name == "transaction" && transaction.is_none() {
-            transaction = Some(h);
-        } else {
-            statements.0.push((name, h));
+        match name.as_str() {
+            "transaction" if transaction.is_none() => transaction = Some(h),
+            "#service" => service = Some(h),
+            "#lag" => lag = Some(h),
+            _ => statements.0.push((name, h)),
         }
     }
     if let Some(transaction) = transaction {
         run.result.histograms = Some(Histograms {
             transaction,
             statements,
+            service,
+            lag,
         });
     }
     Ok(())

@@ -224,8 +224,12 @@ fn insert_children(
         "INSERT INTO point_histogram (point_id, name, histogram_json) VALUES (?1, ?2, ?3)",
     )?;
     if let Some(hs) = p.run.as_ref().and_then(|r| r.result.histograms.as_ref()) {
-        for (name, h) in
-            std::iter::once(("transaction", &hs.transaction)).chain(hs.statements.iter())
+        // A queued run's service time and lag under names no statement
+        // type has.
+        let paced = [("#service", &hs.service), ("#lag", &hs.lag)];
+        for (name, h) in std::iter::once(("transaction", &hs.transaction))
+            .chain(hs.statements.iter())
+            .chain(paced.iter().filter_map(|(n, h)| Some((*n, h.as_ref()?))))
         {
             ins.execute(params![point, name, serde_json::to_string(h)?])?;
         }
@@ -280,8 +284,12 @@ fn validate(p: &PointRow) -> anyhow::Result<Option<Extracted>> {
     }
     if let Some(hs) = p.run.as_ref().and_then(|r| r.result.histograms.as_ref()) {
         let mut names = HashSet::new();
-        for (name, h) in
-            std::iter::once(("transaction", &hs.transaction)).chain(hs.statements.iter())
+        // A queued run's service time and lag under names no statement
+        // type has.
+        let paced = [("#service", &hs.service), ("#lag", &hs.lag)];
+        for (name, h) in std::iter::once(("transaction", &hs.transaction))
+            .chain(hs.statements.iter())
+            .chain(paced.iter().filter_map(|(n, h)| Some((*n, h.as_ref()?))))
         {
             anyhow::ensure!(
                 names.insert(name),

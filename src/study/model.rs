@@ -202,6 +202,7 @@ impl WorkloadSpec {
             seed,
             reconnect_every: None,
             timeout: None,
+            pacing: Default::default(),
         }
     }
 

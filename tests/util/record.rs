@@ -24,6 +24,8 @@ pub fn with_histograms(doc: Value, histograms: &[(&str, Histogram)]) -> Run {
             .iter()
             .map(|(n, h)| (n.to_string(), h.into()))
             .collect::<OrderedMap<_>>(),
+        service: None,
+        lag: None,
     });
     run
 }

@@ -291,6 +291,7 @@ impl Shared<'_> {
             seed: self.opts.seed,
             reconnect_every: None,
             timeout: None,
+            pacing: Default::default(),
         };
         // Dictionaries draw uniformly; the seed is the session's.
         let rand = RandConfig {

@@ -25,6 +25,8 @@ pub struct PidStat {
     pub cstime: u64,
     /// Resident set, pages.
     pub rss_pages: u64,
+    /// Threads of the process.
+    pub threads: u64,
 }
 
 /// Parses a `/proc/PID/stat` line. The command name is in parentheses and
@@ -51,6 +53,7 @@ pub fn parse_pid_stat(line: &str) -> Result<PidStat, String> {
         cutime: n(16)?,
         cstime: n(17)?,
         rss_pages: n(24)?,
+        threads: n(20)?,
     })
 }
 
@@ -139,36 +142,60 @@ pub fn tree(root: u32, stats: &HashMap<u32, PidStat>) -> Vec<u32> {
 
 /// Reads the tree of `root` under `proc`: `None` when `root` is gone.
 pub fn read_tree(proc: &Path, root: u32, page_bytes: u64) -> Option<TreeSnap> {
+    read_trees(proc, &[root], page_bytes).pop().flatten()
+}
+
+/// Reads the trees of several roots (the server's and the client's) from
+/// one pass over `/proc`: the scan of every process's stat line is most of
+/// a reading's cost when a server runs a thousand backends.
+pub fn read_trees(proc: &Path, roots: &[u32], page_bytes: u64) -> Vec<Option<TreeSnap>> {
     let stats = all_stats(proc);
-    let root_stat = stats.get(&root)?;
-    let mut snap = TreeSnap {
-        user_ticks: root_stat.cutime,
-        system_ticks: root_stat.cstime,
-        ..TreeSnap::default()
-    };
-    for pid in tree(root, &stats) {
-        let s = &stats[&pid];
-        snap.user_ticks += s.utime;
-        snap.system_ticks += s.stime;
-        snap.rss_bytes += s.rss_pages * page_bytes;
-        snap.processes += 1;
-        let dir = proc.join(pid.to_string());
-        // Context switches are per thread: mysqld's are in its tasks.
-        let (v, i) = task_switches(&dir);
-        snap.voluntary += v;
-        snap.involuntary += i;
-        match std::fs::read_to_string(dir.join("io"))
-            .ok()
-            .and_then(|t| parse_io(&t))
-        {
-            Some((r, w)) => {
-                snap.read_bytes += r;
-                snap.write_bytes += w;
+    roots
+        .iter()
+        .map(|&root| {
+            let root_stat = stats.get(&root)?;
+            let mut snap = TreeSnap {
+                user_ticks: root_stat.cutime,
+                system_ticks: root_stat.cstime,
+                ..TreeSnap::default()
+            };
+            for pid in tree(root, &stats) {
+                let s = &stats[&pid];
+                snap.user_ticks += s.utime;
+                snap.system_ticks += s.stime;
+                snap.rss_bytes += s.rss_pages * page_bytes;
+                snap.processes += 1;
+                let dir = proc.join(pid.to_string());
+                let (v, i) = switches(&dir, s.threads);
+                snap.voluntary += v;
+                snap.involuntary += i;
+                match std::fs::read_to_string(dir.join("io"))
+                    .ok()
+                    .and_then(|t| parse_io(&t))
+                {
+                    Some((r, w)) => {
+                        snap.read_bytes += r;
+                        snap.write_bytes += w;
+                    }
+                    None => snap.io_unreadable = true,
+                }
             }
-            None => snap.io_unreadable = true,
-        }
+            Some(snap)
+        })
+        .collect()
+}
+
+/// Context switches of the process at `dir` with `threads` threads: its
+/// own `status` when it has one thread (a PostgreSQL backend), else every
+/// thread's (mysqld's are in its tasks; the process's `status` counts its
+/// first thread only).
+fn switches(dir: &Path, threads: u64) -> (u64, u64) {
+    if threads <= 1 {
+        return std::fs::read_to_string(dir.join("status"))
+            .map(|t| parse_status_switches(&t))
+            .unwrap_or((0, 0));
     }
-    Some(snap)
+    task_switches(dir)
 }
 
 /// Context switches of every thread of the process at `dir`

@@ -1,0 +1,400 @@
+//! Pacing: when each transaction should start, and who runs it.
+//!
+//! Three ways to drive a run:
+//! - **closed loop** (the default, sysbench's and Super Smack's): each
+//!   connection is one user who starts the next transaction when the last
+//!   one ends — after a think time, if one is given (DBT-1's direct mode);
+//! - **open loop** (`--rate`): arrivals on a schedule fixed from the run's
+//!   start ([`Schedule`]); an idle connection takes the earliest arrival not
+//!   yet taken, waits for its intended start if it lies ahead, and the
+//!   transaction's latency is measured from that intended start, so a
+//!   server stall shows in the percentiles instead of thinning the load
+//!   (coordinated omission);
+//! - **users on a pool** (`--users U` > `--threads C`): U users, each a
+//!   timer (its wake time and its random stream, 40 bytes) in a heap, not a
+//!   thread; a user whose think time ends queues for a free connection, and
+//!   its latency includes that wait.
+//!
+//! The queue of an open loop or a pool is the [`Dispatch`]: a schedule or a
+//! heap behind one mutex, handed out in order of intended start. Idle
+//! connections wait leader/follower style: one (the leader) sleeps until the
+//! next intended start, the others sleep until they are needed, so an
+//! arrival wakes one thread, not every idle one. A user who becomes due
+//! earlier than the leader's target wakes the leader.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::rand::pacing::{Arrival, Schedule, ThinkTime};
+use crate::rand::Rng;
+
+/// How a run's transactions are paced (part of `RunConfig`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pacing {
+    /// Open loop: arrivals per second, in total, and their spacing.
+    pub rate: Option<(f64, Arrival)>,
+    /// Emulated users; None: one per connection.
+    pub users: Option<usize>,
+    /// The pause between one user's transactions (closed loops only).
+    pub think_time: Option<ThinkTime>,
+    /// Transactions slower than this (from their intended start) are late;
+    /// with a rate, one already this far behind schedule when a connection
+    /// could take it is skipped.
+    pub latency_limit: Option<Duration>,
+}
+
+impl Pacing {
+    /// Does any transaction have an intended start apart from its actual
+    /// one (an open loop, or users queueing for connections)?
+    pub fn queued(&self, threads: usize) -> bool {
+        self.rate.is_some() || self.users.is_some_and(|u| u > threads)
+    }
+
+    /// What is wrong with this pacing for `threads` connections, in the
+    /// words of the options.
+    pub fn check(&self, threads: usize) -> Result<(), String> {
+        if let Some((r, _)) = self.rate {
+            if !(r > 0.0 && r.is_finite()) {
+                return Err(format!(
+                    "--rate {r}: the rate must be a positive number of transactions per second"
+                ));
+            }
+            if self.think_time.is_some() {
+                return Err(
+                    "--think-time paces a closed loop and --rate an open one: give one of them"
+                        .into(),
+                );
+            }
+            if self.users.is_some() {
+                return Err("--users gives users their own pace (with --think-time); with --rate arrivals come from the schedule: give one of them".into());
+            }
+        }
+        if let Some(u) = self.users {
+            if u < threads {
+                return Err(format!(
+                    "--users {u} is fewer than --threads {threads}: each connection serves at least one user (lower --threads)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A transaction handed to a connection.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ticket {
+    /// When it should start.
+    pub intended: Instant,
+    /// The user it is for (pool), or `u32::MAX` (open loop).
+    pub user: u32,
+}
+
+/// Where queued work comes from.
+enum Source {
+    Rate(Schedule),
+    Users {
+        /// (wake time in ns from the start, user) of every thinking user.
+        heap: BinaryHeap<Reverse<(u64, u32)>>,
+        rngs: Vec<Rng>,
+        think: Option<ThinkTime>,
+    },
+}
+
+struct State {
+    source: Source,
+    /// A connection is waiting for the next intended start.
+    leader: bool,
+}
+
+/// The queue of an open loop or a pool of users, shared by the connections.
+pub(super) struct Dispatch {
+    t0: Instant,
+    state: Mutex<State>,
+    leader_cv: Condvar,
+    follower_cv: Condvar,
+    stopped: AtomicBool,
+}
+
+impl Dispatch {
+    /// An open loop at `rate` per second from `t0`.
+    pub fn rate(t0: Instant, rate: f64, arrival: Arrival, seed: u64) -> Dispatch {
+        Dispatch::new(t0, Source::Rate(Schedule::new(rate, arrival, seed)))
+    }
+
+    /// `users` users, all due at `t0` (each starts with a transaction, then
+    /// thinks), each with its own stream.
+    pub fn users(t0: Instant, users: usize, think: Option<ThinkTime>, seed: u64) -> Dispatch {
+        let heap = (0..users as u32).map(|u| Reverse((0, u))).collect();
+        let rngs = (0..users as u64)
+            .map(|u| Rng::for_client(seed ^ 0x7573_6572_7573_6572, u))
+            .collect();
+        Dispatch::new(t0, Source::Users { heap, rngs, think })
+    }
+
+    fn new(t0: Instant, source: Source) -> Dispatch {
+        Dispatch {
+            t0,
+            state: Mutex::new(State {
+                source,
+                leader: false,
+            }),
+            leader_cv: Condvar::new(),
+            follower_cv: Condvar::new(),
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn at(&self, ns: u64) -> Instant {
+        self.t0 + Duration::from_nanos(ns)
+    }
+
+    /// The next transaction to run, waiting for its intended start; None
+    /// when nothing is left to start before `end`, or the run stops.
+    pub fn next(&self, end: Option<Instant>) -> Option<Ticket> {
+        let mut st = self.lock();
+        let mut leading = false;
+        let give_up = |st: &mut State, leading: bool| {
+            if leading {
+                st.leader = false;
+                self.follower_cv.notify_one();
+            }
+        };
+        loop {
+            if self.stopped.load(Ordering::Acquire) {
+                give_up(&mut st, leading);
+                return None;
+            }
+            let now = Instant::now();
+            let due = match &mut st.source {
+                Source::Rate(s) => Some(s.peek()),
+                Source::Users { heap, .. } => heap.peek().map(|Reverse((t, _))| *t),
+            };
+            if let Some(ns) = due {
+                let at = self.at(ns);
+                if end.is_some_and(|e| at >= e) {
+                    // The schedule has passed the end (heap: this user's
+                    // next transaction would start after it).
+                    if let Source::Users { heap, .. } = &mut st.source {
+                        heap.pop();
+                        continue;
+                    }
+                    give_up(&mut st, leading);
+                    // Nothing more will come: let every waiting connection go
+                    // (the lock is held, so no wakeup is lost).
+                    self.stopped.store(true, Ordering::Release);
+                    self.leader_cv.notify_all();
+                    self.follower_cv.notify_all();
+                    return None;
+                }
+                if at <= now {
+                    let user = match &mut st.source {
+                        Source::Rate(s) => {
+                            s.take();
+                            u32::MAX
+                        }
+                        Source::Users { heap, .. } => heap.pop().expect("peeked").0 .1,
+                    };
+                    give_up(&mut st, leading);
+                    return Some(Ticket { intended: at, user });
+                }
+            }
+            if st.leader && !leading {
+                st = self.follower_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            st.leader = true;
+            leading = true;
+            st = match due {
+                Some(ns) => {
+                    let wait = self.at(ns).saturating_duration_since(now);
+                    self.leader_cv
+                        .wait_timeout(st, wait)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0
+                }
+                // Every user is in a transaction: wait for one to return.
+                None => self.leader_cv.wait(st).unwrap_or_else(|p| p.into_inner()),
+            };
+        }
+    }
+
+    /// A user's transaction ended at `now`: it thinks, then queues again.
+    pub fn user_done(&self, user: u32, now: Instant) {
+        let mut st = self.lock();
+        if let Source::Users { heap, rngs, think } = &mut st.source {
+            let pause = think.map_or(Duration::ZERO, |t| t.draw(&mut rngs[user as usize]));
+            let wake = (now + pause).saturating_duration_since(self.t0).as_nanos() as u64;
+            let earlier = heap.peek().is_none_or(|Reverse((t, _))| wake < *t);
+            heap.push(Reverse((wake, user)));
+            if earlier {
+                self.leader_cv.notify_one();
+            }
+        }
+    }
+
+    /// Wakes every waiting connection; `next` returns None from now on.
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+        let _st = self.lock();
+        self.leader_cv.notify_all();
+        self.follower_cv.notify_all();
+    }
+
+    /// Transactions due at `now` that no connection has taken (the queue's
+    /// length), and those due in [`from`, `to`) not taken by now.
+    pub fn pending(&self, now: Instant) -> u64 {
+        let now_ns = now.saturating_duration_since(self.t0).as_nanos() as u64;
+        let st = self.lock();
+        match &st.source {
+            Source::Rate(s) => s.pending_at(now_ns, 100_000_000),
+            Source::Users { heap, .. } => {
+                heap.iter().filter(|Reverse((t, _))| *t <= now_ns).count() as u64
+            }
+        }
+    }
+
+    /// Arrivals intended in [`from`, `to`) that no connection took: the
+    /// offered load the connections never started.
+    pub fn untaken_between(&self, from: Instant, to: Instant) -> u64 {
+        let ns = |i: Instant| i.saturating_duration_since(self.t0).as_nanos() as u64;
+        let (from, to) = (ns(from), ns(to));
+        let st = self.lock();
+        match &st.source {
+            Source::Rate(s) => {
+                let mut s = s.clone();
+                let mut n = 0u64;
+                while s.peek() < to && n < 1_000_000_000 {
+                    if s.take() >= from {
+                        n += 1;
+                    }
+                }
+                n
+            }
+            Source::Users { heap, .. } => heap
+                .iter()
+                .filter(|Reverse((t, _))| (from..to).contains(t))
+                .count() as u64,
+        }
+    }
+}
+
+/// Sleeps until `until`, waking early (false) when `stop` is set.
+pub(super) fn sleep_until(until: Instant, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return true;
+        }
+        std::thread::sleep((until - now).min(Duration::from_millis(20)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn an_open_loop_hands_out_the_schedule_in_order_at_its_times() {
+        let t0 = Instant::now();
+        let d = Dispatch::rate(t0, 1000.0, Arrival::Uniform, 1);
+        let mut last = t0;
+        for k in 0..20u64 {
+            let t = d.next(None).unwrap();
+            assert_eq!(t.intended, t0 + Duration::from_millis(k));
+            assert!(Instant::now() >= t.intended);
+            assert!(t.intended >= last);
+            last = t.intended;
+        }
+        // Past the end nothing more is handed out.
+        assert!(d.next(Some(t0 + Duration::from_millis(20))).is_none());
+        assert!(d.next(None).is_none(), "stopped for good");
+    }
+
+    #[test]
+    fn a_late_connection_finds_the_backlog_due_and_counts_it() {
+        let t0 = Instant::now() - Duration::from_millis(100);
+        let d = Dispatch::rate(t0, 1000.0, Arrival::Uniform, 1);
+        // 0, 1, …, 100 ms are due.
+        assert_eq!(d.pending(t0 + Duration::from_millis(100)), 101);
+        let t = d.next(None).unwrap();
+        assert_eq!(t.intended, t0, "the oldest first");
+        assert_eq!(
+            d.untaken_between(
+                t0 + Duration::from_millis(50),
+                t0 + Duration::from_millis(60)
+            ),
+            10
+        );
+    }
+
+    #[test]
+    fn users_think_then_queue_and_an_earlier_user_wakes_the_leader() {
+        let t0 = Instant::now();
+        let d = Arc::new(Dispatch::users(
+            t0,
+            2,
+            Some(ThinkTime::Fixed(Duration::from_millis(200))),
+            1,
+        ));
+        let a = d.next(None).unwrap();
+        let b = d.next(None).unwrap();
+        assert_ne!(a.user, b.user);
+        // User a thinks 200 ms; meanwhile a waiting connection is the leader.
+        d.user_done(a.user, Instant::now());
+        let waiter = {
+            let d = d.clone();
+            std::thread::spawn(move || d.next(None).unwrap())
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        // User b returns with no think time: due now, earlier than a.
+        {
+            let mut st = d.lock();
+            if let Source::Users { think, .. } = &mut st.source {
+                *think = None;
+            }
+        }
+        d.user_done(b.user, Instant::now());
+        let got = waiter.join().unwrap();
+        assert_eq!(got.user, b.user, "the earlier user first");
+        assert!(got.intended.elapsed() < Duration::from_millis(100));
+        // a comes 200 ms after it finished.
+        let next = d.next(None).unwrap();
+        assert_eq!(next.user, a.user);
+        assert!(next.intended >= t0 + Duration::from_millis(200));
+    }
+
+    #[test]
+    fn stop_releases_every_waiting_connection() {
+        let t0 = Instant::now();
+        let d = Arc::new(Dispatch::users(
+            t0,
+            1,
+            Some(ThinkTime::Fixed(Duration::from_secs(60))),
+            1,
+        ));
+        let u = d.next(None).unwrap();
+        d.user_done(u.user, Instant::now());
+        let waiters: Vec<_> = (0..4)
+            .map(|_| {
+                let d = d.clone();
+                std::thread::spawn(move || d.next(None))
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(20));
+        d.stop();
+        for w in waiters {
+            assert!(w.join().unwrap().is_none());
+        }
+    }
+}

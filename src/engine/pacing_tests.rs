@@ -1,0 +1,288 @@
+//! Pacing on the fake driver: an open loop shows a stall a closed loop
+//! hides, the achieved rate follows the offered one, the latency limit's
+//! late and skipped counts are the schedule's, users with think time run at
+//! U / T, and U = C without think time is the closed loop.
+
+use std::time::Duration;
+
+use super::tests::{config, run_fake};
+use super::*;
+use crate::rand::pacing::{Arrival, ThinkTime};
+use crate::stats::histogram::Histogram;
+
+fn ms(x: u64) -> Duration {
+    Duration::from_millis(x)
+}
+
+fn pct(h: &Histogram, p: f64) -> f64 {
+    h.value_at_percentile(p).unwrap() as f64 / 1e9
+}
+
+fn open(rate: f64, arrival: Arrival, threads: usize, time: Duration) -> RunConfig {
+    RunConfig {
+        time: Some(time),
+        grace: Duration::from_secs(3),
+        pacing: Pacing {
+            rate: Some((rate, arrival)),
+            ..Pacing::default()
+        },
+        ..config(threads)
+    }
+}
+
+/// Every transaction offered in the window was run, failed, skipped,
+/// abandoned or never started.
+fn assert_accounted(r: &RunResult) {
+    let c = &r.counters;
+    assert_eq!(
+        r.offered.unwrap(),
+        c.transactions + c.failed + c.skipped + c.unstarted + r.abandoned,
+        "{c:?}"
+    );
+}
+
+#[test]
+fn an_open_loop_shows_a_stall_that_a_closed_loop_hides() {
+    // 1 ms per transaction (4 statements of 250 µs), and the server stops
+    // answering from 1 s to 2 s.
+    let url = "fake://?latency=250us&stall_at=1s:1s";
+    let rate = 500.0;
+    let o = run_fake(url, &open(rate, Arrival::Uniform, 2, ms(3500)));
+    let n = o.counters.transactions as f64;
+    assert!(n > 1700.0, "{n} transactions");
+    // The 500 arrivals of the stalled second wait for its end: their
+    // latencies spread over 0–1 s. The top 1 % of all transactions are
+    // among them, so p99 is at least 1 s less the time 1 % of the arrivals
+    // take to come.
+    let theory = 1.0 - 0.01 * n / rate;
+    let p99 = pct(&o.txn_latency, 99.0);
+    assert!(
+        p99 >= theory * 0.95,
+        "open-loop p99 {p99} s < theory {theory} s"
+    );
+    let over_half = o
+        .txn_latency
+        .buckets()
+        .filter(|(low, _, _)| *low > 500_000_000)
+        .map(|(_, _, c)| c)
+        .sum::<u64>();
+    assert!(
+        over_half as f64 >= rate * 0.5 * 0.9,
+        "{over_half} transactions over 0.5 s"
+    );
+    // Service times stay short: the wait was in the queue.
+    let lag = o.lag.as_ref().unwrap();
+    assert!(pct(lag, 99.0) >= theory * 0.9);
+
+    // The same server in a closed loop: two clients wait once each, and
+    // the stall is gone from the percentiles (it shows only in the max).
+    let closed = RunConfig {
+        time: Some(ms(3500)),
+        grace: Duration::from_secs(3),
+        ..config(2)
+    };
+    let c = run_fake(url, &closed);
+    assert!(
+        pct(&c.txn_latency, 99.0) < 0.05,
+        "closed-loop p99 {}",
+        pct(&c.txn_latency, 99.0)
+    );
+    assert!(c.txn_latency.max().unwrap() as f64 / 1e9 > 0.9);
+    assert!(c.service.is_none() && c.offered.is_none());
+}
+
+#[test]
+fn the_achieved_rate_follows_the_offered_one_when_the_service_keeps_up() {
+    // Evenly spaced: exactly 1000 arrivals a second from the start.
+    let r = run_fake(
+        "fake://?latency=50us",
+        &open(1000.0, Arrival::Uniform, 2, ms(3000)),
+    );
+    let offered = r.offered.unwrap();
+    assert!((2999..=3001).contains(&offered), "offered {offered}");
+    let done = r.counters.transactions as f64;
+    assert!(
+        (done / offered as f64 - 1.0).abs() < 0.01,
+        "{done} of {offered}"
+    );
+    assert!(pct(r.lag.as_ref().unwrap(), 99.0) < 0.002, "lag p99");
+    assert_eq!(r.counters.unstarted, 0);
+    assert_accounted(&r);
+
+    // Poisson: the count is random (sd √N), what is run is what came.
+    let r = run_fake(
+        "fake://?latency=50us",
+        &open(2000.0, Arrival::Poisson, 2, ms(3000)),
+    );
+    let offered = r.offered.unwrap() as f64;
+    assert!(
+        (offered - 6000.0).abs() < 4.0 * 6000f64.sqrt(),
+        "offered {offered}"
+    );
+    let done = r.counters.transactions as f64;
+    assert!((done / offered - 1.0).abs() < 0.01, "{done} of {offered}");
+}
+
+/// What one connection does with evenly spaced arrivals every `gap`, a
+/// service time `s` and a latency limit `l` until `end` (pgbench's rules):
+/// (completed, late, skipped, unstarted), and the smallest margin by which
+/// any decision was taken, so the test can require that timing noise
+/// cannot flip one.
+fn model(gap: f64, s: f64, l: f64, end: f64) -> ((u64, u64, u64, u64), f64) {
+    let (mut done, mut late, mut skipped, mut unstarted) = (0, 0, 0, 0);
+    let mut margin = f64::MAX;
+    let mut free: f64 = 0.0;
+    let mut k = 0.0;
+    loop {
+        let a = k * gap;
+        if a >= end {
+            break;
+        }
+        k += 1.0;
+        let start = free.max(a);
+        margin = margin.min((start - end).abs());
+        if start >= end {
+            unstarted += 1;
+            continue;
+        }
+        margin = margin.min((start - a - l).abs());
+        if start - a > l {
+            skipped += 1;
+            continue;
+        }
+        free = start + s;
+        done += 1;
+        margin = margin.min((free - a - l).abs());
+        if free - a > l {
+            late += 1;
+        }
+    }
+    ((done, late, skipped, unstarted), margin)
+}
+
+#[test]
+fn late_and_skipped_transactions_are_the_schedules() {
+    // 30 ms per transaction against an arrival every 10 ms: the connection
+    // falls behind, finishes some late, skips what is over the limit, and
+    // leaves a backlog at the end.
+    let (gap, s, l, end) = (0.010, 0.030, 0.065, 0.354);
+    let (expected, margin) = model(gap, s, l, end);
+    assert!(
+        margin >= 0.0015,
+        "the model decides too close to a tie: {margin}"
+    );
+    assert!(expected.1 > 0 && expected.2 > 0, "{expected:?}");
+    let mut cfg = open(100.0, Arrival::Uniform, 1, Duration::from_secs_f64(end));
+    cfg.pacing.latency_limit = Some(Duration::from_secs_f64(l));
+    let r = run_fake("fake://?latency=7500us", &cfg);
+    let c = &r.counters;
+    assert_eq!(
+        (c.transactions, c.late, c.skipped, c.unstarted),
+        expected,
+        "(completed, late, skipped, unstarted)"
+    );
+    assert_eq!(r.offered, Some(36));
+    assert_accounted(&r);
+}
+
+#[test]
+fn users_with_think_time_run_u_over_t_per_second() {
+    // 200 users thinking 100 ms on average on 4 connections, instant
+    // transactions: 2000 a second once the start's burst is past.
+    let cfg = RunConfig {
+        time: Some(ms(2000)),
+        warmup: ms(1000),
+        pacing: Pacing {
+            users: Some(200),
+            think_time: Some(ThinkTime::Uniform(ms(50), ms(150))),
+            ..Pacing::default()
+        },
+        ..config(4)
+    };
+    let r = run_fake("fake://", &cfg);
+    let tps = r.counters.transactions as f64 / r.measured.as_secs_f64();
+    assert!((tps / 2000.0 - 1.0).abs() < 0.02, "{tps} per second");
+    // The users' timers keep their schedule: a due user starts at once.
+    let lag = r.lag.as_ref().unwrap();
+    assert!(pct(lag, 99.0) < 0.002, "p99 lateness {} s", pct(lag, 99.0));
+    assert_eq!(
+        r.counters.unstarted,
+        r.offered.unwrap() - r.counters.arrivals
+    );
+}
+
+#[test]
+fn think_time_on_own_connections_paces_a_closed_loop() {
+    let cfg = RunConfig {
+        time: Some(ms(1000)),
+        pacing: Pacing {
+            think_time: Some(ThinkTime::Fixed(ms(20))),
+            ..Pacing::default()
+        },
+        ..config(2)
+    };
+    let r = run_fake("fake://", &cfg);
+    // Two users, one transaction every 20 ms each.
+    let n = r.counters.transactions;
+    assert!((95..=102).contains(&n), "{n} transactions");
+    assert!(r.lag.is_none(), "nothing queued");
+    // Think time is no part of the latency.
+    assert!(pct(&r.txn_latency, 99.0) < 0.005);
+}
+
+#[test]
+fn as_many_users_as_connections_without_think_time_is_the_closed_loop() {
+    let closed = RunConfig {
+        rounds: Some(50),
+        ..config(4)
+    };
+    let users = RunConfig {
+        pacing: Pacing {
+            users: Some(4),
+            ..Pacing::default()
+        },
+        ..closed.clone()
+    };
+    let a = run_fake("fake://?latency=100us", &closed);
+    let b = run_fake("fake://?latency=100us", &users);
+    assert_eq!(a.counters, b.counters);
+    assert_eq!(a.counters.transactions, 200);
+    assert_eq!(
+        a.clients.iter().map(|c| c.0).collect::<Vec<_>>(),
+        vec![50; 4]
+    );
+    assert_eq!(
+        b.clients.iter().map(|c| c.0).collect::<Vec<_>>(),
+        vec![50; 4]
+    );
+}
+
+#[test]
+fn bad_pacing_is_refused_with_the_options_named() {
+    let p = |rate: Option<f64>, users: Option<usize>, think: Option<ThinkTime>| Pacing {
+        rate: rate.map(|r| (r, Arrival::Poisson)),
+        users,
+        think_time: think,
+        latency_limit: None,
+    };
+    for (pacing, words) in [
+        (p(Some(0.0), None, None), "--rate 0"),
+        (p(Some(-5.0), None, None), "--rate -5"),
+        (
+            p(None, Some(2), None),
+            "--users 2 is fewer than --threads 4",
+        ),
+        (
+            p(Some(10.0), None, Some(ThinkTime::Fixed(ms(1)))),
+            "--think-time",
+        ),
+        (p(Some(10.0), Some(8), None), "--users"),
+    ] {
+        let e = pacing.check(4).unwrap_err();
+        assert!(e.contains(words), "{e}");
+    }
+    assert!(p(Some(10.0), None, None).check(4).is_ok());
+    assert!(p(None, Some(100_000), Some(ThinkTime::Fixed(ms(1))))
+        .check(4)
+        .is_ok());
+}

@@ -1,0 +1,293 @@
+//! Pacing from the command line: `--rate`, `--latency-limit`, `--users`
+//! and `--think-time` on SQLite and on real MariaDB and PostgreSQL servers
+//! (a rate the server sustains, and one far above its capacity), the run
+//! file's and the report's pacing figures, and bad values refused with
+//! exit status 2.
+
+mod util;
+
+use serde_json::Value;
+use util::{assert_valid_run_json, dbsweep, read_json, Dir, Server};
+
+/// Runs `workload` on `url` with `args` and returns the run's document.
+fn paced(dir: &Dir, url: &str, workload: &str, args: &[&str]) -> (Value, String) {
+    let json = dir.join(&format!(
+        "{workload}-{}.json",
+        args.join("_").replace('/', "")
+    ));
+    let mut all = vec!["run", workload, "--db", url, "--table-size", "1000"];
+    all.extend_from_slice(args);
+    all.extend(["--json", json.to_str().unwrap()]);
+    let r = dbsweep(&all);
+    r.ok();
+    let doc = read_json(&json);
+    assert_valid_run_json(&doc);
+    (doc, r.stdout.clone())
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// Every offered transaction is accounted for.
+fn assert_accounted(r: &Value) {
+    let p = &r["pacing"];
+    let sum = u(&r["transactions"])
+        + u(&r["failed_transactions"])
+        + u(&r["abandoned"])
+        + p["skipped"].as_u64().unwrap_or(0)
+        + u(&p["unstarted"]);
+    assert_eq!(u(&p["offered"]), sum, "{p}");
+}
+
+#[test]
+fn a_rate_on_sqlite_is_met_and_reported() {
+    let dir = Dir::new();
+    let url = dir.sqlite_url("p.db");
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "1000",
+    ])
+    .ok();
+    let (doc, out) = paced(
+        &dir,
+        &url,
+        "oltp_point_select",
+        &[
+            "--rate",
+            "500",
+            "--arrival",
+            "uniform",
+            "--time",
+            "2",
+            "--threads",
+            "2",
+            "--latency-limit",
+            "50ms",
+            "--report-interval",
+            "1",
+        ],
+    );
+    assert_eq!(doc["run"]["pacing"]["rate"], 500.0);
+    assert_eq!(doc["run"]["pacing"]["arrival"], "uniform");
+    assert_eq!(doc["run"]["pacing"]["latency_limit_ms"], 50.0);
+    let r = &doc["result"];
+    let p = &r["pacing"];
+    let offered = u(&p["offered"]);
+    assert!((999..=1001).contains(&offered), "offered {offered}");
+    assert!(u(&r["transactions"]) as f64 >= offered as f64 * 0.99);
+    assert_eq!(u(&p["late"]), 0);
+    assert_eq!(u(&p["skipped"]), 0);
+    assert_accounted(r);
+    // Latency from the intended start is service time plus lag.
+    let lat = r["latency"]["avg_us"].as_f64().unwrap();
+    let service = p["service"]["avg_us"].as_f64().unwrap();
+    let lag = p["lag"]["avg_us"].as_f64().unwrap();
+    assert!(
+        (lat - service - lag).abs() <= lat * 0.01 + 1.0,
+        "{lat} vs {service} + {lag}"
+    );
+    // The histograms are in the file.
+    assert!(r["histograms"]["service"]["count"].as_u64().unwrap() > 0);
+    // Interval lines show the queue; the summary the pacing.
+    assert!(
+        out.contains("offered: 500.00") || out.contains("offered: 49"),
+        "{out}"
+    );
+    assert!(out.contains("queue: "), "{out}");
+    assert!(out.contains("Latency (ms, from each transaction's intended start):"));
+    assert!(out.contains("Schedule lag (ms, intended start to actual start):"));
+    assert!(r["intervals"][0]["queue"].as_u64().is_some());
+    // The HTML report has the pacing section and its charts.
+    let html = dir.join("r.html");
+    dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "1000",
+        "--rate",
+        "300",
+        "--time",
+        "2",
+        "--report",
+        html.to_str().unwrap(),
+    ])
+    .ok();
+    let page = std::fs::read_to_string(&html).unwrap();
+    for words in [
+        "Offered and achieved load",
+        "Latency, service time and schedule lag",
+        "Offered and achieved rate over time",
+    ] {
+        assert!(page.contains(words), "no {words} in the report");
+    }
+}
+
+#[test]
+fn users_share_connections_and_their_think_time_is_not_latency() {
+    let dir = Dir::new();
+    let url = dir.sqlite_url("u.db");
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "1000",
+    ])
+    .ok();
+    // 400 users thinking 200 ms on 2 connections: 2000 a second.
+    let (doc, _) = paced(
+        &dir,
+        &url,
+        "oltp_point_select",
+        &[
+            "--users",
+            "400",
+            "--threads",
+            "2",
+            "--think-time",
+            "fixed:200ms",
+            "--time",
+            "2",
+            "--warmup",
+            "1",
+        ],
+    );
+    let r = &doc["result"];
+    let tps = r["tps"].as_f64().unwrap();
+    assert!((tps / 2000.0 - 1.0).abs() < 0.05, "{tps} per second");
+    assert!(r["latency"]["percentiles"][4]["us"].as_f64().unwrap() < 100_000.0);
+    assert_eq!(doc["run"]["pacing"]["users"], 400);
+    assert_eq!(doc["run"]["pacing"]["think_time"], "fixed:200ms");
+    assert_accounted(r);
+}
+
+#[test]
+fn bad_pacing_values_are_refused_with_exit_2() {
+    let dir = Dir::new();
+    let url = dir.sqlite_url("b.db");
+    for (args, words) in [
+        (vec!["--rate", "0"], "--rate 0"),
+        (vec!["--rate=-10"], "--rate -10"),
+        (vec!["--latency-limit", "10"], "needs a unit"),
+        (
+            vec!["--users", "2", "--threads", "4"],
+            "--users 2 is fewer than --threads 4",
+        ),
+        (vec!["--think-time", "gauss:1s"], "bad think time"),
+        (vec!["--think-time", "uniform:3s:1s"], "exceeds the maximum"),
+        (vec!["--arrival", "bursty", "--rate", "10"], "poisson"),
+        (
+            vec!["--rate", "10", "--think-time", "fixed:1s"],
+            "--think-time",
+        ),
+    ] {
+        let mut all = vec!["run", "oltp_point_select", "--db", &url, "--time", "1"];
+        all.extend(args.iter());
+        let r = dbsweep(&all);
+        r.expect_status(2);
+        assert!(r.stderr.contains(words), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"));
+    }
+    assert!(dir.files().iter().all(|f| !f.ends_with(".json")));
+}
+
+/// A sustainable rate is met; one far above the server's capacity shows
+/// as lag, late and skipped transactions and a backlog, not as a crash
+/// or a silently lower offered load.
+fn rates_on(kind: &'static str) {
+    let s = Server::start(kind, &[]);
+    let dir = Dir::new();
+    for w in ["oltp_point_select", "oltp_read_write"] {
+        dbsweep(&["prepare", w, "--db", &s.url, "--table-size", "1000"]).ok();
+        let (doc, _) = paced(
+            &dir,
+            &s.url,
+            w,
+            &["--rate", "200", "--time", "2", "--threads", "4"],
+        );
+        let r = &doc["result"];
+        assert_eq!(r["stop_reason"], "time");
+        let offered = u(&r["pacing"]["offered"]) as f64;
+        assert!(
+            (offered - 400.0).abs() < 4.0 * 20.0,
+            "{w}: offered {offered}"
+        );
+        assert!(u(&r["transactions"]) as f64 >= offered * 0.98, "{w}: {r}");
+        assert_accounted(r);
+        dbsweep(&["cleanup", w, "--db", &s.url]).ok();
+    }
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &s.url,
+        "--table-size",
+        "1000",
+    ])
+    .ok();
+    // 2 connections cannot run a million transactions a second.
+    let (doc, _) = paced(
+        &dir,
+        &s.url,
+        "oltp_point_select",
+        &[
+            "--rate",
+            "1000000",
+            "--time",
+            "2",
+            "--threads",
+            "2",
+            "--latency-limit",
+            "5ms",
+            "--report-interval",
+            "0.5",
+        ],
+    );
+    let r = &doc["result"];
+    let p = &r["pacing"];
+    assert!(p["offered_per_s"].as_f64().unwrap() > 900_000.0, "{p}");
+    assert!(p["achieved_per_s"].as_f64().unwrap() < 200_000.0, "{p}");
+    assert!(u(&p["skipped"]) > 0 && u(&p["unstarted"]) > 0, "{p}");
+    assert_accounted(r);
+    // Without a limit the lag grows from interval to interval.
+    let (doc, _) = paced(
+        &dir,
+        &s.url,
+        "oltp_point_select",
+        &[
+            "--rate",
+            "1000000",
+            "--time",
+            "2",
+            "--threads",
+            "2",
+            "--report-interval",
+            "0.5",
+        ],
+    );
+    let iv = doc["result"]["intervals"].as_array().unwrap();
+    let lag: Vec<f64> = iv.iter().filter_map(|i| i["lag_p99_us"].as_f64()).collect();
+    assert!(
+        lag.len() >= 3 && lag[lag.len() - 1] > 2.0 * lag[0],
+        "{lag:?}"
+    );
+    dbsweep(&["cleanup", "oltp_point_select", "--db", &s.url]).ok();
+}
+
+#[test]
+fn rates_on_mariadb() {
+    rates_on("mariadb");
+}
+
+#[test]
+fn rates_on_postgres() {
+    rates_on("postgres");
+}
