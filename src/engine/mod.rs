@@ -84,7 +84,7 @@ pub struct RunConfig {
 pub use crate::record::StopReason;
 use connect::connect_all;
 pub use pacing::Pacing;
-use result::{paced_sample, sample};
+use result::sample;
 pub use result::{ConnectStats, IntervalSample, PacedSample, RunResult};
 
 /// One client's state and counters, as the coordinator reads them.
@@ -257,7 +257,7 @@ pub fn run_instances(
         interrupters,
         pacing: cfg.pacing.clone(),
         dispatch: OnceLock::new(),
-        skip_after: cfg.pacing.rate.and(cfg.pacing.latency_limit),
+        skip_after: cfg.pacing.skip_after(),
         seed: cfg.seed,
     });
 
@@ -300,7 +300,7 @@ pub fn run_instances(
             cfg.seed,
         ));
     }
-    let mut queue_before = (0u64, 0u64);
+    let mut queue_before = 0u64;
     let mut cpu_start = (cfg.warmup.is_zero()).then(CpuTimes::now);
     gate.wait();
     if let Some(m) = sampler {
@@ -325,18 +325,15 @@ pub fn run_instances(
         if let Some(iv) = cfg.report_interval {
             if now >= last_tick + iv {
                 let acc = shared.recorder.take_interval();
-                let mut s = sample(
+                let s = sample(
                     cfg.interval_percentile,
                     &acc,
                     t0,
-                    last_tick,
-                    now,
+                    last_tick..now,
                     measure_start,
                     threads,
+                    shared.dispatch.get().map(|d| (d, &mut queue_before)),
                 );
-                if let Some(d) = shared.dispatch.get() {
-                    s.paced = Some(paced_sample(d, &acc, now, &mut queue_before, s.duration_s));
-                }
                 on_interval(&s);
                 intervals.push(s);
                 last_tick = now;
@@ -414,24 +411,15 @@ pub fn run_instances(
     }
     let last = shared.recorder.take_interval();
     if cfg.report_interval.is_some() && (last.counters.queries() > 0 || last.counters.failed > 0) {
-        let mut s = sample(
+        let s = sample(
             cfg.interval_percentile,
             &last,
             t0,
-            last_tick,
-            finished_at,
+            last_tick..finished_at,
             measure_start,
             threads,
+            shared.dispatch.get().map(|d| (d, &mut queue_before)),
         );
-        if let Some(d) = shared.dispatch.get() {
-            s.paced = Some(paced_sample(
-                d,
-                &last,
-                finished_at,
-                &mut queue_before,
-                s.duration_s,
-            ));
-        }
         on_interval(&s);
         intervals.push(s);
     }

@@ -47,6 +47,18 @@ pub struct Pacing {
 }
 
 impl Pacing {
+    /// Every client a user with its own connection, no think time, no
+    /// limit: nothing to record about pacing.
+    pub fn is_closed_loop(&self) -> bool {
+        *self == Pacing::default()
+    }
+
+    /// With a rate and a latency limit: arrivals further behind schedule
+    /// than this are skipped.
+    pub fn skip_after(&self) -> Option<Duration> {
+        self.rate.and(self.latency_limit)
+    }
+
     /// Does any transaction have an intended start apart from its actual
     /// one (an open loop, or users queueing for connections)?
     pub fn queued(&self, threads: usize) -> bool {
@@ -248,35 +260,25 @@ impl Dispatch {
     }
 
     /// Transactions due at `now` that no connection has taken (the queue's
-    /// length), and those due in [`from`, `to`) not taken by now.
+    /// length).
     pub fn pending(&self, now: Instant) -> u64 {
-        let now_ns = now.saturating_duration_since(self.t0).as_nanos() as u64;
-        let st = self.lock();
-        match &st.source {
-            Source::Rate(s) => s.pending_at(now_ns, 100_000_000),
-            Source::Users { heap, .. } => {
-                heap.iter().filter(|Reverse((t, _))| *t <= now_ns).count() as u64
-            }
-        }
+        self.untaken(self.t0, now + Duration::from_nanos(1), 100_000_000)
     }
 
     /// Arrivals intended in [`from`, `to`) that no connection took: the
     /// offered load the connections never started.
     pub fn untaken_between(&self, from: Instant, to: Instant) -> u64 {
+        self.untaken(from, to, 1_000_000_000)
+    }
+
+    /// Untaken arrivals in [`from`, `to`), stepping a schedule at most
+    /// `limit` arrivals.
+    fn untaken(&self, from: Instant, to: Instant, limit: u64) -> u64 {
         let ns = |i: Instant| i.saturating_duration_since(self.t0).as_nanos() as u64;
         let (from, to) = (ns(from), ns(to));
         let st = self.lock();
         match &st.source {
-            Source::Rate(s) => {
-                let mut s = s.clone();
-                let mut n = 0u64;
-                while s.peek() < to && n < 1_000_000_000 {
-                    if s.take() >= from {
-                        n += 1;
-                    }
-                }
-                n
-            }
+            Source::Rate(s) => s.untaken_between(from, to, limit),
             Source::Users { heap, .. } => heap
                 .iter()
                 .filter(|Reverse((t, _))| (from..to).contains(t))

@@ -189,7 +189,7 @@ pub fn record(point: &Point<'_>, result: &RunResult, started_unix_s: u64) -> rec
 
 /// The record's pacing settings; None for a plain closed loop.
 fn pacing_settings(p: &super::Pacing) -> Option<record::PacingSettings> {
-    if *p == super::Pacing::default() {
+    if p.is_closed_loop() {
         return None;
     }
     Some(record::PacingSettings {
@@ -207,19 +207,12 @@ fn pacing_outcome(
     res: &RunResult,
     p: &super::Pacing,
     percentiles: &[f64],
-    seconds: f64,
+    per_s: &dyn Fn(u64) -> f64,
 ) -> Option<record::PacingOutcome> {
-    if *p == super::Pacing::default() {
+    if p.is_closed_loop() {
         return None;
     }
     let c = &res.counters;
-    let per_s = |n: u64| {
-        if seconds > 0.0 {
-            n as f64 / seconds
-        } else {
-            0.0
-        }
-    };
     let queued = res.offered.is_some();
     let summary = |h: &Option<crate::stats::histogram::Histogram>| {
         h.as_ref()
@@ -231,7 +224,7 @@ fn pacing_outcome(
         offered_per_s: res.offered.map(per_s),
         achieved_per_s: per_s(c.transactions),
         late: p.latency_limit.map(|_| c.late),
-        skipped: (p.rate.is_some() && p.latency_limit.is_some()).then_some(c.skipped),
+        skipped: p.skip_after().map(|_| c.skipped),
         unstarted: queued.then_some(c.unstarted),
         service: summary(&res.service),
         lag: summary(&res.lag),
@@ -319,7 +312,7 @@ fn outcome(res: &RunResult, pacing: &super::Pacing, percentiles: &[f64]) -> reco
         }),
         histograms: Some(histograms),
         metrics: None,
-        pacing: pacing_outcome(res, pacing, percentiles, seconds),
+        pacing: pacing_outcome(res, pacing, percentiles, &per_s),
     }
 }
 
@@ -369,6 +362,6 @@ fn interval(s: &IntervalSample, pacing: &super::Pacing) -> record::Interval {
         lag_p99_us: s.paced.as_ref().and_then(|p| p.lag_p99_ns).map(us),
         lag_max_us: s.paced.as_ref().and_then(|p| p.lag_max_ns).map(us),
         late: pacing.latency_limit.map(|_| c.late),
-        skipped: (pacing.rate.is_some() && pacing.latency_limit.is_some()).then_some(c.skipped),
+        skipped: pacing.skip_after().map(|_| c.skipped),
     }
 }

@@ -98,15 +98,17 @@ pub(super) fn sample(
     pct: f64,
     acc: &IntervalAcc,
     t0: Instant,
-    from: Instant,
-    to: Instant,
+    span: std::ops::Range<Instant>,
     measure_start: Instant,
     threads: usize,
+    queue: Option<(&Dispatch, &mut u64)>,
 ) -> IntervalSample {
+    let (from, to) = (span.start, span.end);
     let h = &acc.latency;
+    let duration_s = to.duration_since(from).as_secs_f64();
     IntervalSample {
         t_s: to.duration_since(t0).as_secs_f64(),
-        duration_s: to.duration_since(from).as_secs_f64(),
+        duration_s,
         warmup: from < measure_start,
         threads,
         counters: acc.counters.clone(),
@@ -116,24 +118,23 @@ pub(super) fn sample(
         p95_ns: h.value_at_percentile(95.0),
         p99_ns: h.value_at_percentile(99.0),
         max_ns: h.max(),
-        paced: None,
+        paced: queue.map(|(d, before)| paced_sample(d, acc, to, before, duration_s)),
     }
 }
 
 /// The queue's side of an interval ending at `now`: the offered rate is what
 /// was handed out plus how much the queue grew; `before` carries the
-/// previous interval's (handed out, queue) totals.
-pub(super) fn paced_sample(
+/// previous interval's queue length.
+fn paced_sample(
     d: &Dispatch,
     acc: &IntervalAcc,
     now: Instant,
-    before: &mut (u64, u64),
+    before: &mut u64,
     duration_s: f64,
 ) -> PacedSample {
     let queue = d.pending(now);
-    let handed = before.0 + acc.counters.arrivals;
-    let offered = (acc.counters.arrivals + queue) as f64 - before.1 as f64;
-    *before = (handed, queue);
+    let offered = (acc.counters.arrivals + queue) as f64 - *before as f64;
+    *before = queue;
     PacedSample {
         offered_per_s: if duration_s > 0.0 {
             offered.max(0.0) / duration_s

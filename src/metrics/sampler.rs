@@ -136,10 +136,7 @@ impl Inner {
             r
         });
         let took = at.elapsed();
-        self.cpu_ns.fetch_add(
-            thread_cpu_ns().saturating_sub(cpu_before),
-            Ordering::Relaxed,
-        );
+        self.charge(cpu_before);
         let mut snaps = self.snaps.lock().unwrap();
         snaps.push(Snap {
             at,
@@ -150,6 +147,14 @@ impl Inner {
             sql,
         });
         snaps.len() - 1
+    }
+
+    /// Adds the CPU this thread used since `cpu_before` to the readings' cost.
+    fn charge(&self, cpu_before: u64) {
+        self.cpu_ns.fetch_add(
+            thread_cpu_ns().saturating_sub(cpu_before),
+            Ordering::Relaxed,
+        );
     }
 
     /// Samples the wait events alone (PostgreSQL).
@@ -164,10 +169,7 @@ impl Inner {
         if let Some(r) = r {
             self.waits.lock().unwrap().push((Instant::now(), r));
         }
-        self.cpu_ns.fetch_add(
-            thread_cpu_ns().saturating_sub(cpu_before),
-            Ordering::Relaxed,
-        );
+        self.charge(cpu_before);
     }
 
     /// Notes a gap once.

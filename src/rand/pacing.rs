@@ -104,15 +104,23 @@ impl Schedule {
     }
 
     /// Arrivals due at `now_ns` that have not been handed out (the queue's
-    /// length), counting at most `limit`: a copy of the schedule is
-    /// stepped forward, so the count is exact, and costs one draw per
-    /// pending arrival.
+    /// length), counting at most `limit`.
     pub fn pending_at(&self, now_ns: u64, limit: u64) -> u64 {
+        self.untaken_between(0, now_ns + 1, limit)
+    }
+
+    /// Arrivals not handed out yet whose intended start lies in
+    /// [`from_ns`, `to_ns`), stepping at most `limit` arrivals: a copy of
+    /// the schedule is stepped forward, so the count is exact, and costs
+    /// one draw per arrival stepped.
+    pub fn untaken_between(&self, from_ns: u64, to_ns: u64, limit: u64) -> u64 {
         let mut s = self.clone();
-        let mut n = 0;
-        while n < limit && s.peek() <= now_ns {
-            s.take();
-            n += 1;
+        let (mut n, mut steps) = (0, 0);
+        while steps < limit && s.peek() < to_ns {
+            if s.take() >= from_ns {
+                n += 1;
+            }
+            steps += 1;
         }
         n
     }

@@ -69,6 +69,16 @@ pub struct Cell {
     pub mark: Mark,
 }
 
+impl Cell {
+    /// A cell with only its text: no detail, no mark.
+    pub fn plain(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            ..Cell::default()
+        }
+    }
+}
+
 /// How a cell is highlighted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

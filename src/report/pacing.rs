@@ -8,13 +8,6 @@ use super::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Section, Series, Tabl
 use super::text::ms_us;
 use crate::record::{Latency, PacingOutcome, Run};
 
-fn cell(text: String) -> Cell {
-    Cell {
-        text,
-        ..Cell::default()
-    }
-}
-
 /// The section, for a run that was paced; None for a plain closed loop.
 pub fn doc_section(r: &Run) -> Option<Section> {
     let p = r.result.pacing.as_ref()?;
@@ -107,7 +100,7 @@ fn counts(r: &Run, p: &PacingOutcome) -> Table {
             .into_iter()
             .map(|(label, a, b, c)| Row {
                 label: label.into(),
-                cells: vec![cell(a), cell(b), cell(c)],
+                cells: vec![Cell::plain(a), Cell::plain(b), Cell::plain(c)],
             })
             .collect(),
         wrap: None,
@@ -126,16 +119,16 @@ fn latencies(lat: &[(&str, &Latency)]) -> Table {
         rows: lat
             .iter()
             .map(|(name, l)| {
-                let mut cells = vec![cell(ms_us(l.min_us)), cell(ms_us(l.avg_us))];
+                let mut cells = vec![Cell::plain(ms_us(l.min_us)), Cell::plain(ms_us(l.avg_us))];
                 cells.extend(pcts.iter().map(|p| {
-                    cell(
+                    Cell::plain(
                         l.percentiles
                             .iter()
                             .find(|x| x.p == *p)
                             .map_or("-".into(), |x| ms_us(x.us)),
                     )
                 }));
-                cells.push(cell(ms_us(l.max_us)));
+                cells.push(Cell::plain(ms_us(l.max_us)));
                 Row {
                     label: name.to_string(),
                     cells,

@@ -21,10 +21,7 @@ use crate::util::civil::utc_minutes as utc;
 const MAX_STEPS: usize = 800;
 
 fn cell(text: impl Into<String>) -> Cell {
-    Cell {
-        text: text.into(),
-        ..Cell::default()
-    }
+    Cell::plain(text)
 }
 
 fn row(label: &str, cells: Vec<Cell>) -> Row {

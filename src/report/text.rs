@@ -191,12 +191,14 @@ fn latency_block(s: &mut String, l: &Latency) {
     row(s, "sum", format!("{:.2}", l.sum_us / 1e3));
 }
 
+/// One labelled line of the summary.
+fn line(s: &mut String, label: &str, v: String) {
+    let _ = writeln!(s, "    {:<37}{v}", format!("{label}:"));
+}
+
 /// What the pacing measured: offered against achieved, late, skipped and
 /// unstarted transactions, service time and schedule lag.
 fn pacing_section(s: &mut String, r: &Run, p: &crate::record::PacingOutcome) {
-    let line = |s: &mut String, label: &str, v: String| {
-        let _ = writeln!(s, "    {:<37}{v}", format!("{label}:"));
-    };
     let _ = writeln!(s, "Pacing:");
     if let (Some(n), Some(rate)) = (p.offered, p.offered_per_s) {
         line(s, "offered", format!("{n:<6} ({rate:.2} per sec.)"));
@@ -250,9 +252,6 @@ pub fn summary(r: &Run) -> String {
     let res = &r.result;
     let q = &res.queries;
     let mut s = String::new();
-    let line = |s: &mut String, label: &str, v: String| {
-        let _ = writeln!(s, "    {:<37}{v}", format!("{label}:"));
-    };
 
     match res.stop_reason {
         StopReason::Interrupted => {
