@@ -94,10 +94,17 @@ fn a_rate_on_sqlite_is_met_and_reported() {
     // The histograms are in the file.
     assert!(r["histograms"]["service"]["count"].as_u64().unwrap() > 0);
     // Interval lines show the queue; the summary the pacing.
-    assert!(
-        out.contains("offered: 500.00") || out.contains("offered: 49"),
-        "{out}"
-    );
+    // An interval is a tick of the coordinator, a little over a second, so
+    // its offered rate is 500 within the one arrival more or less it holds.
+    let shown: Vec<f64> = out
+        .split("offered: ")
+        .skip(1)
+        .map(|s| s.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert!(!shown.is_empty(), "{out}");
+    for o in &shown {
+        assert!((o - 500.0).abs() <= 2.5, "offered {o} per second\n{out}");
+    }
     assert!(out.contains("queue: "), "{out}");
     assert!(out.contains("Latency (ms, from each transaction's intended start):"));
     assert!(out.contains("Schedule lag (ms, intended start to actual start):"));
