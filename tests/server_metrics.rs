@@ -248,3 +248,77 @@ fn metrics_off_measures_nothing_and_a_zero_interval_is_refused() {
     };
     assert!(gap("server CPU") && gap("server counters"), "{}", m["gaps"]);
 }
+
+/// Hundreds of PostgreSQL backends, each using a few ms of CPU a second:
+/// the server's CPU is counted once and in full (not lost to each
+/// backend's truncation to clock ticks, not counted twice when the
+/// backends exit at the end), so the server, the client and the rest add
+/// up to the machine's busy time in the window and in every sample.
+#[test]
+fn many_backends_add_up_to_the_machines_cpu() {
+    let s = Server::start("postgres", &["--set", "max_connections=400"]);
+    let dir = Dir::new();
+    let json = dir.join("many.json");
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &s.url,
+        "--table-size",
+        "1000",
+    ])
+    .ok();
+    dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &s.url,
+        "--table-size",
+        "1000",
+        "--threads",
+        "300",
+        "--time",
+        "3",
+        "--metrics-interval",
+        "0.5",
+        "--json",
+        &json.display().to_string(),
+    ])
+    .ok();
+    let doc = read_json(&json);
+    let m = &doc["result"]["metrics"];
+    assert_server_measured(&s, m);
+    // The backends stay connected until the window's last reading.
+    assert!(m["window"]["server"]["processes"].as_u64().unwrap() > 300);
+    let cpu_s = |u: &Value| u["cpu_user_s"].as_f64().unwrap() + u["cpu_system_s"].as_f64().unwrap();
+    let busy_s = |u: &Value| {
+        u["cpu"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| *k != "idle_s")
+            .map(|(_, v)| v.as_f64().unwrap())
+            .sum::<f64>()
+    };
+    for s in m["samples"].as_array().unwrap() {
+        let u = &s["usage"];
+        let (server, client, busy) = (cpu_s(&u["server"]), cpu_s(&u["client"]), busy_s(u));
+        // Clock ticks are 10 ms: a sample's sources may disagree by a few.
+        assert!(
+            server + client <= busy * 1.1 + 0.05,
+            "at {} s: server {server} + client {client} > busy {busy}",
+            s["t_s"]
+        );
+    }
+    // The server does most of the work of point selects: a share lost to
+    // truncation would show as a small server and a large "everything
+    // else" (this test's servers are the only other load while it runs).
+    let w = &m["window"];
+    let (server, client, busy) = (cpu_s(&w["server"]), cpu_s(&w["client"]), busy_s(w));
+    assert!(server > client, "server {server} s, client {client} s");
+    assert!(
+        server + client >= busy * 0.6,
+        "server {server} s + client {client} s of {busy} s busy"
+    );
+    dbsweep(&["cleanup", "oltp_point_select", "--db", &s.url]).ok();
+}

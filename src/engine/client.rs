@@ -186,6 +186,14 @@ pub(super) fn run(
     let mut done = shared.done.lock().unwrap_or_else(|p| p.into_inner());
     *done += 1;
     shared.done_cv.notify_all();
+    // The connection (dropped on return) closes, and its server session
+    // ends, only after the run's last reading of the server; bounded,
+    // should the coordinator be gone.
+    let _ = shared
+        .done_cv
+        .wait_timeout_while(done, Duration::from_secs(60), |_| {
+            !shared.closing.load(Ordering::Acquire)
+        });
 }
 
 /// Runs one transaction to its end, retrying after retryable errors (and

@@ -132,6 +132,10 @@ struct Shared {
     fatal: Mutex<Option<String>>,
     done: Mutex<usize>,
     done_cv: Condvar,
+    /// Set (under `done`) once the run's last reading of the machine and
+    /// the server is taken: until then finished clients keep their
+    /// connections, so the server's sessions do not end inside the window.
+    closing: AtomicBool,
     /// Per instance: statement id → kind index; then the kind indexes of
     /// BEGIN and COMMIT.
     stmt_kind: Vec<Vec<u16>>,
@@ -247,6 +251,7 @@ pub fn run_instances(
         fatal: Mutex::new(None),
         done: Mutex::new(0),
         done_cv: Condvar::new(),
+        closing: AtomicBool::new(false),
         stmt_kind,
         begin_kind,
         commit_kind,
@@ -401,6 +406,10 @@ pub fn run_instances(
     if let Some(m) = sampler {
         m.end();
     }
+    let _closing = shared.done.lock().unwrap();
+    shared.closing.store(true, Ordering::Release);
+    shared.done_cv.notify_all();
+    drop(_closing);
 
     // Join the clients that finished; a client stuck in a driver call after
     // the deadline is left behind rather than waited for.

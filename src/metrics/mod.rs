@@ -16,4 +16,6 @@ pub mod figures;
 pub mod machine;
 pub mod proc;
 pub mod sampler;
+#[cfg(test)]
+mod sampler_tests;
 pub mod sql;

@@ -76,6 +76,22 @@ fn thread_cpu_ns() -> u64 {
 /// Wait events are sampled this many times per interval (PostgreSQL).
 const WAIT_SAMPLES_PER_INTERVAL: u32 = 10;
 
+/// A reading that bounds the run, asked of the sampler's thread.
+#[derive(Clone, Copy, PartialEq)]
+enum Mark {
+    /// The clients were released; `true` when measuring starts at once.
+    Released(bool),
+    MeasureStart,
+    End,
+}
+
+/// What the engine asks of the sampler's thread.
+#[derive(Default)]
+struct Control {
+    stop: bool,
+    asked: Vec<Mark>,
+}
+
 /// The readings that bound the run.
 #[derive(Default)]
 struct Marks {
@@ -98,7 +114,9 @@ struct Inner {
     /// CPU spent reading, ns.
     cpu_ns: AtomicU64,
     marks: Mutex<Marks>,
-    stop: Mutex<bool>,
+    /// Signalled when a mark's reading is kept.
+    marked: Condvar,
+    control: Mutex<Control>,
     wake: Condvar,
     gaps: Mutex<Vec<Gap>>,
 }
@@ -125,7 +143,7 @@ impl Inner {
             .into_iter()
             .chain([self.client_pid])
             .collect();
-        let mut trees = process::read_trees(&self.proc, &roots, self.page_bytes);
+        let mut trees = process::read_trees(&self.proc, &roots, self.page_bytes, self.tick_s);
         let client = trees.pop().flatten();
         let server = trees.pop().flatten();
         let sql = self.monitor.lock().unwrap().as_mut().map(|m| {
@@ -147,6 +165,24 @@ impl Inner {
             sql,
         });
         snaps.len() - 1
+    }
+
+    /// Records reading `i` as the bounding readings `asked`.
+    fn mark(&self, asked: &[Mark], i: usize) {
+        let mut marks = self.marks.lock().unwrap();
+        for m in asked {
+            match m {
+                Mark::Released(measuring) => {
+                    marks.released = Some(i);
+                    if *measuring {
+                        marks.measure_start = Some(i);
+                    }
+                }
+                Mark::MeasureStart => marks.measure_start = Some(i),
+                Mark::End => marks.end = Some(i),
+            }
+        }
+        self.marked.notify_all();
     }
 
     /// Adds the CPU this thread used since `cpu_before` to the readings' cost.
@@ -234,7 +270,8 @@ impl Sampler {
             waits: Mutex::new(Vec::new()),
             cpu_ns: AtomicU64::new(0),
             marks: Mutex::new(Marks::default()),
-            stop: Mutex::new(false),
+            marked: Condvar::new(),
+            control: Mutex::new(Control::default()),
             wake: Condvar::new(),
             gaps: Mutex::new(gaps),
         });
@@ -246,24 +283,30 @@ impl Sampler {
             std::thread::Builder::new()
                 .name("metrics".into())
                 .spawn(move || {
+                    crate::util::priority::realtime_thread();
                     let mut next = Instant::now() + interval;
-                    let mut stop = inner.stop.lock().unwrap();
+                    let mut ctl = inner.control.lock().unwrap();
                     loop {
-                        let now = Instant::now();
-                        let wait = tick.min(next.saturating_duration_since(now));
-                        let (s, _) = inner.wake.wait_timeout(stop, wait).unwrap();
-                        stop = s;
-                        if *stop {
+                        if ctl.asked.is_empty() && !ctl.stop {
+                            let now = Instant::now();
+                            let wait = tick.min(next.saturating_duration_since(now));
+                            ctl = inner.wake.wait_timeout(ctl, wait).unwrap().0;
+                        }
+                        if ctl.stop {
                             break;
                         }
-                        drop(stop);
-                        if Instant::now() >= next {
+                        let asked = std::mem::take(&mut ctl.asked);
+                        drop(ctl);
+                        if !asked.is_empty() {
+                            let i = inner.snap();
+                            inner.mark(&asked, i);
+                        } else if Instant::now() >= next {
                             inner.snap();
                             next += interval;
                         } else {
                             inner.sample_waits();
                         }
-                        stop = inner.stop.lock().unwrap();
+                        ctl = inner.control.lock().unwrap();
                     }
                 })
                 .ok()
@@ -278,32 +321,44 @@ impl Sampler {
 
     /// The clients were released (the run's time 0): a reading now;
     /// `measuring` when the measured window begins at once (no warmup).
+    /// Returns at once: the sampler's thread reads.
     pub fn released(&self, measuring: bool) {
-        let i = self.inner.snap();
-        let mut marks = self.inner.marks.lock().unwrap();
-        marks.released = Some(i);
-        if measuring {
-            marks.measure_start = Some(i);
-        }
+        self.ask(Mark::Released(measuring));
     }
 
-    /// The measured window begins: a reading now.
+    /// The measured window begins: a reading now (returns at once).
     pub fn measure_start(&self) {
-        let i = self.inner.snap();
-        self.inner.marks.lock().unwrap().measure_start = Some(i);
+        self.ask(Mark::MeasureStart);
     }
 
-    /// The run ended: a reading now.
+    /// The run ended: a reading now; returns when it is taken, so the
+    /// engine can let the clients close their connections after it.
     pub fn end(&self) {
-        let i = self.inner.snap();
-        self.inner.marks.lock().unwrap().end = Some(i);
+        self.ask(Mark::End);
+        let marks = self.inner.marks.lock().unwrap();
+        let _ = self
+            .inner
+            .marked
+            .wait_timeout_while(marks, Duration::from_secs(60), |m| m.end.is_none());
+    }
+
+    /// Has the sampler's thread (real-time where allowed, so on time under
+    /// any load) take a bounding reading; without the thread, reads here.
+    fn ask(&self, mark: Mark) {
+        if self.thread.is_none() {
+            let i = self.inner.snap();
+            self.inner.mark(&[mark], i);
+            return;
+        }
+        self.inner.control.lock().unwrap().asked.push(mark);
+        self.inner.wake.notify_all();
     }
 
     /// Stops sampling and builds the record's metrics; `transactions` and
     /// `queries` are the measured window's, for the per-transaction
     /// figures.
     pub fn finish(mut self, transactions: u64, queries: u64) -> Metrics {
-        *self.inner.stop.lock().unwrap() = true;
+        self.inner.control.lock().unwrap().stop = true;
         self.inner.wake.notify_all();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -443,7 +498,7 @@ impl Sampler {
 
 impl Drop for Sampler {
     fn drop(&mut self) {
-        *self.inner.stop.lock().unwrap() = true;
+        self.inner.control.lock().unwrap().stop = true;
         self.inner.wake.notify_all();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -498,103 +553,5 @@ fn find_listener(proc: &Path, target: &Target) -> Result<(u32, String), String> 
         None => Err(format!(
             "the process {how} could not be seen (another user's, and dbsweep is not root)"
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn options(server: ServerRef, target: &str, proc: &Path) -> Options {
-        Options {
-            interval: Duration::from_millis(200),
-            server,
-            target: Target::parse(target).unwrap(),
-            proc: proc.to_path_buf(),
-        }
-    }
-
-    /// A process tree that spins one CPU for a second: the sampler gives
-    /// the server's tree the CPU the kernel accounts to it, within 10 %.
-    #[test]
-    // The child is reaped with wait4, which also returns its rusage.
-    #[allow(clippy::zombie_processes)]
-    fn attributes_a_spinning_process_tree_its_cpu() {
-        // The root sleeps, runs a spinner for 1 s of wall time, then
-        // sleeps on: the window spans the spinner's whole life and ends
-        // while the root (which reaps it) still runs.
-        let root = std::process::Command::new("sh")
-            .args([
-                "-c",
-                "sleep 0.3; timeout 1 sh -c 'while :; do :; done'; sleep 1",
-            ])
-            .spawn()
-            .unwrap();
-        let pid = root.id();
-        let s = Sampler::start(&options(ServerRef::Pid(pid), "fake://", Path::new("/proc")));
-        s.released(true);
-        std::thread::sleep(Duration::from_millis(1700));
-        s.end();
-        let m = s.finish(100, 100);
-        let measured = m.window.server.expect("the tree was measured").cpu_s();
-        // The kernel's account of the root and every child it reaped.
-        let mut status = 0;
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: waits for our own child, writing into local variables.
-        unsafe { libc::wait4(pid as i32, &mut status, 0, &mut usage) };
-        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        let total = secs(usage.ru_utime) + secs(usage.ru_stime);
-        assert!(total > 0.2, "the spinner got {total} s of CPU");
-        assert!(
-            (measured - total).abs() <= 0.1 * total,
-            "the sampler measured {measured:.3} s, the kernel accounts {total:.3} s"
-        );
-        assert_eq!(m.server_process.pid, Some(pid));
-    }
-
-    #[test]
-    fn an_unreadable_proc_is_a_gap_not_a_failure() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Sampler::start(&options(ServerRef::Pid(1), "fake://", dir.path()));
-        s.released(true);
-        s.end();
-        let m = s.finish(10, 10);
-        let machine = m.gaps.iter().find(|g| g.what == "machine");
-        assert!(
-            machine.is_some_and(|g| g.why.contains("cannot read")),
-            "{:?}",
-            m.gaps
-        );
-        assert!(m.figures.cpu_busy_pct.is_none());
-        assert!(m.window.server.is_none());
-    }
-
-    #[test]
-    fn a_refused_monitoring_connection_is_a_gap() {
-        // Nothing listens on port 1.
-        let s = Sampler::start(&options(
-            ServerRef::Listening,
-            "mysql://u:p@127.0.0.1:1/db",
-            Path::new("/proc"),
-        ));
-        s.released(true);
-        std::thread::sleep(Duration::from_millis(300));
-        s.end();
-        let m = s.finish(10, 10);
-        let gap = |w: &str| m.gaps.iter().find(|g| g.what == w).map(|g| g.why.clone());
-        assert!(
-            gap("server counters")
-                .unwrap()
-                .contains("monitoring connection failed"),
-            "{:?}",
-            m.gaps
-        );
-        assert!(gap("server process")
-            .unwrap()
-            .contains("no listening socket"));
-        assert!(
-            m.figures.cpu_busy_pct.is_some(),
-            "the machine is still measured"
-        );
     }
 }

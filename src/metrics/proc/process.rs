@@ -86,9 +86,9 @@ pub fn parse_io(text: &str) -> Option<(u64, u64)> {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct TreeSnap {
     /// User and system CPU, clock ticks (the root's reaped children
-    /// included).
-    pub user_ticks: u64,
-    pub system_ticks: u64,
+    /// included); fractional where a precise reading was available.
+    pub user_ticks: f64,
+    pub system_ticks: f64,
     pub rss_bytes: u64,
     pub voluntary: u64,
     pub involuntary: u64,
@@ -111,13 +111,17 @@ pub fn all_stats(proc: &Path) -> HashMap<u32, PidStat> {
         let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
             continue;
         };
-        if let Ok(text) = std::fs::read_to_string(e.path().join("stat")) {
-            if let Ok(s) = parse_pid_stat(&text) {
-                out.insert(pid, s);
-            }
+        if let Some(s) = read_stat(&e.path()) {
+            out.insert(pid, s);
         }
     }
     out
+}
+
+/// The stat line of the process whose directory is `dir`, if it still runs.
+fn read_stat(dir: &Path) -> Option<PidStat> {
+    let text = std::fs::read_to_string(dir.join("stat")).ok()?;
+    parse_pid_stat(&text).ok()
 }
 
 /// `root` and all its descendants in `stats`.
@@ -141,31 +145,49 @@ pub fn tree(root: u32, stats: &HashMap<u32, PidStat>) -> Vec<u32> {
 }
 
 /// Reads the tree of `root` under `proc`: `None` when `root` is gone.
-pub fn read_tree(proc: &Path, root: u32, page_bytes: u64) -> Option<TreeSnap> {
-    read_trees(proc, &[root], page_bytes).pop().flatten()
+pub fn read_tree(proc: &Path, root: u32, page_bytes: u64, tick_s: f64) -> Option<TreeSnap> {
+    read_trees(proc, &[root], page_bytes, tick_s)
+        .pop()
+        .flatten()
 }
 
 /// Reads the trees of several roots (the server's and the client's) from
 /// one pass over `/proc`: the scan of every process's stat line is most of
 /// a reading's cost when a server runs a thousand backends.
-pub fn read_trees(proc: &Path, roots: &[u32], page_bytes: u64) -> Vec<Option<TreeSnap>> {
-    let stats = all_stats(proc);
+pub fn read_trees(
+    proc: &Path,
+    roots: &[u32],
+    page_bytes: u64,
+    tick_s: f64,
+) -> Vec<Option<TreeSnap>> {
+    // The roots first: a child that is reaped while the scan runs is then
+    // either in its own line or missing from this reading (and in the
+    // root's children-times at the next), never in both. /proc lists in pid
+    // order, and pids wrap (pid_max is often 32768), so a scan alone may
+    // read a child before its parent.
+    let first: Vec<(u32, PidStat)> = roots
+        .iter()
+        .filter_map(|&r| Some((r, read_stat(&proc.join(r.to_string()))?)))
+        .collect();
+    let mut stats = all_stats(proc);
+    stats.extend(first);
     roots
         .iter()
         .map(|&root| {
             let root_stat = stats.get(&root)?;
             let mut snap = TreeSnap {
-                user_ticks: root_stat.cutime,
-                system_ticks: root_stat.cstime,
+                user_ticks: root_stat.cutime as f64,
+                system_ticks: root_stat.cstime as f64,
                 ..TreeSnap::default()
             };
             for pid in tree(root, &stats) {
                 let s = &stats[&pid];
-                snap.user_ticks += s.utime;
-                snap.system_ticks += s.stime;
+                let dir = proc.join(pid.to_string());
+                let (user, system) = precise_cpu(&dir, s, tick_s);
+                snap.user_ticks += user;
+                snap.system_ticks += system;
                 snap.rss_bytes += s.rss_pages * page_bytes;
                 snap.processes += 1;
-                let dir = proc.join(pid.to_string());
                 let (v, i) = switches(&dir, s.threads);
                 snap.voluntary += v;
                 snap.involuntary += i;
@@ -183,6 +205,40 @@ pub fn read_trees(proc: &Path, roots: &[u32], page_bytes: u64) -> Vec<Option<Tre
             Some(snap)
         })
         .collect()
+}
+
+/// The CPU of the process at `dir`, user and system, in (fractional)
+/// clock ticks. Its stat line counts whole ticks, each process truncated on
+/// its own: a thousand PostgreSQL backends that each use a few ms a second
+/// lose most of their CPU to the truncation, and gain it back all at once
+/// when they exit (the parent's children-times are summed before they are
+/// truncated). So a single-threaded process's total comes from the
+/// scheduler's exact runtime (`schedstat`, ns), split between user and
+/// system as its ticks are (all user when it has none, as the kernel's own
+/// adjustment does). A multi-threaded process (mysqld) is one truncation
+/// in thousands of ticks: its stat line is kept.
+fn precise_cpu(dir: &Path, s: &PidStat, tick_s: f64) -> (f64, f64) {
+    let ticks = (s.utime as f64, s.stime as f64);
+    if s.threads > 1 || tick_s <= 0.0 {
+        return ticks;
+    }
+    let Some(ns) = std::fs::read_to_string(dir.join("schedstat"))
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<u64>().ok())
+    else {
+        return ticks;
+    };
+    let total = ns as f64 / 1e9 / tick_s;
+    if total < ticks.0 + ticks.1 {
+        // Never below what the stat line already showed.
+        return ticks;
+    }
+    if s.stime == 0 {
+        (total, 0.0)
+    } else {
+        let user = total * ticks.0 / (ticks.0 + ticks.1);
+        (user, total - user)
+    }
 }
 
 /// Context switches of the process at `dir` with `threads` threads: its
@@ -217,8 +273,8 @@ fn task_switches(dir: &Path) -> (u64, u64) {
 /// What the tree used between two readings (levels from `now`).
 pub fn delta(before: &TreeSnap, now: &TreeSnap, tick_s: f64) -> Process {
     Process {
-        cpu_user_s: now.user_ticks.saturating_sub(before.user_ticks) as f64 * tick_s,
-        cpu_system_s: now.system_ticks.saturating_sub(before.system_ticks) as f64 * tick_s,
+        cpu_user_s: (now.user_ticks - before.user_ticks).max(0.0) * tick_s,
+        cpu_system_s: (now.system_ticks - before.system_ticks).max(0.0) * tick_s,
         rss_bytes: now.rss_bytes,
         voluntary_switches: now.voluntary.saturating_sub(before.voluntary),
         involuntary_switches: now.involuntary.saturating_sub(before.involuntary),
@@ -296,14 +352,14 @@ mod tests {
         let tick = 1.0 / 100.0;
         let page = 4096;
         let me = std::process::id();
-        let before = read_tree(Path::new("/proc"), me, page).unwrap();
+        let before = read_tree(Path::new("/proc"), me, page, tick).unwrap();
         let t = std::time::Instant::now();
         let mut x = 0u64;
         while t.elapsed() < std::time::Duration::from_millis(200) {
             x = x.wrapping_mul(31).wrapping_add(7);
         }
         std::hint::black_box(x);
-        let now = read_tree(Path::new("/proc"), me, page).unwrap();
+        let now = read_tree(Path::new("/proc"), me, page, tick).unwrap();
         let d = delta(&before, &now, tick);
         assert!(d.cpu_s() > 0.05, "{d:?}");
         assert!(d.rss_bytes > 0 && d.processes >= 1);

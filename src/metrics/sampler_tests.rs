@@ -1,0 +1,101 @@
+//! The sampler beside real processes: a spinning process tree's CPU is
+//! attributed to it, an unreadable `/proc` and a refused monitoring
+//! connection are gaps, never failures.
+
+use super::sampler::*;
+use crate::driver::Target;
+use std::path::Path;
+use std::time::Duration;
+
+fn options(server: ServerRef, target: &str, proc: &Path) -> Options {
+    Options {
+        interval: Duration::from_millis(200),
+        server,
+        target: Target::parse(target).unwrap(),
+        proc: proc.to_path_buf(),
+    }
+}
+
+/// A process tree that spins one CPU for a second: the sampler gives
+/// the server's tree the CPU the kernel accounts to it, within 10 %.
+#[test]
+// The child is reaped with wait4, which also returns its rusage.
+#[allow(clippy::zombie_processes)]
+fn attributes_a_spinning_process_tree_its_cpu() {
+    // The root sleeps, runs a spinner for 1 s of wall time, then
+    // sleeps on: the window spans the spinner's whole life and ends
+    // while the root (which reaps it) still runs.
+    let root = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "sleep 0.3; timeout 1 sh -c 'while :; do :; done'; sleep 1",
+        ])
+        .spawn()
+        .unwrap();
+    let pid = root.id();
+    let s = Sampler::start(&options(ServerRef::Pid(pid), "fake://", Path::new("/proc")));
+    s.released(true);
+    std::thread::sleep(Duration::from_millis(1700));
+    s.end();
+    let m = s.finish(100, 100);
+    let measured = m.window.server.expect("the tree was measured").cpu_s();
+    // The kernel's account of the root and every child it reaped.
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into local variables.
+    unsafe { libc::wait4(pid as i32, &mut status, 0, &mut usage) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let total = secs(usage.ru_utime) + secs(usage.ru_stime);
+    assert!(total > 0.2, "the spinner got {total} s of CPU");
+    assert!(
+        (measured - total).abs() <= 0.1 * total,
+        "the sampler measured {measured:.3} s, the kernel accounts {total:.3} s"
+    );
+    assert_eq!(m.server_process.pid, Some(pid));
+}
+
+#[test]
+fn an_unreadable_proc_is_a_gap_not_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Sampler::start(&options(ServerRef::Pid(1), "fake://", dir.path()));
+    s.released(true);
+    s.end();
+    let m = s.finish(10, 10);
+    let machine = m.gaps.iter().find(|g| g.what == "machine");
+    assert!(
+        machine.is_some_and(|g| g.why.contains("cannot read")),
+        "{:?}",
+        m.gaps
+    );
+    assert!(m.figures.cpu_busy_pct.is_none());
+    assert!(m.window.server.is_none());
+}
+
+#[test]
+fn a_refused_monitoring_connection_is_a_gap() {
+    // Nothing listens on port 1.
+    let s = Sampler::start(&options(
+        ServerRef::Listening,
+        "mysql://u:p@127.0.0.1:1/db",
+        Path::new("/proc"),
+    ));
+    s.released(true);
+    std::thread::sleep(Duration::from_millis(300));
+    s.end();
+    let m = s.finish(10, 10);
+    let gap = |w: &str| m.gaps.iter().find(|g| g.what == w).map(|g| g.why.clone());
+    assert!(
+        gap("server counters")
+            .unwrap()
+            .contains("monitoring connection failed"),
+        "{:?}",
+        m.gaps
+    );
+    assert!(gap("server process")
+        .unwrap()
+        .contains("no listening socket"));
+    assert!(
+        m.figures.cpu_busy_pct.is_some(),
+        "the machine is still measured"
+    );
+}
