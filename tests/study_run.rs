@@ -321,6 +321,24 @@ time = 0.5
             ("mc321".to_string(), "321".to_string())
         ]
     );
+    // The server is the study's child process, but its CPU is the server's
+    // alone: the client's excludes it, and the two fit in the machine's.
+    let mut stmt = conn
+        .prepare("SELECT client_cpu_pct, server_cpu_pct, cpu_busy_pct FROM point")
+        .unwrap();
+    let shares: Vec<(f64, f64, f64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(shares.len(), 2);
+    for (client, server, busy) in shares {
+        assert!(server > 0.0, "server {server} %");
+        assert!(
+            client + server <= busy * 1.1 + 2.0,
+            "client {client} % + server {server} % > busy {busy} %"
+        );
+    }
     // The study stopped its server.
     let r = dbsweep_in(dir.path(), &["server", "status", "--dir", "server"]);
     assert!(r.stdout.contains("not running"), "{}", r.stdout);

@@ -124,8 +124,10 @@ fn read_stat(dir: &Path) -> Option<PidStat> {
     parse_pid_stat(&text).ok()
 }
 
-/// `root` and all its descendants in `stats`.
-pub fn tree(root: u32, stats: &HashMap<u32, PidStat>) -> Vec<u32> {
+/// `root` and all its descendants in `stats`, but not the subtrees of
+/// `apart` (a server dbsweep started is its child, and is measured as a
+/// tree of its own, not as part of the client's).
+pub fn tree(root: u32, stats: &HashMap<u32, PidStat>, apart: &[u32]) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for s in stats.values() {
         children.entry(s.ppid).or_default().push(s.pid);
@@ -133,7 +135,7 @@ pub fn tree(root: u32, stats: &HashMap<u32, PidStat>) -> Vec<u32> {
     let mut out = Vec::new();
     let mut todo = vec![root];
     while let Some(p) = todo.pop() {
-        if !stats.contains_key(&p) || out.contains(&p) {
+        if !stats.contains_key(&p) || out.contains(&p) || (p != root && apart.contains(&p)) {
             continue;
         }
         out.push(p);
@@ -180,7 +182,7 @@ pub fn read_trees(
                 system_ticks: root_stat.cstime as f64,
                 ..TreeSnap::default()
             };
-            for pid in tree(root, &stats) {
+            for pid in tree(root, &stats, roots) {
                 let s = &stats[&pid];
                 let dir = proc.join(pid.to_string());
                 let (user, system) = precise_cpu(&dir, s, tick_s);
@@ -341,10 +343,14 @@ mod tests {
         .into_iter()
         .map(|s| (s.pid, s))
         .collect();
-        let mut t = tree(10, &stats);
+        let mut t = tree(10, &stats, &[]);
         t.sort();
         assert_eq!(t, [10, 11, 12]);
-        assert!(tree(99, &stats).is_empty());
+        assert!(tree(99, &stats, &[]).is_empty());
+        // Another root's subtree is its own.
+        let mut t = tree(1, &stats, &[1, 10]);
+        t.sort();
+        assert_eq!(t, [1, 20]);
     }
 
     #[test]
