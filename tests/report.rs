@@ -113,6 +113,7 @@ fn row(p: &P, status: PointStatus) -> PointRow {
         workload_options: vec![("table-size".into(), "1000".into())],
         clients: p.clients,
         instances: 1,
+        load_level: None,
         repeat: p.repeat,
         status,
         reason: None,

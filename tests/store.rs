@@ -88,6 +88,7 @@ fn plan(key: &str, clients: u32, repeat: u32) -> PointRow {
         workload_options: vec![("table-size".into(), "1000".into())],
         clients,
         instances: 1,
+        load_level: None,
         repeat,
         status: PointStatus::Skipped,
         reason: None,
@@ -986,8 +987,10 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
         p.run = Some(with_histograms(doc, &[]));
         s.commit_point(study, &p).unwrap();
     }
-    // Back to version 1: the columns version 2 added are dropped.
+    // Back to version 1: the columns versions 2 and 3 added are dropped
+    // (the summary view, which version 3 recreates, first).
     let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute_batch("DROP VIEW point_summary").unwrap();
     let added: Vec<String> = {
         let mut st = c
             .prepare("SELECT name FROM pragma_table_info('point') WHERE cid > 40")
@@ -997,19 +1000,101 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
             .map(|r| r.unwrap())
             .collect()
     };
-    assert_eq!(added.len(), 12, "{added:?}");
+    assert_eq!(added.len(), 12 + 7, "{added:?}");
     for col in &added {
         c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
             .unwrap();
     }
+    c.execute_batch("CREATE VIEW point_summary AS SELECT 1")
+        .unwrap();
     c.pragma_update(None, "user_version", 1).unwrap();
     drop(c);
     let s = Store::open_existing(&path).unwrap();
     let p = &s.points(None).unwrap()[0];
     assert_eq!(p.metrics.as_ref().unwrap().cpu_busy_pct, Some(busy));
+    // A closed-loop run: no level, no pacing figures.
+    assert_eq!(p.row.load_level, None);
+    assert_eq!(p.metrics.as_ref().unwrap().offered_per_s, None);
     let version: i64 = s
         .connection()
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+    // The summary view is version 3's, grouping by the level.
+    let n: i64 = s
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM point_summary WHERE load_level IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+}
+
+/// A paced run's document committed before version 3 (the columns empty)
+/// has its pacing figures filled from the document by the upgrade.
+#[test]
+fn upgrading_a_version_2_file_fills_the_pacing_figures() {
+    let dir = Dir::new();
+    let json = dir.join("run.json");
+    util::dbsweep_in(
+        dir.path(),
+        &[
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "100",
+            "--time",
+            "1",
+            "--rate",
+            "200",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    )
+    .ok();
+    let doc = util::read_json(&json);
+    let pacing = doc["result"]["pacing"].clone();
+    let lag_p99 = pacing["lag"]["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["p"] == 99.0)
+        .unwrap()["us"]
+        .as_f64()
+        .unwrap();
+    let path = dir.join(store::FILE_NAME);
+    {
+        let (mut s, study) = new_store(&dir);
+        let mut p = finished("paced", 1, 1, 0.0);
+        p.run = Some(with_histograms(doc, &[]));
+        s.commit_point(study, &p).unwrap();
+    }
+    // Back to version 2: the columns version 3 added are dropped (the
+    // summary view, which version 3 recreates, first).
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute_batch("DROP VIEW point_summary").unwrap();
+    for col in [
+        "load_level",
+        "offered_per_s",
+        "achieved_per_s",
+        "late",
+        "skipped",
+        "unstarted",
+        "lag_p99_us",
+    ] {
+        c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
+            .unwrap();
+    }
+    c.execute_batch("CREATE VIEW point_summary AS SELECT 1")
+        .unwrap();
+    c.pragma_update(None, "user_version", 2).unwrap();
+    drop(c);
+    let s = Store::open_existing(&path).unwrap();
+    let m = s.points(None).unwrap()[0].metrics.clone().unwrap();
+    assert_eq!(m.offered_per_s, pacing["offered_per_s"].as_f64());
+    assert_eq!(m.achieved_per_s, pacing["achieved_per_s"].as_f64());
+    assert_eq!(m.unstarted, pacing["unstarted"].as_u64());
+    assert_eq!(m.lag_p99_us, Some(lag_p99));
 }

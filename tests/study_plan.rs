@@ -727,6 +727,17 @@ fn example_studies_load_and_plan() {
     );
     let seed2 = study::load(&dir.join("seed002-cpus.toml")).unwrap();
     assert_eq!(plan(&seed2).points.len(), 2 * 2 * 2 * 7);
+    // The calibration point, then 10 % … 100 % and 110 %, 120 %.
+    let rates = study::load(&dir.join("rate-sweep.toml")).unwrap();
+    let keys: Vec<String> = plan(&rates)
+        .points
+        .iter()
+        .map(|p| p.key.to_string())
+        .collect();
+    assert_eq!(keys.len(), 1 + 12);
+    assert!(keys[0].ends_with("repeat=1"), "{}", keys[0]);
+    assert!(keys[1].ends_with("repeat=1/rate=10%"), "{}", keys[1]);
+    assert!(keys[12].ends_with("repeat=1/rate=120%"), "{}", keys[12]);
 }
 
 #[test]
@@ -749,4 +760,127 @@ fn dry_run_description_counts_and_estimates() {
     let expect = 210.0 * 3.0 + 14.0 * 5.0 + 28.0 + 14.0 * (0.01 + 0.02);
     let got = p.estimated_duration(&s).as_secs_f64();
     assert!((got - expect).abs() < 1e-6, "{got} vs {expect}");
+}
+
+#[test]
+fn rate_and_user_axes_expand_with_a_calibration_point_first() {
+    let s = load(
+        r#"
+name = "paced"
+clients = [2, 4]
+
+[[workload]]
+name = "oltp_point_select"
+label = "open"
+rates = ["25%..75% of peak step 25%", 1000]
+arrival = "uniform"
+latency_limit = "10ms"
+p99_goal = "5ms"
+repeats = 2
+
+[[workload]]
+name = "oltp_point_select"
+label = "users"
+users = "100, 1000"
+think_time = "exp:1s"
+"#,
+    );
+    let spec = &s.workloads[0].pacing;
+    assert!(spec.calibrates());
+    assert_eq!(spec.latency_limit, Some(Duration::from_millis(10)));
+    assert_eq!(spec.p99_goal, Some(Duration::from_millis(5)));
+    let p = plan(&s);
+    let keys: Vec<String> = p.points.iter().map(|p| p.key.to_string()).collect();
+    // Per client count: the closed-loop calibration point, then each level,
+    // each with its repeats.
+    let open: Vec<String> = keys
+        .iter()
+        .filter(|k| k.contains("workload=0:"))
+        .map(|k| k.rsplit_once("instances=1/").unwrap().1.to_string())
+        .collect();
+    let mut want = Vec::new();
+    for _ in [2, 4] {
+        for level in ["", "/rate=25%", "/rate=50%", "/rate=75%", "/rate=1000"] {
+            for r in 1..=2 {
+                want.push(format!("repeat={r}{level}"));
+            }
+        }
+    }
+    assert_eq!(open, want);
+    // Users need no calibration: one point per count and client count.
+    let users: Vec<&String> = keys.iter().filter(|k| k.contains("workload=1:")).collect();
+    assert_eq!(users.len(), 4);
+    assert!(users[0].ends_with("clients=2/instances=1/repeat=1/users=100"));
+    for k in &keys {
+        assert_eq!(&k.parse::<PointKey>().unwrap().to_string(), k);
+    }
+}
+
+#[test]
+fn pacing_mistakes_are_located() {
+    let base = "name = \"x\"\nclients = [4]\n[[workload]]\nname = \"oltp_point_select\"\n";
+    for (extra, needle, field, words) in [
+        (
+            "rates = \"fast\"\n",
+            "\"fast\"",
+            "workload[0].rates",
+            "'fast' is not a number",
+        ),
+        (
+            "rates = [100, 0]\n",
+            "0]",
+            "workload[0].rates[1]",
+            "positive number",
+        ),
+        (
+            "rates = \"10%..100 step 10\"\n",
+            "\"10%",
+            "workload[0].rates",
+            "mix of shares",
+        ),
+        (
+            "users = [2]\n",
+            "[2]",
+            "workload[0].users",
+            "2 users are fewer than 4 clients",
+        ),
+        (
+            "rates = [100]\nusers = [8]\n",
+            "[100]",
+            "workload[0].rates",
+            "give one of them",
+        ),
+        (
+            "rates = [100]\nthink_time = \"fixed:1s\"\n",
+            "\"fixed",
+            "workload[0].think_time",
+            "closed loop",
+        ),
+        (
+            "think_time = \"sometimes\"\n",
+            "\"sometimes\"",
+            "workload[0].think_time",
+            "bad think time",
+        ),
+        (
+            "arrival = \"bursty\"\nrates = [1]\n",
+            "\"bursty\"",
+            "workload[0].arrival",
+            "bursty",
+        ),
+        (
+            "p99_goal = \"5ms\"\n",
+            "\"5ms\"",
+            "workload[0].p99_goal",
+            "give rates",
+        ),
+        (
+            "latency_limit = 0\n",
+            "0\n",
+            "workload[0].latency_limit",
+            "latency limit of 0",
+        ),
+    ] {
+        assert_error(&format!("{base}{extra}"), needle, field, words);
+    }
 }

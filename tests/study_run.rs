@@ -436,3 +436,111 @@ time = 0.5
         .unwrap();
     assert_eq!((instances, threads), (3, 6));
 }
+
+#[test]
+fn a_rate_sweep_takes_shares_of_its_calibration_peak_and_concludes() {
+    // 2 connections to a server answering in 250 µs: about 8000 a second
+    // closed loop. Half of it is sustained; one and a half times it is not.
+    let dir = Dir::new();
+    let file = write(
+        &dir,
+        "rates.toml",
+        r#"
+name = "rates"
+out = "out"
+clients = [2]
+
+[[target]]
+name = "fake"
+url = "fake://?latency=250us"
+
+[[workload]]
+name = "oltp_point_select"
+rates = ["50%", "150%"]
+p99_goal = "5ms"
+time = 1
+"#,
+    );
+    dbsweep_in(dir.path(), &["study", &file]).ok();
+    let conn = rusqlite::Connection::open(dir.join("out/results.db")).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT load_level, tps, offered_per_s, unstarted FROM point ORDER BY id")
+        .unwrap();
+    type Row = (Option<String>, f64, Option<f64>, Option<i64>);
+    let rows: Vec<Row> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let levels: Vec<Option<&str>> = rows.iter().map(|r| r.0.as_deref()).collect();
+    assert_eq!(levels, [None, Some("rate=50%"), Some("rate=150%")]);
+    let peak = rows[0].1;
+    assert!(peak > 1000.0 && rows[0].2.is_none(), "{rows:?}");
+    // The shares are of the calibration point's measured throughput.
+    let half = rows[1].2.unwrap();
+    assert!((half / (peak * 0.5) - 1.0).abs() < 0.1, "{half} of {peak}");
+    assert!((rows[1].1 / half - 1.0).abs() < 0.05, "{rows:?}");
+    // Above capacity: a backlog the server never saw, not a crash.
+    assert!(
+        rows[2].2.unwrap() > peak * 1.3 && rows[2].3.unwrap() > 0,
+        "{rows:?}"
+    );
+
+    let r = dbsweep_in(dir.path(), &["report", "out", "--format", "text"]);
+    r.ok();
+    let out = &r.stdout;
+    assert!(
+        out.contains("fake sustains at most") && out.contains("(rate=50%, offered"),
+        "{out}"
+    );
+    assert!(out.contains("with p99 ≤ 5.00 ms"), "{out}");
+    assert!(out.contains("at rate=150% it reaches p99"), "{out}");
+    assert!(out.contains("latency against achieved rate"), "{out}");
+    assert!(out.contains("achieved against offered rate"), "{out}");
+    assert!(out.contains("(the study's p99_goal)"), "{out}");
+    // The calibration point is the closed-loop panel's; the paced points
+    // are not in it.
+    assert!(out.contains("Clients    2"), "{out}");
+    let closed = out
+        .split("Transactions per second by clients")
+        .nth(1)
+        .and_then(|t| t.split(": offered load").next())
+        .unwrap();
+    assert!(!closed.contains("rate="), "{closed}");
+
+    // JSON: the offered-load panel, valid against the report's schema.
+    let json = dir.join("r.json");
+    dbsweep_in(
+        dir.path(),
+        &["report", "out", "--out", json.to_str().unwrap()],
+    )
+    .ok();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/report.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let errors: Vec<String> = jsonschema::validator_for(&schema)
+        .unwrap()
+        .iter_errors(&doc)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let series = &doc["offered"][0]["series"][0];
+    assert_eq!(series["sustained"], 0, "{series}");
+    assert_eq!(series["levels"][1]["level"], "rate=150%");
+    assert_eq!(doc["points"].as_array().unwrap().len(), 3);
+    // CSV: the sustained rate, and the paced points with their level.
+    dbsweep_in(dir.path(), &["report", "out", "--format", "csv"]).ok();
+    let csv = std::fs::read_to_string(dir.join("out/report.csv")).unwrap();
+    assert!(csv.contains("fake / base rate=150%"), "{csv}");
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("sustained,") && l.contains("rate=50% with p99 ≤ 5 ms")),
+        "{csv}"
+    );
+}

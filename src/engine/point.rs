@@ -199,6 +199,7 @@ fn pacing_settings(p: &super::Pacing) -> Option<record::PacingSettings> {
         think_time: p.think_time.map(|t| t.to_string()),
         think_time_mean_s: p.think_time.map(|t| t.mean().as_secs_f64()),
         latency_limit_ms: p.latency_limit.map(|l| l.as_secs_f64() * 1e3),
+        p99_goal_ms: None,
     })
 }
 

@@ -15,11 +15,12 @@ use super::Rng;
 use crate::util::duration;
 
 /// How arrivals are spaced at a rate of R per second.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arrival {
     /// Exponential gaps of mean 1/R: independent users arriving at random
     /// (pgbench's `--rate`, wrk2's model).
+    #[default]
     Poisson,
     /// Gaps of exactly 1/R.
     Uniform,

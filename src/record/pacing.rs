@@ -35,6 +35,11 @@ pub struct PacingSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub latency_limit_ms: Option<f64>,
+    /// A study's `p99_goal`, ms: the p99 latency this run's offered load
+    /// is judged against (sustained or not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub p99_goal_ms: Option<f64>,
 }
 
 /// What the pacing measured (version 2; absent for a plain closed loop).

@@ -12,6 +12,10 @@
 //! - `peak`, `sag`, `collapse`, `rank`: per series of a panel.
 //! - `statement`: latency by statement type at the panel's focus point.
 //! - `scalability`: peak and factors per CPU set (`cpus` is the set).
+//! - `sustained`: per offered-load series, the highest achieved rate
+//!   sustained within the p99 goal (the level in `note`); paced points'
+//!   `series` end in their level and carry `offered_per_s` and
+//!   `achieved_per_s`.
 //! - `sweep`, `compare`: changes against a baseline, the verdict in `note`.
 //! - `conclusion`: each sentence of the conclusions, in `note`.
 //!
@@ -64,14 +68,17 @@ fn verdict(c: &Change) -> &'static str {
 
 pub fn render(data: &StudyData, r: &Report) -> String {
     let mut lines: Vec<Line> = Vec::new();
-    for p in &data.points {
+    for p in data.points.iter().chain(&data.paced) {
         let row = &p.row;
         let base = Line {
             record: "point",
             panel: String::new(),
             workload: row.workload_label.clone(),
             cpus: row.cpus.clone().unwrap_or_default(),
-            series: format!("{} / {}", row.target, row.variant),
+            series: match &row.load_level {
+                Some(l) => format!("{} / {} {l}", row.target, row.variant),
+                None => format!("{} / {}", row.target, row.variant),
+            },
             clients: row.clients.to_string(),
             repeat: row.repeat.to_string(),
             note: row
@@ -97,11 +104,43 @@ pub fn render(data: &StudyData, r: &Report) -> String {
                         ..base.clone()
                     });
                 }
+                if row.load_level.is_some() {
+                    for (figure, v) in [
+                        ("offered_per_s", m.offered_per_s),
+                        ("achieved_per_s", m.achieved_per_s),
+                    ] {
+                        lines.push(Line {
+                            figure: figure.into(),
+                            value: opt(v),
+                            ..base.clone()
+                        });
+                    }
+                }
             }
             _ => lines.push(Line {
                 figure: "status".into(),
                 ..base
             }),
+        }
+    }
+    for o in &r.offered {
+        for s in &o.series {
+            let l = s.sustained.map(|i| &s.levels[i]);
+            lines.push(Line {
+                record: "sustained",
+                panel: o.id.clone(),
+                workload: o.workload.clone(),
+                cpus: o.cpus.clone().unwrap_or_default(),
+                series: s.label.clone(),
+                clients: s.clients.to_string(),
+                figure: "achieved_per_s".into(),
+                value: opt(l.and_then(|l| l.achieved_per_s)),
+                note: match l {
+                    Some(l) => format!("{} with p99 ≤ {} ms", l.level, o.goal_ms),
+                    None => format!("no offered load sustained with p99 ≤ {} ms", o.goal_ms),
+                },
+                ..Line::default()
+            });
         }
     }
     for p in &r.panels {

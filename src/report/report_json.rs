@@ -10,7 +10,7 @@ use crate::store::StoredPoint;
 
 pub fn render(data: &StudyData, r: &Report) -> anyhow::Result<Vec<u8>> {
     let mut v = serde_json::to_value(r)?;
-    v["points"] = Value::Array(data.points.iter().map(point).collect());
+    v["points"] = Value::Array(data.points.iter().chain(&data.paced).map(point).collect());
     let mut out = serde_json::to_vec_pretty(&v)?;
     out.push(b'\n');
     Ok(out)
@@ -56,6 +56,7 @@ fn point(p: &StoredPoint) -> Value {
         "clients": r.clients,
         "instances": r.instances,
         "repeat": r.repeat,
+        "load_level": r.load_level,
         "status": r.status.as_str(),
         "reason": r.reason,
         "figures": figures,

@@ -82,6 +82,15 @@ pub struct Metrics {
     pub deadlocks_per_s: Option<f64>,
     /// InnoDB semaphore OS waits per transaction.
     pub semaphore_os_waits_per_txn: Option<f64>,
+    /// Paced runs (`result.pacing`): the offered and achieved rates per
+    /// second, late, skipped and never-started transactions, and the p99
+    /// schedule lag, µs; `None` for a plain closed loop.
+    pub offered_per_s: Option<f64>,
+    pub achieved_per_s: Option<f64>,
+    pub late: Option<u64>,
+    pub skipped: Option<u64>,
+    pub unstarted: Option<u64>,
+    pub lag_p99_us: Option<f64>,
 }
 
 /// One `result.intervals` entry, as stored in `point_interval`.
@@ -165,6 +174,17 @@ pub fn extract(run: &Run) -> Extracted {
         row_lock_waits_per_s: fig(|f| &f.row_lock_waits_per_s),
         deadlocks_per_s: fig(|f| &f.deadlocks_per_s),
         semaphore_os_waits_per_txn: fig(|f| &f.semaphore_os_waits_per_transaction),
+        offered_per_s: result.pacing.as_ref().and_then(|p| p.offered_per_s),
+        achieved_per_s: result.pacing.as_ref().map(|p| p.achieved_per_s),
+        late: result.pacing.as_ref().and_then(|p| p.late),
+        skipped: result.pacing.as_ref().and_then(|p| p.skipped),
+        unstarted: result.pacing.as_ref().and_then(|p| p.unstarted),
+        lag_p99_us: result
+            .pacing
+            .as_ref()
+            .and_then(|p| p.lag.as_ref())
+            .and_then(|l| l.percentiles.iter().find(|e| e.p == 99.0))
+            .map(|e| e.us),
     };
     Extracted {
         metrics,

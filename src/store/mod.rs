@@ -170,6 +170,10 @@ pub struct PointRow {
     pub clients: u32,
     /// Instances of the workload that run at once (1 normally).
     pub instances: u32,
+    /// A paced point's offered load on its clients' connections, as the
+    /// plan writes it: `rate=5000`, `rate=50%` (of the closed-loop peak),
+    /// `users=1000`; `None`: the closed loop. Part of what groups repeats.
+    pub load_level: Option<String>,
     /// Which repeat of the point this is (the plan counts from 1).
     pub repeat: u32,
     pub status: PointStatus,

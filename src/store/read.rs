@@ -127,7 +127,8 @@ const POINT_COLUMNS: &str = "p.id, p.study_id, p.key, p.target, p.variant, p.cpu
     p.transactions, p.tps, p.qps, p.reads, p.writes, p.others, p.failed_transactions,
     p.retries, p.ignored_errors, p.errors, p.reconnects, p.abandoned, p.lat_min_us,
     p.lat_avg_us, p.lat_p50_us, p.lat_p95_us, p.lat_p99_us, p.lat_max_us, p.client_cpu_s,
-    p.server_version, p.cpu_busy_pct, p.cpu_user_pct, p.cpu_system_pct, p.iowait_pct, p.server_cpu_pct, p.client_cpu_pct, p.server_cpu_us_per_txn, p.disk_mb_per_txn, p.buffer_pool_hit_pct, p.row_lock_waits_per_s, p.deadlocks_per_s, p.semaphore_os_waits_per_txn";
+    p.server_version, p.cpu_busy_pct, p.cpu_user_pct, p.cpu_system_pct, p.iowait_pct, p.server_cpu_pct, p.client_cpu_pct, p.server_cpu_us_per_txn, p.disk_mb_per_txn, p.buffer_pool_hit_pct, p.row_lock_waits_per_s, p.deadlocks_per_s, p.semaphore_os_waits_per_txn,
+    p.load_level, p.offered_per_s, p.achieved_per_s, p.late, p.skipped, p.unstarted, p.lag_p99_us";
 
 /// Builds a [`StoredPoint`] from a `point` row joined with its study,
 /// target and variant; children are added by the caller.
@@ -182,6 +183,15 @@ fn read_point(r: &Row<'_>) -> anyhow::Result<StoredPoint> {
             row_lock_waits_per_s: r.get("row_lock_waits_per_s")?,
             deadlocks_per_s: r.get("deadlocks_per_s")?,
             semaphore_os_waits_per_txn: r.get("semaphore_os_waits_per_txn")?,
+            offered_per_s: r.get("offered_per_s")?,
+            achieved_per_s: r.get("achieved_per_s")?,
+            late: r.get::<_, Option<i64>>("late")?.map(uint).transpose()?,
+            skipped: r.get::<_, Option<i64>>("skipped")?.map(uint).transpose()?,
+            unstarted: r
+                .get::<_, Option<i64>>("unstarted")?
+                .map(uint)
+                .transpose()?,
+            lag_p99_us: r.get("lag_p99_us")?,
         }),
     };
     Ok(StoredPoint {
@@ -203,6 +213,7 @@ fn read_point(r: &Row<'_>) -> anyhow::Result<StoredPoint> {
             clients: r.get("clients")?,
             instances: r.get("instances")?,
             repeat: r.get("repeat")?,
+            load_level: r.get("load_level")?,
             status,
             reason: r.get("reason")?,
             run,

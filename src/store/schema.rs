@@ -242,8 +242,70 @@ UPDATE point SET
 WHERE result_json IS NOT NULL AND json_extract(result_json, '$.result.metrics') IS NOT NULL;
 "#;
 
+/// Version 3: paced points. `load_level` is a point's offered load on its
+/// clients' connections as the plan writes it (`rate=5000`, `rate=50%` of
+/// the closed-loop peak, `users=1000`; NULL for the closed loop) and is part
+/// of what groups repeats, so the summary view groups by it too. The pacing
+/// figures come from `result.pacing` of the run document (filled for
+/// points committed before, from their stored document).
+const V3: &str = r#"
+ALTER TABLE point ADD COLUMN load_level TEXT;
+ALTER TABLE point ADD COLUMN offered_per_s REAL;
+ALTER TABLE point ADD COLUMN achieved_per_s REAL;
+ALTER TABLE point ADD COLUMN late INTEGER;
+ALTER TABLE point ADD COLUMN skipped INTEGER;
+ALTER TABLE point ADD COLUMN unstarted INTEGER;
+ALTER TABLE point ADD COLUMN lag_p99_us REAL;
+UPDATE point SET
+    offered_per_s = json_extract(result_json, '$.result.pacing.offered_per_s'),
+    achieved_per_s = json_extract(result_json, '$.result.pacing.achieved_per_s'),
+    late = json_extract(result_json, '$.result.pacing.late'),
+    skipped = json_extract(result_json, '$.result.pacing.skipped'),
+    unstarted = json_extract(result_json, '$.result.pacing.unstarted'),
+    lag_p99_us = (SELECT json_extract(e.value, '$.us')
+                  FROM json_each(result_json, '$.result.pacing.lag.percentiles') AS e
+                  WHERE json_extract(e.value, '$.p') = 99.0)
+WHERE result_json IS NOT NULL AND json_extract(result_json, '$.result.pacing') IS NOT NULL;
+DROP VIEW point_summary;
+CREATE VIEW point_summary AS
+SELECT study_id, target, variant, cpus, workload, workload_label, workload_options_json, clients, instances, load_level,
+       sum(status = 'finished') AS n,
+       sum(status = 'skipped') AS skipped,
+       sum(status = 'failed') AS failed,
+       avg(f_tps) AS tps_avg,
+       min(f_tps) AS tps_min,
+       max(f_tps) AS tps_max,
+       sum((f_tps - m_tps) * (f_tps - m_tps)) / (count(f_tps) - 1) AS tps_variance,
+       avg(f_qps) AS qps_avg,
+       min(f_qps) AS qps_min,
+       max(f_qps) AS qps_max,
+       sum((f_qps - m_qps) * (f_qps - m_qps)) / (count(f_qps) - 1) AS qps_variance,
+       avg(f_p95) AS lat_p95_us_avg,
+       min(f_p95) AS lat_p95_us_min,
+       max(f_p95) AS lat_p95_us_max,
+       sum((f_p95 - m_p95) * (f_p95 - m_p95)) / (count(f_p95) - 1) AS lat_p95_us_variance
+FROM (
+    SELECT *,
+           avg(f_tps) OVER g AS m_tps,
+           avg(f_qps) OVER g AS m_qps,
+           avg(f_p95) OVER g AS m_p95
+    FROM (
+        SELECT id, study_id, target, variant, cpus, workload, workload_label, workload_options_json,
+               clients, instances, load_level, status,
+               CASE WHEN status = 'finished' THEN tps END AS f_tps,
+               CASE WHEN status = 'finished' THEN qps END AS f_qps,
+               CASE WHEN status = 'finished' THEN lat_p95_us END AS f_p95
+        FROM point
+    )
+    WINDOW g AS (PARTITION BY study_id, target, variant, cpus, workload, workload_label,
+                              workload_options_json, clients, instances, load_level)
+)
+GROUP BY study_id, target, variant, cpus, workload, workload_label, workload_options_json, clients, instances, load_level
+ORDER BY min(id);
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -22,6 +22,8 @@ pub struct GroupKey {
     pub workload_options: Vec<(String, String)>,
     pub clients: u32,
     pub instances: u32,
+    /// A paced point's offered load (`rate=…`, `users=…`).
+    pub load_level: Option<String>,
 }
 
 /// The repeats of one point, summarised.
@@ -104,6 +106,7 @@ impl GroupKey {
             workload_options: r.workload_options.clone(),
             clients: r.clients,
             instances: r.instances,
+            load_level: r.load_level.clone(),
         }
     }
 }

@@ -165,6 +165,20 @@ impl Store {
             ],
         )?;
         let point = tx.last_insert_rowid();
+        tx.execute(
+            "UPDATE point SET load_level = ?1, offered_per_s = ?2, achieved_per_s = ?3, late = ?4,
+                 skipped = ?5, unstarted = ?6, lag_p99_us = ?7 WHERE id = ?8",
+            params![
+                p.load_level,
+                m.and_then(|m| m.offered_per_s),
+                m.and_then(|m| m.achieved_per_s),
+                m.and_then(|m| m.late).map(int).transpose()?,
+                m.and_then(|m| m.skipped).map(int).transpose()?,
+                m.and_then(|m| m.unstarted).map(int).transpose()?,
+                m.and_then(|m| m.lag_p99_us),
+                point
+            ],
+        )?;
 
         insert_children(&tx, point, extracted.as_ref(), p)?;
         tx.commit().with_context(|| {

@@ -11,6 +11,7 @@ use crate::driver::ErrorSet;
 use crate::driver::{PsMode, Target};
 use crate::engine::RunConfig;
 use crate::rand::dist::{DistKind, DistParams};
+use crate::rand::pacing::{Arrival, ThinkTime};
 use crate::rand::RandConfig;
 use crate::server::{ServerKind, ServerSpec};
 use crate::workload::{OptionValues, WorkloadInfo};
@@ -173,6 +174,80 @@ pub struct WorkloadSpec {
     /// table set; a point's `clients` is the client count of each copy.
     pub instances: u32,
     pub reprepare: Reprepare,
+    /// Rates or users instead of (or beside) the closed loop.
+    pub pacing: PacingSpec,
+}
+
+/// How a workload's points are paced: its load axis (`rates` or `users`)
+/// and the settings every point of it shares.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PacingSpec {
+    /// One point per level at each client count (connections), in order;
+    /// empty: the closed loop at each client count. Levels that are shares
+    /// of the peak add a closed-loop calibration point before them.
+    pub levels: Vec<Level>,
+    pub arrival: Arrival,
+    pub latency_limit: Option<Duration>,
+    pub think_time: Option<ThinkTime>,
+    /// The p99 latency an offered rate must keep to count as sustained
+    /// (`p99_goal`); None: the latency limit, else the report's default.
+    pub p99_goal: Option<Duration>,
+}
+
+impl PacingSpec {
+    /// Does some level need the closed-loop peak of its series?
+    pub fn calibrates(&self) -> bool {
+        self.levels.iter().any(|l| matches!(l, Level::OfPeak(_)))
+    }
+}
+
+/// One step of a load axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Level {
+    /// Arrivals per second, in total.
+    Rate(f64),
+    /// This fraction of the throughput the series' closed-loop calibration
+    /// point measured at the same client count.
+    OfPeak(f64),
+    /// Emulated users on the point's connections.
+    Users(u32),
+}
+
+impl Level {
+    /// The level as point keys and the results database write it:
+    /// `rate=5000`, `rate=50%`, `users=1000`.
+    pub fn key(&self) -> String {
+        match *self {
+            Level::Rate(r) => format!("rate={}", trim_number(r)),
+            Level::OfPeak(f) => format!("rate={}%", trim_number(f * 100.0)),
+            Level::Users(u) => format!("users={u}"),
+        }
+    }
+
+    /// Parses [`Level::key`]'s form back.
+    pub fn from_key(s: &str) -> Option<Level> {
+        if let Some(u) = s.strip_prefix("users=") {
+            return u.parse().ok().filter(|&u| u > 0).map(Level::Users);
+        }
+        let r = s.strip_prefix("rate=")?;
+        let (v, share) = match r.strip_suffix('%') {
+            Some(v) => (v, true),
+            None => (r, false),
+        };
+        let v: f64 = v.parse().ok().filter(|v: &f64| *v > 0.0 && v.is_finite())?;
+        Some(if share {
+            Level::OfPeak(v / 100.0)
+        } else {
+            Level::Rate(v)
+        })
+    }
+}
+
+/// A number without a needless fraction: 5000, 2500.5, 12.5.
+fn trim_number(v: f64) -> String {
+    let s = format!("{:.6}", v);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
 }
 
 /// The engine's defaults that a study does not expose.

@@ -16,7 +16,7 @@ use std::ops::Range;
 use std::str::FromStr;
 use std::time::Duration;
 
-use super::model::{Reprepare, Restart, Study, WorkloadSpec};
+use super::model::{Level, Reprepare, Restart, Study, WorkloadSpec};
 use crate::server::{format_cpu_list, parse_cpu_list};
 use crate::util::duration;
 
@@ -75,6 +75,9 @@ pub struct Point {
     /// Instances of the workload that run at once (total connections =
     /// `clients × instances`).
     pub instances: u32,
+    /// The offered rate or users on the clients' connections; None: the
+    /// closed loop (a rate series' calibration point, or a plain point).
+    pub level: Option<Level>,
     /// 1-based.
     pub repeat: u32,
     /// Before this point, (re)start the managed server with the variant's
@@ -93,7 +96,8 @@ pub struct Point {
 /// string form, e.g.
 /// `target=pg/variant=base/cpus=0-1/workload=0:oltp_read_only/clients=64/instances=1/repeat=2`,
 /// is what the results database stores; `cpus=all` means not pinned, and
-/// `%` and `/` in names are written `%25` and `%2F`.
+/// `%` and `/` in names are written `%25` and `%2F`. A paced point ends in
+/// its level: `…/repeat=1/rate=5000`, `…/rate=50%`, `…/users=1000`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PointKey {
     pub target: String,
@@ -105,6 +109,8 @@ pub struct PointKey {
     pub clients: u32,
     pub instances: u32,
     pub repeat: u32,
+    /// [`Level::key`] of a paced point.
+    pub level: Option<String>,
 }
 
 impl fmt::Display for PointKey {
@@ -123,7 +129,11 @@ impl fmt::Display for PointKey {
             self.clients,
             self.instances,
             self.repeat
-        )
+        )?;
+        match &self.level {
+            Some(l) => write!(f, "/{l}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -135,7 +145,14 @@ impl FromStr for PointKey {
         let bad = || {
             format!("bad point key '{s}': expected target=…/variant=…/cpus=…/workload=N:NAME/clients=N/instances=N/repeat=N")
         };
-        let parts: Vec<&str> = s.split('/').collect();
+        let mut parts: Vec<&str> = s.split('/').collect();
+        let level = match parts.len() {
+            8 => {
+                let l = parts.pop().unwrap();
+                Some(Level::from_key(l).ok_or_else(bad)?.key())
+            }
+            _ => None,
+        };
         let names = [
             "target",
             "variant",
@@ -169,6 +186,7 @@ impl FromStr for PointKey {
             clients: num(values[4])?,
             instances: num(values[5])?,
             repeat: num(values[6])?,
+            level,
         })
     }
 }
@@ -225,7 +243,21 @@ pub fn plan(study: &Study) -> Plan {
                         continue;
                     }
                     let first = points.len();
-                    for &c in &clients {
+                    // Paced workloads: a point per level, after the
+                    // closed-loop point that calibrates shares of the peak.
+                    let levels: Vec<Option<Level>> = if wl.pacing.levels.is_empty() {
+                        vec![None]
+                    } else {
+                        let calibration = wl.pacing.calibrates().then_some(None);
+                        calibration
+                            .into_iter()
+                            .chain(wl.pacing.levels.iter().copied().map(Some))
+                            .collect()
+                    };
+                    for (&c, level) in clients
+                        .iter()
+                        .flat_map(|c| levels.iter().map(move |l| (c, *l)))
+                    {
                         for repeat in 1..=wl.repeats {
                             let server = (variant.settings.clone(), cpus.clone());
                             let start_server = managed
@@ -258,6 +290,7 @@ pub fn plan(study: &Study) -> Plan {
                                     clients: c,
                                     instances: wl.instances,
                                     repeat,
+                                    level: level.map(|l| l.key()),
                                 },
                                 series: series.len(),
                                 target: t,
@@ -266,6 +299,7 @@ pub fn plan(study: &Study) -> Plan {
                                 workload: w,
                                 clients: c,
                                 instances: wl.instances,
+                                level,
                                 repeat,
                                 start_server,
                                 prepare,
@@ -526,6 +560,7 @@ mod tests {
             clients: 64,
             instances: 1,
             repeat: 2,
+            level: None,
         };
         let s = k.to_string();
         assert_eq!(
@@ -533,6 +568,19 @@ mod tests {
             "target=pg/variant=base/cpus=0-1/workload=0:oltp_read_only/clients=64/instances=1/repeat=2"
         );
         assert_eq!(s.parse::<PointKey>().unwrap(), k);
+        // Paced points end in their level.
+        for level in ["rate=5000", "rate=2500.5", "rate=50%", "users=1000"] {
+            let paced = PointKey {
+                level: Some(level.into()),
+                ..k.clone()
+            };
+            let s = paced.to_string();
+            assert!(s.ends_with(&format!("/repeat=2/{level}")), "{s}");
+            assert_eq!(s.parse::<PointKey>().unwrap(), paced);
+        }
+        for bad in ["rate=0", "rate=-1", "rate=x%", "users=0", "speed=3"] {
+            assert!(format!("{s}/{bad}").parse::<PointKey>().is_err(), "{bad}");
+        }
         let odd = PointKey {
             variant: "dir=/a/b%c".into(),
             cpus: None,

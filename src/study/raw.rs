@@ -88,6 +88,12 @@ pub(super) struct RawWorkload {
     pub grace: Option<Dur>,
     pub instances: Option<Spanned<u32>>,
     pub reprepare: Option<Reprepare>,
+    pub rates: Option<Spanned<RateList>>,
+    pub users: Option<Spanned<ClientList>>,
+    pub arrival: Option<Spanned<String>>,
+    pub latency_limit: Option<Spanned<Dur>>,
+    pub think_time: Option<Spanned<String>>,
+    pub p99_goal: Option<Spanned<Dur>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -351,6 +357,77 @@ impl<'de> Deserialize<'de> for ClientList {
                     terms.push((Some(t.span()), t.into_inner()));
                 }
                 Ok(ClientList(terms))
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+/// One element of a rate list: a number or an expression.
+#[derive(Debug, Clone)]
+pub(super) enum RateTerm {
+    Number(f64),
+    Expr(String),
+}
+
+/// `rates`: a number, an expression string, or an array of both; array
+/// elements keep their spans.
+#[derive(Debug, Clone)]
+pub(super) struct RateList(pub Vec<(Option<Range<usize>>, RateTerm)>);
+
+const RATES_EXPECTED: &str = "rates: a number of transactions per second, an array such as [1000, 2000], or a string such as \"1000..10000 step 1000\" or \"10%..100% of peak step 10%\"";
+
+impl<'de> Deserialize<'de> for RateTerm {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl Visitor<'_> for V_ {
+            type Value = RateTerm;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(RATES_EXPECTED)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RateTerm, E> {
+                Ok(RateTerm::Number(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RateTerm, E> {
+                Ok(RateTerm::Number(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RateTerm, E> {
+                Ok(RateTerm::Number(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RateTerm, E> {
+                Ok(RateTerm::Expr(v.to_string()))
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+impl<'de> Deserialize<'de> for RateList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl<'de> Visitor<'de> for V_ {
+            type Value = RateList;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(RATES_EXPECTED)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RateList, E> {
+                Ok(RateList(vec![(None, RateTerm::Number(v as f64))]))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RateList, E> {
+                Ok(RateList(vec![(None, RateTerm::Number(v as f64))]))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RateList, E> {
+                Ok(RateList(vec![(None, RateTerm::Number(v))]))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RateList, E> {
+                Ok(RateList(vec![(None, RateTerm::Expr(v.to_string()))]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<RateList, A::Error> {
+                let mut terms = Vec::new();
+                while let Some(t) = s.next_element::<Spanned<RateTerm>>()? {
+                    terms.push((Some(t.span()), t.into_inner()));
+                }
+                Ok(RateList(terms))
             }
         }
         d.deserialize_any(V_)

@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use super::model::Study;
+use super::model::{Level, Study};
 use super::plan::{Plan, Point};
 use super::progress::{describe_point, Progress};
 use super::series::{replay_stop_rules, PointFigures, SeriesState};
 use super::setup::{target_kind, Setup};
 use crate::engine::point;
+use crate::engine::Pacing;
 use crate::engine::StopReason;
 use crate::record::Run;
 use crate::report::text::ms_us;
@@ -188,6 +189,13 @@ impl Session<'_> {
         // The point's hard timeout is part of the run's own deadline.
         let mut cfg = wl.run_config(p.clients, seed);
         cfg.timeout = self.study.stop.point_timeout;
+        cfg.pacing = match self.pacing(p) {
+            Ok(pacing) => pacing,
+            Err(reason) => {
+                self.store(p, &what, ending(row, PointStatus::Skipped, reason))?;
+                return Ok(true);
+            }
+        };
         let refs: Vec<&dyn Workload> = instances.iter().map(|w| w.as_ref()).collect();
         let mut point = point::Point::new(&target, &refs, &cfg, rand, &DEFAULT_PERCENTILES);
         point.metrics = self.study.metrics.map(|interval| point::Metrics {
@@ -217,9 +225,67 @@ impl Session<'_> {
         };
         row.target_url = target.display.clone();
         row.settings = run.target.settings.0.clone();
+        let mut run = run;
+        if let (Some(settings), Some(goal)) = (run.run.pacing.as_mut(), wl.pacing.p99_goal) {
+            settings.p99_goal_ms = Some(goal.as_secs_f64() * 1e3);
+        }
         row.run = Some(run);
         self.store(p, &what, row)?;
         Ok(true)
+    }
+
+    /// How point `p` is paced: its workload's settings at the point's level.
+    /// A share of the peak becomes a rate from the closed-loop calibration
+    /// point at the same client count (the mean of its finished repeats,
+    /// this session's or a resumed one's); without one the point is
+    /// skipped, with why.
+    fn pacing(&self, p: &Point) -> Result<Pacing, String> {
+        let spec = &self.study.workloads[p.workload].pacing;
+        let mut pacing = Pacing {
+            latency_limit: spec.latency_limit,
+            think_time: spec.think_time,
+            ..Pacing::default()
+        };
+        match p.level {
+            None => {}
+            Some(Level::Rate(r)) => pacing.rate = Some((r, spec.arrival)),
+            Some(Level::OfPeak(f)) => {
+                let peak = self.calibration(p)?;
+                pacing.rate = Some((f * peak, spec.arrival));
+            }
+            Some(Level::Users(u)) => pacing.users = Some(u as usize),
+        }
+        Ok(pacing)
+    }
+
+    /// The mean throughput of the finished repeats of `p`'s calibration
+    /// point (the same point, closed loop).
+    fn calibration(&self, p: &Point) -> Result<f64, String> {
+        let mut key = p.key.clone();
+        key.level = None;
+        let keys: HashSet<String> = (1..=self.study.workloads[p.workload].repeats)
+            .map(|r| {
+                key.repeat = r;
+                key.to_string()
+            })
+            .collect();
+        let stored = self
+            .store
+            .point_figures(Some(self.study_id))
+            .map_err(|e| format!("the calibration point could not be read: {e:#}"))?;
+        let tps: Vec<f64> = stored
+            .iter()
+            .filter(|s| s.row.status == PointStatus::Finished && keys.contains(&s.row.key))
+            .filter_map(|s| s.metrics.as_ref().map(|m| m.tps))
+            .filter(|&t| t > 0.0)
+            .collect();
+        if tps.is_empty() {
+            return Err(format!(
+                "no peak to take a share of: the closed-loop calibration point at {} clients did not finish",
+                p.clients
+            ));
+        }
+        Ok(tps.iter().sum::<f64>() / tps.len() as f64)
     }
 
     /// Why a run that ended is not a finished point, if it is not.
@@ -256,6 +322,7 @@ impl Session<'_> {
             clients: p.clients,
             instances: p.instances,
             repeat: p.repeat,
+            load_level: p.level.map(|l| l.key()),
             status: PointStatus::Finished,
             reason: None,
             run: None,
@@ -273,12 +340,16 @@ impl Session<'_> {
             (PointStatus::Finished, Some(run)) => {
                 self.outcome.finished += 1;
                 let res = &run.result;
-                state.feed(
-                    self.study,
-                    p,
-                    self.study.workloads[p.workload].repeats,
-                    &PointFigures::of(res),
-                );
+                // The stop rules read a curve over client counts; a paced
+                // point's throughput is its offered load.
+                if p.level.is_none() {
+                    state.feed(
+                        self.study,
+                        p,
+                        self.study.workloads[p.workload].repeats,
+                        &PointFigures::of(res),
+                    );
+                }
                 let p95 = res
                     .latency
                     .as_ref()

@@ -133,7 +133,7 @@ pub(super) fn replay_stop_rules(
             (PointStatus::Skipped, _) if state.stopped.is_none() => {
                 state.stopped = sp.row.reason.clone();
             }
-            (PointStatus::Finished, Some(m)) => {
+            (PointStatus::Finished, Some(m)) if p.level.is_none() => {
                 let figures = PointFigures {
                     tps: m.tps,
                     failed: m.failed_transactions,

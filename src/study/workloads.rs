@@ -147,6 +147,18 @@ impl Loader<'_> {
                 Some(l) => self.error_kinds(l, &f("ignore_errors"))?,
                 None => ErrorSet::NONE,
             };
+            let pacing = self.pacing(w, &field, &clients)?;
+            if !pacing.levels.is_empty() && instances > 1 {
+                let at = w
+                    .rates
+                    .as_ref()
+                    .map_or_else(|| w.users.as_ref().unwrap().span(), |r| r.span());
+                return Err(self.src.error(
+                    Some(at),
+                    &field,
+                    "rates and users pace one instance of a workload: give instances = 1",
+                ));
+            }
             let label = match &w.label {
                 Some(l)
                     if l.get_ref().trim().is_empty()
@@ -179,6 +191,7 @@ impl Loader<'_> {
                 grace: w.grace.map_or(DEFAULT_GRACE, |d| d.0),
                 instances,
                 reprepare: w.reprepare.unwrap_or_else(|| Reprepare::default_for(name)),
+                pacing,
             });
         }
         Ok(out)

@@ -6,6 +6,7 @@ use super::comparisons::{compare, scalability};
 use super::conclusions::conclusions;
 use super::figures::panels;
 use super::model::{Report, StudyFacts, SCHEMA_ID};
+use super::offered;
 use super::{Options, StudyData};
 use crate::store::PointStatus;
 
@@ -14,7 +15,13 @@ pub fn analyze(data: &StudyData, baseline: Option<&StudyData>, opts: &Options) -
     let panels = panels(data, opts);
     let scalability = scalability(data, &panels);
     let comparison = baseline.map(|b| compare(&panels, b, opts));
-    let count = |s: PointStatus| data.points.iter().filter(|p| p.row.status == s).count();
+    let count = |s: PointStatus| {
+        data.points
+            .iter()
+            .chain(&data.paced)
+            .filter(|p| p.row.status == s)
+            .count()
+    };
     let mut report = Report {
         schema: SCHEMA_ID,
         study: StudyFacts {
@@ -31,10 +38,14 @@ pub fn analyze(data: &StudyData, baseline: Option<&StudyData>, opts: &Options) -
         },
         metric: opts.metric,
         panels,
+        offered: offered::load_panels(data),
         scalability,
         comparison,
         conclusions: Vec::new(),
     };
     report.conclusions = conclusions(&report);
+    for p in &report.offered {
+        report.conclusions.extend(offered::conclusions(p));
+    }
     report
 }

@@ -213,6 +213,12 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             }
         }
     }
+    for o in &r.offered {
+        sections.push(Section {
+            title: format!("{}: offered load", o.workload),
+            blocks: super::offered::blocks(o),
+        });
+    }
     for sc in &r.scalability {
         sections.push(Section {
             title: format!("CPU scalability: {}", sc.workload),

@@ -9,9 +9,14 @@ use crate::UsageError;
 /// A study as read from its results database.
 pub struct StudyData {
     pub info: StudyInfo,
-    /// Every point of the study, complete (run documents and histograms),
-    /// failed attempts included, in commit order.
+    /// Every closed-loop point of the study (a rate sweep's calibration
+    /// points included), complete (run documents and histograms), failed
+    /// attempts included, in commit order: what the panels over client
+    /// counts show.
     pub points: Vec<StoredPoint>,
+    /// The paced points (a `rates` or `users` axis), the same way: what
+    /// the offered-load sections show.
+    pub paced: Vec<StoredPoint>,
     /// Where it was read from, for the header.
     pub source: String,
 }
@@ -61,10 +66,14 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         },
     }
     .clone();
-    let points = store.points(Some(info.id))?;
+    let (paced, points) = store
+        .points(Some(info.id))?
+        .into_iter()
+        .partition(|p| p.row.load_level.is_some());
     Ok(StudyData {
         info,
         points,
+        paced,
         source: db.display().to_string(),
     })
 }

@@ -26,6 +26,8 @@
 //! - `figures`: panels, series and cells from the stored points.
 //! - `comparisons`: the parameter sweep, CPU scalability, the baseline.
 //! - `conclusions`: the report's sentences and the header facts.
+//! - `offered`: the offered-load sweeps (paced points): levels, the
+//!   sustained load, their sentences and blocks.
 //! - `analyze`: [`analyze`], all of the above into a [`Report`].
 //! - `tables`, `charts`, `sections`, `machine`: the blocks of the document.
 //! - `layout`: [`document`], the blocks in the order a reader wants them.
@@ -43,6 +45,7 @@ mod load;
 mod machine;
 mod model;
 mod names;
+mod offered;
 mod sections;
 mod tables;
 mod usage;

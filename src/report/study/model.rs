@@ -206,6 +206,60 @@ pub struct Panel {
     pub sweep: Option<Sweep>,
 }
 
+/// A workload entry's offered-load sweep on one CPU set (its `rates` or
+/// `users` axis): per series and client count, what each level brought.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadPanel {
+    /// A stable identifier (file names of its charts).
+    pub id: String,
+    pub workload: String,
+    pub cpus: Option<String>,
+    /// `rate` or `users`: what the levels are.
+    pub axis: String,
+    pub series: Vec<LoadSeries>,
+    /// The p99 latency an offered load must keep to count as sustained, ms.
+    pub goal_ms: f64,
+    /// Where the goal comes from (`p99_goal`, `latency_limit`, default).
+    pub goal_from: String,
+}
+
+/// One target/variant at one client count (connections) over the levels.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadSeries {
+    pub label: String,
+    pub clients: u32,
+    /// Levels in the plan's order (rising load).
+    pub levels: Vec<LoadLevel>,
+    /// The level with the highest achieved rate that was sustained: p99
+    /// within the goal and at most 1 % of its offered load skipped or left
+    /// unstarted. `None`: no level was.
+    pub sustained: Option<usize>,
+}
+
+/// The repeats of one level, averaged.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadLevel {
+    /// As the plan writes it: `rate=5000`, `rate=50%`, `users=1000`.
+    pub level: String,
+    /// Finished repeats (the figures are their means).
+    pub repeats: usize,
+    /// Why the level has no figures (skipped or failed), when it has none.
+    pub missing: Option<String>,
+    pub offered_per_s: Option<f64>,
+    pub achieved_per_s: Option<f64>,
+    /// Latency from the intended start, ms.
+    pub p50_ms: Option<f64>,
+    pub p95_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub max_ms: Option<f64>,
+    /// Shares of the offered transactions, %.
+    pub late_pct: Option<f64>,
+    pub skipped_pct: Option<f64>,
+    pub unstarted_pct: Option<f64>,
+    /// Schedule lag (or users' queue wait) p99, ms.
+    pub lag_p99_ms: Option<f64>,
+}
+
 /// CPU scalability of one workload entry: per series, its peak on each
 /// CPU set and the factors.
 #[derive(Debug, Clone, Serialize)]
@@ -278,6 +332,8 @@ pub struct Report {
     pub study: StudyFacts,
     pub metric: Metric,
     pub panels: Vec<Panel>,
+    /// The offered-load sweeps (paced points), if any.
+    pub offered: Vec<LoadPanel>,
     pub scalability: Vec<Scalability>,
     pub comparison: Option<Comparison>,
     /// The report's conclusions, as sentences.
