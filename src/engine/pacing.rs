@@ -119,6 +119,8 @@ struct State {
     source: Source,
     /// A connection is waiting for the next intended start.
     leader: bool,
+    /// Connections waiting to become the leader (idle, not leading).
+    followers: usize,
 }
 
 /// The queue of an open loop or a pool of users, shared by the connections.
@@ -152,6 +154,7 @@ impl Dispatch {
             state: Mutex::new(State {
                 source,
                 leader: false,
+                followers: 0,
             }),
             leader_cv: Condvar::new(),
             follower_cv: Condvar::new(),
@@ -213,12 +216,39 @@ impl Dispatch {
                         }
                         Source::Users { heap, .. } => heap.pop().expect("peeked").0 .1,
                     };
-                    give_up(&mut st, leading);
+                    if leading {
+                        st.leader = false;
+                    }
+                    // Arrivals already due behind this one are taken by idle
+                    // connections at once, all woken now, rather than one
+                    // after another as each wakes the next: on a busy
+                    // machine every wake-up waits for a CPU, and a chain
+                    // of them is a backlog the connections never saw.
+                    let due_ns = now.saturating_duration_since(self.t0).as_nanos() as u64;
+                    let idle = st.followers;
+                    let more = match &st.source {
+                        Source::Rate(s) => s.pending_at(due_ns, idle as u64) as usize,
+                        Source::Users { heap, .. } => heap
+                            .peek()
+                            .is_some_and(|Reverse((t, _))| *t <= due_ns)
+                            .into(),
+                    };
+                    // One more to lead, when the leader just left.
+                    let wake = (more + usize::from(leading)).min(idle);
+                    if wake >= idle {
+                        self.follower_cv.notify_all();
+                    } else {
+                        for _ in 0..wake {
+                            self.follower_cv.notify_one();
+                        }
+                    }
                     return Some(Ticket { intended: at, user });
                 }
             }
             if st.leader && !leading {
+                st.followers += 1;
                 st = self.follower_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+                st.followers -= 1;
                 continue;
             }
             st.leader = true;
