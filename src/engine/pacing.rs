@@ -234,8 +234,10 @@ impl Dispatch {
                             .into(),
                     };
                     // One more to lead, when the leader just left.
+                    // (Each notify is a system call, waiters or not: none
+                    // when nobody waits, the common case under a backlog.)
                     let wake = (more + usize::from(leading)).min(idle);
-                    if wake >= idle {
+                    if wake > 0 && wake == idle {
                         self.follower_cv.notify_all();
                     } else {
                         for _ in 0..wake {
