@@ -6,6 +6,8 @@ use dbsweep::commands::{self, RunStatus};
 use dbsweep::{cli, UsageError};
 
 fn main() -> ExitCode {
+    // Every connection holds descriptors; the soft limit is often 1024.
+    dbsweep::util::fds::raise();
     let result = cli::request(cli::parse())
         .map_err(anyhow::Error::from)
         .and_then(commands::execute);

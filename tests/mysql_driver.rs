@@ -300,7 +300,7 @@ fn executing_statements_allocates_nothing_in_steady_state() {
             range[0] = Value::Int(i % 900 + 1);
             range[1] = Value::Int(i % 900 + 100);
             assert_eq!(c.execute(1, &range).unwrap().rows, 100);
-            c.begin().unwrap();
+            c.begin(true).unwrap();
             set_c[0].set_text(if i % 2 == 0 { "even" } else { "odd" });
             set_c[1] = Value::Float(i as f64 / 7.0);
             set_c[2] = Value::Int(i % 1000 + 1);
@@ -376,11 +376,11 @@ fn statements_in_both_protocols() {
         assert_eq!(c.execute(4, &[Value::Int(8)]).unwrap(), write(3));
         assert_eq!(c.count_rows(&t).unwrap(), 8);
 
-        c.begin().unwrap();
+        c.begin(true).unwrap();
         assert_eq!(c.execute(4, &[Value::Int(0)]).unwrap(), write(8));
         assert_eq!(c.rollback().unwrap(), Outcome::default());
         assert_eq!(c.count_rows(&t).unwrap(), 8);
-        c.begin().unwrap();
+        c.begin(true).unwrap();
         c.execute(4, &[Value::Int(5)]).unwrap();
         c.commit().unwrap();
         assert_eq!(c.execute(6, &[]).unwrap(), read(1));
@@ -552,10 +552,10 @@ fn deadlock_is_classified_and_the_victim_goes_on_after_rollback() {
         .unwrap();
     a.execute_sql("INSERT INTO dl VALUES (1, 0), (2, 0)")
         .unwrap();
-    a.begin().unwrap();
+    a.begin(true).unwrap();
     a.execute_sql("UPDATE dl SET v = v + 1 WHERE id = 1")
         .unwrap();
-    b.begin().unwrap();
+    b.begin(true).unwrap();
     b.execute_sql("UPDATE dl SET v = v + 1 WHERE id = 2")
         .unwrap();
     // `a` waits for row 2; then `b` asks for row 1, closing the cycle.

@@ -382,11 +382,11 @@ fn statements_report_exact_outcomes_in_both_modes() {
         assert_eq!(c.execute(6, &[Value::Float(-0.5)]).unwrap().rows, 1);
 
         // Transactions: BEGIN / COMMIT / ROLLBACK are "other" statements.
-        assert_eq!(c.begin().unwrap(), Outcome::default());
+        assert_eq!(c.begin(true).unwrap(), Outcome::default());
         c.execute(0, &[Value::Int(200), text("gone"), Value::Null])
             .unwrap();
         assert_eq!(c.rollback().unwrap(), Outcome::default());
-        assert_eq!(c.begin().unwrap(), Outcome::default());
+        assert_eq!(c.begin(true).unwrap(), Outcome::default());
         c.execute(0, &[Value::Int(201), text("kept"), Value::Null])
             .unwrap();
         assert_eq!(c.commit().unwrap(), Outcome::default());
@@ -447,7 +447,7 @@ fn errors_are_classified_and_leave_the_connection_usable() {
         assert_eq!(c.execute(1, &[]).unwrap(), out(true, 1, 0));
 
         // Inside a transaction: the error aborts it; ROLLBACK recovers.
-        c.begin().unwrap();
+        c.begin(true).unwrap();
         c.execute(0, &[Value::Int(2)]).unwrap();
         assert!(c.execute(0, &[Value::Int(1)]).is_err());
         let e = c.execute(1, &[]).unwrap_err();
@@ -525,7 +525,7 @@ fn deadlock_is_classified_and_survivable() {
             std::thread::spawn(move || {
                 c.prepare_all(&sqls(&["UPDATE dl SET v = v + 1 WHERE id = $1"]))
                     .unwrap();
-                c.begin().unwrap();
+                c.begin(true).unwrap();
                 c.execute(0, &[Value::Int(first)]).unwrap();
                 barrier.wait();
                 match c.execute(0, &[Value::Int(second)]) {
@@ -728,7 +728,7 @@ fn round(c: &mut dyn Connection, i: i64, p: &mut Params) {
     } else {
         "plain"
     });
-    c.begin().unwrap();
+    c.begin(true).unwrap();
     assert_eq!(c.execute(0, &p.one).unwrap().rows, 1);
     assert_eq!(c.execute(1, &p.two).unwrap().rows, 10);
     assert_eq!(c.execute(2, &p.text).unwrap().affected, 1);

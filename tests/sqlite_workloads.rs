@@ -48,37 +48,136 @@ fn oltp_read_write_has_sysbench_query_mix() {
     assert_eq!(mix(&doc), (14.0, 4.0, 2.0));
 }
 
+/// Runs `workload` on its own database at `url` for `secs` seconds on
+/// `threads` connections and returns the run's JSON.
+fn timed(dir: &Dir, url: &str, workload: &str, threads: u32, secs: &str) -> serde_json::Value {
+    let json = dir.join(&format!("{workload}-{threads}.json"));
+    let threads = threads.to_string();
+    dbsweep(&["prepare", workload, "--db", url, "--table-size", "500"]).ok();
+    dbsweep(&[
+        "run",
+        workload,
+        "--db",
+        url,
+        "--table-size",
+        "500",
+        "--threads",
+        &threads,
+        "--time",
+        secs,
+        "--json",
+        &json.display().to_string(),
+    ])
+    .ok();
+    dbsweep(&["cleanup", workload, "--db", url]).ok();
+    read_json(&json)
+}
+
 #[test]
-fn concurrent_writers_on_sqlite_busy_retry_or_serialise() {
-    // Two writers with BEGIN DEFERRED: lock upgrades collide, SQLite says
-    // BUSY, the engine counts it as lock_timeout and retries the transaction.
+fn writers_begin_immediate_and_do_not_collide() {
+    // By default a transaction that writes starts with BEGIN IMMEDIATE:
+    // writers queue on the busy handler instead of failing to upgrade a
+    // read lock, so next to nothing is retried.
     let dir = Dir::new();
-    let args = ["--events", "300", "--threads", "2"];
-    let doc = cycle(&dir, "oltp_read_write", SMALL, &args);
-    let r = &doc["result"];
-    assert_eq!(r["transactions"], 300);
-    assert_eq!(r["failed_transactions"], 0);
-    assert_eq!(r["errors"]["lock_timeout"], r["retries"]);
-    // With BEGIN IMMEDIATE writers queue at BEGIN instead: no errors and
-    // exactly sysbench's mix.
-    let url = format!("{}?begin=immediate", dir.sqlite_url("imm.db"));
-    let json = dir.join("imm.json").display().to_string();
+    for workload in [
+        "oltp_read_write",
+        "oltp_write_only",
+        "oltp_update_index",
+        "oltp_insert",
+    ] {
+        let url = dir.sqlite_url(&format!("{workload}.db"));
+        for threads in [2, 4, 8] {
+            let doc = timed(&dir, &url, workload, threads, "1");
+            let r = &doc["result"];
+            let (done, retries) = (
+                r["transactions"].as_u64().unwrap(),
+                r["retries"].as_u64().unwrap(),
+            );
+            assert!(done > 100, "{workload} at {threads}: {done} transactions");
+            assert!(
+                retries * 100 < done,
+                "{workload} at {threads}: {retries} retries for {done} transactions"
+            );
+            assert_eq!(r["failed_transactions"], 0);
+            assert_eq!(
+                doc["target"]["settings"]["begin"],
+                "BEGIN IMMEDIATE for writing transactions, BEGIN DEFERRED for reading ones"
+            );
+        }
+    }
+    // The run's output says so in one line.
+    let url = dir.sqlite_url("say.db");
     dbsweep(&[
         "prepare",
-        "oltp_read_write",
+        "oltp_point_select",
         "--db",
         &url,
         "--table-size",
-        "500",
+        "100",
     ])
     .ok();
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "100",
+        "--time",
+        "0.2",
+    ]);
+    r.ok();
+    assert!(
+        r.stdout.contains("Transactions start with: BEGIN IMMEDIATE for writing transactions, BEGIN DEFERRED for reading ones\n"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn the_url_chooses_the_begin_mode() {
+    // ?begin=deferred: two writers' lock upgrades collide, SQLite says
+    // BUSY, the engine counts it as lock_timeout and retries.
+    let dir = Dir::new();
+    let url = format!("{}?begin=deferred", dir.sqlite_url("def.db"));
+    let json = dir.join("def.json").display().to_string();
+    let args = ["--table-size", "500"];
+    dbsweep(&["prepare", "oltp_read_write", "--db", &url, args[0], args[1]]).ok();
     dbsweep(&[
         "run",
         "oltp_read_write",
         "--db",
         &url,
-        "--table-size",
-        "500",
+        args[0],
+        args[1],
+        "--events",
+        "300",
+        "--threads",
+        "2",
+        "--json",
+        &json,
+    ])
+    .ok();
+    let doc = read_json(std::path::Path::new(&json));
+    let r = &doc["result"];
+    assert_eq!(r["transactions"], 300);
+    assert_eq!(r["failed_transactions"], 0);
+    assert_eq!(r["errors"]["lock_timeout"], r["retries"]);
+    assert_eq!(
+        doc["target"]["settings"]["begin"],
+        "BEGIN DEFERRED (from the URL)"
+    );
+    // ?begin=immediate: every transaction, reading ones too.
+    let url = format!("{}?begin=immediate", dir.sqlite_url("imm.db"));
+    let json = dir.join("imm.json").display().to_string();
+    dbsweep(&["prepare", "oltp_read_write", "--db", &url, args[0], args[1]]).ok();
+    dbsweep(&[
+        "run",
+        "oltp_read_write",
+        "--db",
+        &url,
+        args[0],
+        args[1],
         "--events",
         "300",
         "--threads",
@@ -89,7 +188,10 @@ fn concurrent_writers_on_sqlite_busy_retry_or_serialise() {
     .ok();
     let doc = read_json(std::path::Path::new(&json));
     assert_eq!(doc["result"]["retries"], 0);
-    assert_eq!(doc["target"]["settings"]["begin"], "BEGIN IMMEDIATE");
+    assert_eq!(
+        doc["target"]["settings"]["begin"],
+        "BEGIN IMMEDIATE (from the URL)"
+    );
     assert_eq!(mix(&doc), (14.0, 4.0, 2.0));
 }
 
@@ -292,4 +394,62 @@ fn warmup_is_not_measured() {
         "{measured_txns} measured vs {after} in non-warmup intervals"
     );
     assert!(measured_txns + warm / 2 < all, "{measured_txns} vs {all}");
+}
+
+#[test]
+fn the_descriptor_limit_is_raised_and_an_impossible_count_is_refused() {
+    let dir = Dir::new();
+    let url = dir.sqlite_url("fds.db");
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "100",
+    ])
+    .ok();
+    // A soft limit of 256 (the hard one as it is): 200 SQLite connections
+    // hold about 600 descriptors, so this runs only if dbsweep raises it.
+    let json = dir.join("fds.json");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -Sn 256 && exec '{}' run oltp_point_select --db '{url}' --table-size 100 --threads 200 --time 0.5 --json '{}'",
+            env!("CARGO_BIN_EXE_dbsweep"),
+            json.display()
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let doc = read_json(&json);
+    assert!(doc["result"]["transactions"].as_u64().unwrap() > 0);
+    // More than the hard limit allows: refused before connecting, exit 2,
+    // the limit named, nothing written.
+    let json = dir.join("too-many.json");
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--table-size",
+        "100",
+        "--threads",
+        "100000000",
+        "--time",
+        "1",
+        "--json",
+        &json.display().to_string(),
+    ]);
+    r.expect_status(2);
+    assert!(
+        r.stderr.contains("--threads 100000000: 100000000 connections need about 300000064 file descriptors (3 per SQLite connection")
+            && r.stderr.contains("hard limit")
+            && r.stderr.contains("ulimit -n"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(!json.exists());
 }

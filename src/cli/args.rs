@@ -37,7 +37,7 @@ Examples:
   dbsweep run oltp_point_select --threads 8 --time 60 --warmup 10 --report-interval 1
   dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
-  dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=immediate' --threads 4 --max-retries 10";
+  dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10";
 
 const CLEANUP_EXAMPLES: &str = "\
 Examples:

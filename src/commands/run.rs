@@ -119,6 +119,10 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
             Target::sqlite(tmp.path().join("dbsweep.db"))
         }
     };
+    let (per, what) = target.descriptors_per_connection();
+    if let Some(why) = crate::util::fds::shortfall(t.threads as u64, per, what) {
+        return Err(UsageError(format!("--threads {}: {why}", t.threads)).into());
+    }
     let w = build(t, &target)?;
     let mut cfg = req.config;
     if req.open_ended {
@@ -140,14 +144,19 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         w.prepare(&connect, t.threads.max(1), &Bar::new())?;
     }
     w.check_prepared(probe.as_mut())?;
-    let server = probe.server_info().map(|s| s.version).unwrap_or_default();
+    let info = probe.server_info().unwrap_or_default();
     drop(probe);
 
     let cancel = cancel_flag();
     print!(
         "{}",
-        report::text::preamble(w.name(), &target.display, &server, &cfg, t.rand.seed)
+        report::text::preamble(w.name(), &target.display, &info.version, &cfg, t.rand.seed)
     );
+    // SQLite: how transactions take their locks decides whether writers
+    // collide (see the driver); say which it was.
+    if let Some((_, begin)) = info.settings.iter().find(|(k, _)| k == "begin") {
+        println!("Transactions start with: {begin}");
+    }
     let _ = std::io::stdout().flush();
     // The report's time series needs intervals; they are printed only
     // when asked for.

@@ -214,7 +214,7 @@ impl Connection for FakeConnection {
         self.step(is_select(sql), false)
     }
 
-    fn begin(&mut self) -> DbResult<Outcome> {
+    fn begin(&mut self, _writes: bool) -> DbResult<Outcome> {
         self.step(false, true)
     }
 

@@ -257,7 +257,9 @@ pub trait Connection: Send {
     /// fetching and discarding every row.
     fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome>;
 
-    fn begin(&mut self) -> DbResult<Outcome>;
+    /// Starts a transaction; `writes` when it is going to change rows (a
+    /// hint: SQLite starts those with `BEGIN IMMEDIATE`).
+    fn begin(&mut self, writes: bool) -> DbResult<Outcome>;
     fn commit(&mut self) -> DbResult<Outcome>;
     fn rollback(&mut self) -> DbResult<Outcome>;
 
@@ -298,7 +300,7 @@ pub fn connect(target: &Target) -> DbResult<Box<dyn Connection>> {
             pragmas,
             begin,
         } => Ok(Box::new(
-            sqlite::SqliteConnection::open(path, pragmas)?.with_begin(begin),
+            sqlite::SqliteConnection::open(path, pragmas)?.with_begin(*begin),
         )),
         TargetKind::Fake(script) => Ok(Box::new(fake::FakeConnection::new(script.clone()))),
         TargetKind::Postgres(a) => postgres::PgConnection::connect(a),

@@ -26,8 +26,9 @@ pub struct SqliteConnection {
     conn: rusqlite::Connection,
     /// Statement text by id; rusqlite's statement cache holds the prepared form.
     sql: Vec<String>,
-    /// The statement that starts a transaction (`BEGIN DEFERRED` by default).
-    begin: &'static str,
+    /// The statement that starts every transaction, when the URL chose
+    /// one; None: by what the transaction does (see `with_begin`).
+    begin: Option<&'static str>,
 }
 
 impl SqliteConnection {
@@ -53,20 +54,24 @@ impl SqliteConnection {
         Ok(SqliteConnection {
             conn,
             sql: Vec::new(),
-            begin: "BEGIN DEFERRED",
+            begin: None,
         })
     }
 
-    /// Chooses how transactions start. With `deferred` a transaction that
-    /// reads and then writes must upgrade its lock and gets SQLITE_BUSY when
-    /// another writer got there first (counted and retried); `immediate`
-    /// takes the write lock at BEGIN, serialising writers up front.
-    pub fn with_begin(mut self, mode: &str) -> Self {
-        self.begin = match mode {
+    /// Chooses how transactions start: always as `mode` says, or (None) by
+    /// what each transaction does. With `deferred` a transaction that reads
+    /// and then writes must upgrade its lock, and gets SQLITE_BUSY at once
+    /// when another writer got there first (the busy handler cannot help
+    /// inside a transaction: counted and retried); `immediate` takes the
+    /// write lock at BEGIN, where the busy handler queues writers. So a
+    /// writing transaction begins immediate, a reading one deferred (its
+    /// reads run beside a writer under WAL).
+    pub fn with_begin(mut self, mode: Option<&str>) -> Self {
+        self.begin = mode.map(|m| match m {
             "immediate" => "BEGIN IMMEDIATE",
             "exclusive" => "BEGIN EXCLUSIVE",
             _ => "BEGIN DEFERRED",
-        };
+        });
         self
     }
 
@@ -190,8 +195,13 @@ impl Connection for SqliteConnection {
         })
     }
 
-    fn begin(&mut self) -> DbResult<Outcome> {
-        self.control(self.begin)
+    fn begin(&mut self, writes: bool) -> DbResult<Outcome> {
+        let sql = match (self.begin, writes) {
+            (Some(sql), _) => sql,
+            (None, true) => "BEGIN IMMEDIATE",
+            (None, false) => "BEGIN DEFERRED",
+        };
+        self.control(sql)
     }
 
     fn commit(&mut self) -> DbResult<Outcome> {
@@ -285,7 +295,14 @@ impl Connection for SqliteConnection {
             };
             settings.push((p.to_string(), v));
         }
-        settings.push(("begin".to_string(), self.begin.to_string()));
+        settings.push((
+            "begin".to_string(),
+            match self.begin {
+                Some(sql) => format!("{sql} (from the URL)"),
+                None => "BEGIN IMMEDIATE for writing transactions, BEGIN DEFERRED for reading ones"
+                    .to_string(),
+            },
+        ));
         Ok(ServerInfo {
             version: format!("SQLite {}", rusqlite::version()),
             settings,

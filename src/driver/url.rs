@@ -25,9 +25,12 @@ pub enum TargetKind {
     Sqlite {
         path: PathBuf,
         pragmas: Vec<(String, String)>,
-        /// How transactions start: `deferred` (SQLite's default, what a plain
-        /// BEGIN does), `immediate` or `exclusive` (`?begin=immediate`).
-        begin: &'static str,
+        /// How every transaction starts when the URL says
+        /// (`?begin=deferred|immediate|exclusive`); None: by what the
+        /// transaction does — `immediate` for one that writes (writers queue
+        /// on the busy handler instead of failing to upgrade their lock),
+        /// `deferred` for a reading one (readers stay concurrent under WAL).
+        begin: Option<&'static str>,
     },
     Postgres(ServerAddr),
     Mysql(ServerAddr),
@@ -68,13 +71,25 @@ impl ServerAddr {
 }
 
 impl Target {
+    /// File descriptors one connection holds, and what it is: an SQLite
+    /// connection its database, WAL and shared-memory files; a server
+    /// connection its socket.
+    pub fn descriptors_per_connection(&self) -> (u64, &'static str) {
+        match self.kind {
+            TargetKind::Sqlite { .. } => (3, "SQLite"),
+            TargetKind::Postgres(_) => (1, "PostgreSQL"),
+            TargetKind::Mysql(_) => (1, "MySQL"),
+            TargetKind::Fake(_) => (0, "fake"),
+        }
+    }
+
     pub fn sqlite(path: PathBuf) -> Target {
         Target {
             display: format!("sqlite://{}", path.display()),
             kind: TargetKind::Sqlite {
                 path,
                 pragmas: Vec::new(),
-                begin: "deferred",
+                begin: None,
             },
         }
     }
@@ -115,9 +130,9 @@ impl Target {
                     if let Some(i) = pragmas.iter().position(|(k, _)| k == "begin") {
                         let (_, mode) = pragmas.remove(i);
                         *begin = match mode.to_ascii_lowercase().as_str() {
-                            "deferred" => "deferred",
-                            "immediate" => "immediate",
-                            "exclusive" => "exclusive",
+                            "deferred" => Some("deferred"),
+                            "immediate" => Some("immediate"),
+                            "exclusive" => Some("exclusive"),
                             _ => {
                                 return Err(format!(
                                     "{url}: begin={mode} is not a transaction mode: use deferred, immediate or exclusive"
@@ -305,7 +320,7 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!(begin, "deferred");
+        assert_eq!(begin, None, "by what each transaction does");
         assert_eq!(path, PathBuf::from("/tmp/x.db"));
         assert_eq!(
             pragmas,
@@ -317,7 +332,7 @@ mod tests {
         assert!(Target::parse("sqlite://x.db?a=1;drop").is_err());
         let t = Target::parse("sqlite://x.db?begin=immediate").unwrap();
         assert!(
-            matches!(t.kind, TargetKind::Sqlite { begin: "immediate", ref pragmas, .. } if pragmas.is_empty())
+            matches!(t.kind, TargetKind::Sqlite { begin: Some("immediate"), ref pragmas, .. } if pragmas.is_empty())
         );
         assert!(Target::parse("sqlite://x.db?begin=later").is_err());
     }

@@ -283,7 +283,7 @@ fn attempt(
     while let Some(op) = script.next() {
         let t = Instant::now();
         let (result, kind) = match op {
-            Op::Begin => (conn.begin(), shared.begin_kind),
+            Op::Begin { writes } => (conn.begin(writes), shared.begin_kind),
             Op::Commit => (conn.commit(), shared.commit_kind),
             Op::Exec(stmt, params) => (conn.execute(stmt, params), stmt_kind[stmt]),
         };

@@ -98,6 +98,11 @@ pub fn execute(
     let started_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    let (per, what) = point.target.descriptors_per_connection();
+    let connections = (point.config.threads * point.instances.len()) as u64;
+    if let Some(why) = crate::util::fds::shortfall(connections, per, what) {
+        return Err(crate::UsageError(why).into());
+    }
     let connect: super::Connect = {
         let target = point.target.clone();
         Arc::new(move || driver::connect(&target))

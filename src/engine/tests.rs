@@ -51,7 +51,7 @@ impl ClientScript for TestScript {
     fn next(&mut self) -> Option<Op<'_>> {
         self.step += 1;
         match self.step {
-            1 => Some(Op::Begin),
+            1 => Some(Op::Begin { writes: false }),
             2 => Some(Op::Exec(0, &self.params)),
             3 => Some(Op::Exec(1, &self.params)),
             4 => Some(Op::Commit),

@@ -1,11 +1,13 @@
 //! Small things every layer may use: calendar dates of Unix times
 //! ([`civil`]), durations as people write them ([`duration`]), the
+//! descriptor limit ([`fds`]), the
 //! directory of a path ([`paths`]), the progress of long operations
 //! ([`progress`]) and a real-time priority for threads that keep time
 //! ([`priority`]).
 
 pub mod civil;
 pub mod duration;
+pub mod fds;
 pub mod paths;
 pub mod priority;
 pub mod progress;

@@ -39,7 +39,11 @@ pub struct StatementDef {
 /// One operation of a transaction, in order.
 #[derive(Debug)]
 pub enum Op<'a> {
-    Begin,
+    /// Start a transaction; `writes` when it is going to change rows (SQLite
+    /// then takes the write lock at once: `BEGIN IMMEDIATE`).
+    Begin {
+        writes: bool,
+    },
     Commit,
     Exec(StmtId, &'a [Value]),
 }

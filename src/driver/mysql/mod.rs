@@ -336,7 +336,7 @@ impl Connection for MyConnection {
         self.query(sql)
     }
 
-    fn begin(&mut self) -> DbResult<Outcome> {
+    fn begin(&mut self, _writes: bool) -> DbResult<Outcome> {
         self.query("BEGIN")
     }
 

@@ -360,7 +360,7 @@ impl Connection for PgConnection {
         self.simple(sql, None)
     }
 
-    fn begin(&mut self) -> DbResult<Outcome> {
+    fn begin(&mut self, _writes: bool) -> DbResult<Outcome> {
         self.simple("BEGIN", None).map(|_| Outcome::default())
     }
 

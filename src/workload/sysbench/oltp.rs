@@ -48,6 +48,21 @@ enum Query {
     AutoInsert,
 }
 
+impl Query {
+    /// Does the statement change rows?
+    fn writes(self) -> bool {
+        matches!(
+            self,
+            Query::IndexUpdate
+                | Query::NonIndexUpdate
+                | Query::Delete
+                | Query::ReInsert
+                | Query::UniqueInsert
+                | Query::AutoInsert
+        )
+    }
+}
+
 const N_QUERIES: usize = 12;
 
 impl Query {
@@ -136,7 +151,10 @@ impl Query {
 /// One step of a transaction.
 #[derive(Debug, Clone, Copy)]
 enum Step {
-    Begin,
+    /// `writes`: some statement of the transaction changes rows.
+    Begin {
+        writes: bool,
+    },
     Commit,
     /// `queries` in order, `count` times, on one table drawn at the start.
     Group {
@@ -225,7 +243,11 @@ impl Plan {
             Variant::Simple => group(&[Query::PointSelectAll, Query::IndexUpdate], 1),
         }
         if trx && !steps.is_empty() {
-            steps.insert(0, Step::Begin);
+            let writes = steps.iter().any(|s| match s {
+                Step::Group { queries, .. } => queries.iter().any(|q| q.writes()),
+                _ => false,
+            });
+            steps.insert(0, Step::Begin { writes });
             steps.push(Step::Commit);
         }
         let range_size = match variant {
@@ -489,9 +511,9 @@ impl ClientScript for OltpScript {
     fn next(&mut self) -> Option<Op<'_>> {
         loop {
             match *self.plan.steps.get(self.step)? {
-                Step::Begin => {
+                Step::Begin { writes } => {
                     self.step += 1;
-                    return Some(Op::Begin);
+                    return Some(Op::Begin { writes });
                 }
                 Step::Commit => {
                     self.step += 1;

@@ -93,7 +93,7 @@ pub fn run_txn(script: &mut dyn ClientScript, conn: &mut dyn Connection) -> Coun
     script.start();
     while let Some(op) = script.next() {
         let out: Outcome = match op {
-            Op::Begin => conn.begin(),
+            Op::Begin { writes } => conn.begin(writes),
             Op::Commit => conn.commit(),
             Op::Exec(id, params) => conn.execute(id, params),
         }

@@ -265,7 +265,8 @@ impl ClientScript for Script {
         self.step += 1;
         match (self.test, step) {
             (Test::Select | Test::Update, 0) => Some(Op::Exec(0, &self.aid)),
-            (Test::Oltp, 0) => Some(Op::Begin),
+            // Its transaction updates and inserts.
+            (Test::Oltp, 0) => Some(Op::Begin { writes: true }),
             (Test::Oltp, 1) => Some(Op::Exec(0, &self.id)),
             (Test::Oltp, 2) => Some(Op::Exec(1, &self.aid)),
             (Test::Oltp, 3) => Some(Op::Exec(2, &[])),
