@@ -81,6 +81,7 @@ fn a_version_1_run_file_renders_the_report_its_run_printed() {
 /// What 0.1.0 rendered, with the changes made on purpose since: 0.1.0
 /// said it did not record server CPU; now it is recorded, and a report of
 /// runs without it says so of the runs.
+///
 /// Since results database version 3, the report's JSON has the study's
 /// offered-load sweeps (`offered`, empty here) and each point its
 /// `load_level` (null: a closed loop).

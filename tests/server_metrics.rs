@@ -7,8 +7,19 @@
 
 mod util;
 
+use std::sync::Mutex;
+
 use serde_json::Value;
 use util::{dbsweep, read_json, Dir, Server};
+
+/// The tests here measure the machine: one at a time, so that one's load
+/// (300 backends, or contended writers) is not another's "everything else"
+/// or its lost deadlocks.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// Provokes deadlocks (8 clients update 10 rows in random order inside
 /// transactions, as in tests/server_workloads.rs) and returns the run's
@@ -88,6 +99,7 @@ fn assert_server_measured(s: &Server, m: &Value) {
 
 #[test]
 fn mariadb_counts_its_deadlocks_lock_waits_and_cpu() {
+    let _alone = alone();
     let s = Server::start("mariadb", &[]);
     let dir = Dir::new();
     let doc = contended_run(&s, &dir);
@@ -144,6 +156,7 @@ fn mariadb_counts_its_deadlocks_lock_waits_and_cpu() {
 
 #[test]
 fn postgres_counts_its_deadlocks_and_samples_the_lock_waits() {
+    let _alone = alone();
     // PostgreSQL looks for deadlocks after deadlock_timeout (1 s by default).
     let s = Server::start("postgres", &["--set", "deadlock_timeout=50ms"]);
     let dir = Dir::new();
@@ -175,6 +188,7 @@ fn postgres_counts_its_deadlocks_and_samples_the_lock_waits() {
 
 #[test]
 fn metrics_off_measures_nothing_and_a_zero_interval_is_refused() {
+    let _alone = alone();
     let dir = Dir::new();
     let url = dir.sqlite_url("m.db");
     let json = dir.join("off.json");
@@ -256,6 +270,7 @@ fn metrics_off_measures_nothing_and_a_zero_interval_is_refused() {
 /// up to the machine's busy time in the window and in every sample.
 #[test]
 fn many_backends_add_up_to_the_machines_cpu() {
+    let _alone = alone();
     let s = Server::start("postgres", &["--set", "max_connections=400"]);
     let dir = Dir::new();
     let json = dir.join("many.json");
