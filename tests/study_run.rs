@@ -440,7 +440,9 @@ time = 0.5
 #[test]
 fn a_rate_sweep_takes_shares_of_its_calibration_peak_and_concludes() {
     // 2 connections to a server answering in 250 µs: about 8000 a second
-    // closed loop. Half of it is sustained; one and a half times it is not.
+    // closed loop. A quarter of it is sustained (within a goal loose enough
+    // for a machine busy with other tests); one and a half times it is not:
+    // its backlog grows for the whole second.
     let dir = Dir::new();
     let file = write(
         &dir,
@@ -456,8 +458,8 @@ url = "fake://?latency=250us"
 
 [[workload]]
 name = "oltp_point_select"
-rates = ["50%", "150%"]
-p99_goal = "5ms"
+rates = ["25%", "150%"]
+p99_goal = "50ms"
 time = 1
 "#,
     );
@@ -473,13 +475,16 @@ time = 1
         .map(Result::unwrap)
         .collect();
     let levels: Vec<Option<&str>> = rows.iter().map(|r| r.0.as_deref()).collect();
-    assert_eq!(levels, [None, Some("rate=50%"), Some("rate=150%")]);
+    assert_eq!(levels, [None, Some("rate=25%"), Some("rate=150%")]);
     let peak = rows[0].1;
     assert!(peak > 1000.0 && rows[0].2.is_none(), "{rows:?}");
     // The shares are of the calibration point's measured throughput.
-    let half = rows[1].2.unwrap();
-    assert!((half / (peak * 0.5) - 1.0).abs() < 0.1, "{half} of {peak}");
-    assert!((rows[1].1 / half - 1.0).abs() < 0.05, "{rows:?}");
+    let quarter = rows[1].2.unwrap();
+    assert!(
+        (quarter / (peak * 0.25) - 1.0).abs() < 0.1,
+        "{quarter} of {peak}"
+    );
+    assert!((rows[1].1 / quarter - 1.0).abs() < 0.05, "{rows:?}");
     // Above capacity: a backlog the server never saw, not a crash.
     assert!(
         rows[2].2.unwrap() > peak * 1.3 && rows[2].3.unwrap() > 0,
@@ -490,10 +495,10 @@ time = 1
     r.ok();
     let out = &r.stdout;
     assert!(
-        out.contains("fake sustains at most") && out.contains("(rate=50%, offered"),
+        out.contains("fake sustains at most") && out.contains("(rate=25%, offered"),
         "{out}"
     );
-    assert!(out.contains("with p99 ≤ 5.00 ms"), "{out}");
+    assert!(out.contains("with p99 ≤ 50.00 ms"), "{out}");
     assert!(out.contains("at rate=150% it reaches p99"), "{out}");
     assert!(out.contains("latency against achieved rate"), "{out}");
     assert!(out.contains("achieved against offered rate"), "{out}");
@@ -540,7 +545,7 @@ time = 1
     assert!(csv.contains("fake / base rate=150%"), "{csv}");
     assert!(
         csv.lines()
-            .any(|l| l.starts_with("sustained,") && l.contains("rate=50% with p99 ≤ 5 ms")),
+            .any(|l| l.starts_with("sustained,") && l.contains("rate=25% with p99 ≤ 50 ms")),
         "{csv}"
     );
 }
