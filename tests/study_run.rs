@@ -549,3 +549,64 @@ time = 1
         "{csv}"
     );
 }
+
+#[test]
+fn a_password_in_the_study_file_is_not_stored_or_printed() {
+    // A server that refuses (nothing listens on port 1): the point fails,
+    // and the study's text, the failure and the output are all kept.
+    let dir = Dir::new();
+    let secret = "S3cretPw9";
+    let file = write(
+        &dir,
+        "secret.toml",
+        &format!(
+            r#"
+name = "secret"
+out = "out"
+clients = [1]
+# The same server as postgres://sec:{secret}@127.0.0.1:1/sbtest
+
+[[target]]
+name = "pg"
+url = "postgres://sec:{secret}@127.0.0.1:1/sbtest"
+
+[[workload]]
+name = "oltp_point_select"
+time = 1
+"#
+        ),
+    );
+    let r = dbsweep_in(dir.path(), &["study", &file]);
+    assert!(!r.stdout.contains(secret), "{}", r.stdout);
+    assert!(!r.stderr.contains(secret), "{}", r.stderr);
+    // Every byte of the results database (and its WAL, if any).
+    let mut stored = 0;
+    for entry in std::fs::read_dir(dir.join("out")).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "{} holds the password",
+            path.display()
+        );
+        stored += bytes.len();
+    }
+    assert!(stored > 0);
+    // The text is kept as written otherwise.
+    let conn = rusqlite::Connection::open(dir.join("out/results.db")).unwrap();
+    let text: String = conn
+        .query_row("SELECT file_text FROM study", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        text.contains("url = \"postgres://sec:***@127.0.0.1:1/sbtest\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("# The same server as postgres://sec:***@127.0.0.1:1/sbtest"),
+        "{text}"
+    );
+    let failed: String = conn
+        .query_row("SELECT status FROM point", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(failed, "failed");
+}

@@ -334,6 +334,10 @@ impl Store {
         let now = unix_now();
         let machine = serde_json::to_string(machine)?;
         let tool = env!("CARGO_PKG_VERSION");
+        // The file is kept as written, but for its passwords: results
+        // databases are shared.
+        let file_text = crate::util::secrets::redact_text(file_text);
+        let file_text = file_text.as_str();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -135,7 +135,10 @@ fn begin(
         ))
         .into());
     }
-    let file_text = std::fs::read_to_string(&study.source).unwrap_or_default();
+    // As stored: without its passwords.
+    let file_text = crate::util::secrets::redact_text(
+        &std::fs::read_to_string(&study.source).unwrap_or_default(),
+    );
     let first = store.studies()?.into_iter().find(|s| s.id == id);
     if first.is_some_and(|s| s.file_text != file_text) {
         eprintln!("Note: the study file changed since the study began; points already stored are kept as they are.");

@@ -2,8 +2,8 @@
 //! ([`civil`]), durations as people write them ([`duration`]), the
 //! descriptor limit ([`fds`]), the
 //! directory of a path ([`paths`]), the progress of long operations
-//! ([`progress`]) and a real-time priority for threads that keep time
-//! ([`priority`]).
+//! ([`progress`]), a real-time priority for threads that keep time
+//! ([`priority`]) and passwords out of kept text ([`secrets`]).
 
 pub mod civil;
 pub mod duration;
@@ -11,3 +11,4 @@ pub mod fds;
 pub mod paths;
 pub mod priority;
 pub mod progress;
+pub mod secrets;
