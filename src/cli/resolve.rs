@@ -60,6 +60,9 @@ pub fn target(db: Option<&str>, mode: PsMode) -> Result<Option<Target>, UsageErr
     let mut t = db
         .map(|u| Target::parse(u).map_err(UsageError))
         .transpose()?;
+    if db.is_some_and(has_password) {
+        warn_password_on_command_line();
+    }
     if let Some(t) = &mut t {
         // A URL's own ps_mode wins unless the option asks for text mode.
         if mode == PsMode::Disable {
@@ -67,6 +70,20 @@ pub fn target(db: Option<&str>, mode: PsMode) -> Result<Option<Target>, UsageErr
         }
     }
     Ok(t)
+}
+
+/// Does the URL hold a password (`scheme://user:password@…`)?
+fn has_password(url: &str) -> bool {
+    crate::util::secrets::redact_text(url) != url
+}
+
+/// Once per process, on stderr: a password on the command line is visible
+/// to every user of the machine (`ps`), as sysbench's are.
+fn warn_password_on_command_line() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        eprintln!("warning: the password in --db is visible to every user of this machine (ps); give it with PGPASSWORD or ~/.pgpass (PostgreSQL), MYSQL_PWD or ?defaults-file=PATH (MySQL) instead");
+    });
 }
 
 /// The random configuration of `--rand-*`, with `seed` (0: from the clock).

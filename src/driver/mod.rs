@@ -20,6 +20,7 @@
 
 pub mod fake;
 pub mod mysql;
+pub mod passwords;
 pub mod postgres;
 pub mod sqlite;
 mod url;

@@ -157,7 +157,8 @@ impl Target {
                 kind: TargetKind::Mysql(a),
             }),
             other => Err(format!(
-                "unsupported database URL scheme '{other}' in '{url}': use sqlite://PATH, postgres://USER:PASS@HOST:PORT/DB or mysql://USER:PASS@HOST:PORT/DB"
+                "unsupported database URL scheme '{other}' in '{}': use sqlite://PATH, postgres://USER:PASS@HOST:PORT/DB or mysql://USER:PASS@HOST:PORT/DB",
+                redact_for_message(url)
             )),
         }
     }
@@ -172,8 +173,10 @@ fn parse_server(
     scheme: &str,
 ) -> Result<(ServerAddr, String), String> {
     let form = format!("{scheme}://USER:PASS@HOST:PORT/DB");
+    // Messages name the URL without its password.
+    let shown_raw = redact_for_message(raw);
     let u = url::Url::parse(raw)
-        .map_err(|e| format!("malformed database URL '{raw}': {e}; expected {form}"))?;
+        .map_err(|e| format!("malformed database URL '{shown_raw}': {e}; expected {form}"))?;
     let decode = |s: &str| {
         url::form_urlencoded::parse(s.as_bytes())
             .next()
@@ -199,35 +202,60 @@ fn parse_server(
         database: match u.path().trim_start_matches('/') {
             "" => "sbtest".into(),
             db if db.contains('/') => {
-                return Err(format!("malformed database URL '{raw}': database name '{db}' contains '/'; expected {form}"))
+                return Err(format!("malformed database URL '{shown_raw}': database name '{db}' contains '/'; expected {form}"))
             }
             db => decode(db),
         },
         socket: None,
         ps_mode: PsMode::Prepared,
     };
+    let mut defaults_file = None;
     for (k, v) in u.query_pairs() {
         match k.as_ref() {
             "socket" | "host" if v.starts_with('/') => addr.socket = Some(PathBuf::from(v.as_ref())),
+            "defaults-file" | "defaults_file" if scheme == "mysql" => {
+                defaults_file = Some(PathBuf::from(v.as_ref()))
+            }
             "ps_mode" | "db-ps-mode" => {
                 addr.ps_mode = match v.as_ref() {
                     "auto" | "prepared" => PsMode::Prepared,
                     "disable" => PsMode::Disable,
-                    _ => return Err(format!("{raw}: ps_mode={v}: expected auto or disable")),
+                    _ => return Err(format!("{shown_raw}: ps_mode={v}: expected auto or disable")),
                 }
             }
             _ => {
                 return Err(format!(
-                    "unknown parameter '{k}' in database URL '{raw}': known are socket=/PATH and ps_mode=auto|disable"
+                    "unknown parameter '{k}' in database URL '{shown_raw}': known are socket=/PATH, ps_mode=auto|disable{}",
+                    if scheme == "mysql" { " and defaults-file=PATH" } else { "" }
                 ))
             }
         }
+    }
+    // No password in the URL: the engines' own ways of giving one.
+    if addr.password.is_none() {
+        let sources = super::passwords::Sources::process();
+        addr.password = if scheme == "mysql" {
+            super::passwords::mysql(&sources, defaults_file.as_deref())
+        } else {
+            let host = if addr.socket.is_some() {
+                "localhost"
+            } else {
+                addr.host.as_str()
+            };
+            super::passwords::postgres(&sources, host, addr.port, &addr.database, &addr.user)
+        }
+        .map_err(|e| format!("{shown_raw}: {e}"))?;
     }
     let mut shown = u.clone();
     if shown.password().is_some() {
         let _ = shown.set_password(Some("***"));
     }
     Ok((addr, shown.to_string()))
+}
+
+/// `raw` with its password (if any) shown as `***`, for messages.
+fn redact_for_message(raw: &str) -> String {
+    crate::util::secrets::redact_text(raw)
 }
 
 /// `name=value&…` pairs, each becoming `PRAGMA name=value`. Names and values

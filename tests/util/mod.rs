@@ -114,6 +114,23 @@ pub fn dbsweep_in(cwd: &Path, args: &[&str]) -> Run {
     Run::from(out, start.elapsed())
 }
 
+/// Runs `dbsweep` with `args` and the environment variables `env` added
+/// (and PostgreSQL's and MySQL's password variables removed unless given).
+pub fn dbsweep_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let start = Instant::now();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dbsweep"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("PGPASSWORD")
+        .env_remove("PGPASSFILE")
+        .env_remove("MYSQL_PWD");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run dbsweep");
+    Run::from(out, start.elapsed())
+}
+
 pub fn dbsweep(args: &[&str]) -> Run {
     dbsweep_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
 }
