@@ -1,0 +1,152 @@
+//! A known password written through every path a user gives one — a run
+//! with its JSON and HTML reports, a failing connect, a study with its
+//! results database and every report format — never appears in a byte
+//! dbsweep writes or prints.
+
+mod util;
+
+use std::path::Path;
+
+use util::{dbsweep_in, Dir, Server};
+
+const SECRET: &str = "S3cretPw9";
+
+/// Fails if any file under `dir` holds the password.
+fn scan_files(dir: &Path) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            n += scan_files(&path);
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            !bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
+            "{} holds the password",
+            path.display()
+        );
+        n += 1;
+    }
+    n
+}
+
+fn scan(what: &str, r: &util::Run) {
+    assert!(!r.stdout.contains(SECRET), "{what}: stdout\n{}", r.stdout);
+    assert!(!r.stderr.contains(SECRET), "{what}: stderr\n{}", r.stderr);
+}
+
+#[test]
+fn a_password_never_leaves_the_run() {
+    let s = Server::start("mariadb", &[]);
+    // A user of our own with a password nothing else contains, made over
+    // the server's socket as its root.
+    let socket = s.server_dir().join("run/mysqld.sock");
+    let out = std::process::Command::new("mysql")
+        .arg(format!("--socket={}", socket.display()))
+        .args(["-uroot", "-e"])
+        .arg(format!(
+            "CREATE USER 'sec'@'%' IDENTIFIED BY '{SECRET}'; GRANT ALL ON sbtest.* TO 'sec'@'%'"
+        ))
+        .output()
+        .expect("the mysql client (mariadb-client)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let port = url::Url::parse(&s.url).unwrap().port().unwrap();
+    let url = format!("mysql://sec:{SECRET}@127.0.0.1:{port}/sbtest");
+    let dir = Dir::new();
+    let d = dir.path();
+
+    let r = dbsweep_in(
+        d,
+        &[
+            "prepare",
+            "oltp_point_select",
+            "--db",
+            &url,
+            "--table-size",
+            "100",
+        ],
+    );
+    r.ok();
+    scan("prepare", &r);
+    let r = dbsweep_in(
+        d,
+        &[
+            "run",
+            "oltp_point_select",
+            "--db",
+            &url,
+            "--table-size",
+            "100",
+            "--time",
+            "1",
+            "--json",
+            "run.json",
+            "--report",
+            "run.html",
+        ],
+    );
+    r.ok();
+    scan("run", &r);
+    for format in ["text", "json", "html"] {
+        let out = format!("run-again.{format}");
+        let r = dbsweep_in(
+            d,
+            &["report", "run.json", "--format", format, "--out", &out],
+        );
+        r.ok();
+        scan("report of the run", &r);
+    }
+
+    // A failing connect names the user, host, port and database.
+    let refused = format!("mysql://sec:{SECRET}@127.0.0.1:1/sbtest");
+    let r = dbsweep_in(
+        d,
+        &["run", "oltp_point_select", "--db", &refused, "--time", "1"],
+    );
+    assert_ne!(r.status, 0);
+    scan("a failing connect", &r);
+    assert!(
+        r.stderr.contains("127.0.0.1") && r.stderr.contains('1'),
+        "{}",
+        r.stderr
+    );
+
+    // A study, its results database and every report format.
+    std::fs::write(
+        d.join("s.toml"),
+        format!(
+            "name = \"s\"\nout = \"out\"\nclients = [1]\n[[target]]\nname = \"m\"\nurl = \"{url}\"\n[[workload]]\nname = \"oltp_point_select\"\noptions = {{ table-size = 100 }}\ntime = 1\n"
+        ),
+    )
+    .unwrap();
+    let r = dbsweep_in(d, &["study", "s.toml"]);
+    r.ok();
+    scan("study", &r);
+    for format in ["md", "text", "csv", "json", "html"] {
+        let r = dbsweep_in(
+            d,
+            &[
+                "report",
+                "out",
+                "--format",
+                format,
+                "--out",
+                &format!("out/report-{format}.{format}"),
+            ],
+        );
+        r.ok();
+        scan("report", &r);
+    }
+    let r = dbsweep_in(d, &["results", "out"]);
+    r.ok();
+    scan("results", &r);
+    // Everything written, but the study file itself (the user's own).
+    std::fs::remove_file(d.join("s.toml")).unwrap();
+    assert!(scan_files(d) >= 10);
+    dbsweep_in(d, &["cleanup", "oltp_point_select", "--db", &s.url]).ok();
+}
