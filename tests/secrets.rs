@@ -111,7 +111,9 @@ fn a_password_never_leaves_the_run() {
     assert_ne!(r.status, 0);
     scan("a failing connect", &r);
     assert!(
-        r.stderr.contains("127.0.0.1") && r.stderr.contains('1'),
+        r.stderr.contains("user 'sec'")
+            && r.stderr.contains("127.0.0.1:1")
+            && r.stderr.contains("'sbtest'"),
         "{}",
         r.stderr
     );
