@@ -884,3 +884,45 @@ fn pacing_mistakes_are_located() {
         assert_error(&format!("{base}{extra}"), needle, field, words);
     }
 }
+
+#[test]
+fn a_url_targets_password_comes_from_the_environment_or_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pw");
+    std::fs::write(&file, "fromfile\nignored\n").unwrap();
+    let base = "name = \"x\"\nclients = [1]\n[[workload]]\nname = \"oltp_point_select\"\n[[target]]\nurl = \"postgres://sbtest@127.0.0.1:5432/sbtest\"\n";
+    let password = |s: &Study| match &s.targets[0].kind {
+        study::TargetKind::Url(t) => match &t.kind {
+            dbsweep::driver::TargetKind::Postgres(a) => a.password.clone(),
+            _ => panic!(),
+        },
+        _ => panic!(),
+    };
+    let s = load(&format!("{base}password_file = \"{}\"\n", file.display()));
+    assert_eq!(password(&s).as_deref(), Some("fromfile"));
+    // SAFETY of the test: the variable's name is this test's own.
+    unsafe { std::env::set_var("DBSWEEP_TEST_STUDY_PW", "fromenv") };
+    let s = load(&format!("{base}password_env = \"DBSWEEP_TEST_STUDY_PW\"\n"));
+    assert_eq!(password(&s).as_deref(), Some("fromenv"));
+    let text = format!("{base}password_env = \"DBSWEEP_TEST_NO_SUCH_VAR\"\n");
+    assert_error(
+        &text,
+        "\"DBSWEEP_TEST_NO_SUCH_VAR\"",
+        "target[0].password_env",
+        "is not set",
+    );
+    let text = format!("{base}password_file = \"/nonexistent/pw\"\n");
+    assert_error(
+        &text,
+        "\"/nonexistent/pw\"",
+        "target[0].password_file",
+        "cannot read the password file",
+    );
+    let text = "name = \"x\"\nclients = [1]\n[[workload]]\nname = \"oltp_point_select\"\n[[target]]\nserver = \"postgres\"\npassword_env = \"X\"\n";
+    assert_error(
+        text,
+        "\"X\"",
+        "target[0].password_env",
+        "applies to a url target",
+    );
+}

@@ -57,6 +57,8 @@ pub(super) struct RawTarget {
     pub dir: Option<Spanned<String>>,
     pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
     pub ps_mode: Option<Spanned<PsModeName>>,
+    pub password_env: Option<Spanned<String>>,
+    pub password_file: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -11,6 +11,49 @@ use crate::driver::{PsMode, Target, TargetKind as UrlKind};
 use crate::server::{setting_key, ServerKind};
 
 impl Loader<'_> {
+    /// A URL target's `password_env = "NAME"` or `password_file = "PATH"`:
+    /// the password read from there (a file's first line), so that the
+    /// study file (kept with the results) holds none.
+    fn password(&self, t: &RawTarget, target: &mut Target, f: &dyn Fn(&str) -> String) -> R<()> {
+        let (from, key) = match (&t.password_env, &t.password_file) {
+            (Some(_), Some(p)) => {
+                return Err(self.src.at(
+                    p,
+                    &f("password_file"),
+                    "password_env and password_file exclude each other: give one of them",
+                ))
+            }
+            (Some(e), None) => (e, "password_env"),
+            (None, Some(p)) => (p, "password_file"),
+            (None, None) => return Ok(()),
+        };
+        let password = if key == "password_env" {
+            std::env::var(from.get_ref()).map_err(|_| {
+                self.src.at(from, &f(key), format!("the environment variable {} is not set: export it before running the study", from.get_ref()))
+            })?
+        } else {
+            let text = std::fs::read_to_string(from.get_ref()).map_err(|e| {
+                self.src.at(
+                    from,
+                    &f(key),
+                    format!("cannot read the password file {}: {e}", from.get_ref()),
+                )
+            })?;
+            text.lines().next().unwrap_or("").to_string()
+        };
+        match &mut target.kind {
+            UrlKind::Postgres(a) | UrlKind::Mysql(a) => {
+                a.password = Some(password);
+                Ok(())
+            }
+            _ => Err(self.src.at(
+                from,
+                &f(key),
+                "a password applies to PostgreSQL and MySQL targets",
+            )),
+        }
+    }
+
     /// Every `[[target]]` (or the default temporary SQLite database), with
     /// unique names and the study's `cpus` handed to managed ones.
     pub(super) fn targets(&self, raw: &RawStudy, out: &Path) -> R<Vec<TargetSpec>> {
@@ -89,12 +132,23 @@ impl Loader<'_> {
                 }
             }
         }
+        if t.url.is_none() {
+            if let Some(p) = t.password_env.as_ref().or(t.password_file.as_ref()) {
+                let key = if t.password_env.is_some() {
+                    "password_env"
+                } else {
+                    "password_file"
+                };
+                return Err(self.src.at(p, &f(key), format!("{key} applies to a url target (an existing server); a managed server's password is dbsweep's own")));
+            }
+        }
         let (derived, mut kind) = if let Some(u) = &t.url {
             let mut target =
                 Target::parse(u.get_ref()).map_err(|m| self.src.at(u, &f("url"), m))?;
             if ps_mode == PsMode::Disable {
                 target.set_ps_mode(PsMode::Disable);
             }
+            self.password(t, &mut target, &f)?;
             let derived = match &target.kind {
                 UrlKind::Sqlite { .. } => "sqlite",
                 UrlKind::Postgres(_) => "postgres",
