@@ -1,7 +1,7 @@
 //! A known password written through every path a user gives one — a run
-//! with its JSON and HTML reports, a failing connect, a study with its
-//! results database and every report format — never appears in a byte
-//! dbsweep writes or prints.
+//! with its JSON and HTML reports, a failing connect, a `.smack` file's
+//! client blocks, a study with its results database and every report
+//! format — never appears in a byte dbsweep writes or prints.
 
 mod util;
 
@@ -117,6 +117,28 @@ fn a_password_never_leaves_the_run() {
         "{}",
         r.stderr
     );
+
+    // A .smack file's client blocks with the password (Super Smack's own
+    // way of giving one), run against the server.
+    let stock = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/smack/select-key.smack"),
+    )
+    .unwrap();
+    let smack = stock
+        .replace("user \"root\";", "user \"sec\";")
+        .replace("user \"test\";", "user \"sec\";")
+        .replace(
+            "host \"localhost\";",
+            &format!("host \"127.0.0.1\"; port \"{port}\";"),
+        )
+        .replace("db \"test\";", "db \"sbtest\";")
+        .replace("pass \"\";", &format!("pass \"{SECRET}\";"));
+    assert!(smack.matches(SECRET).count() >= 2, "{smack}");
+    std::fs::write(d.join("sk.smack"), &smack).unwrap();
+    let r = dbsweep_in(d, &["smack", "sk.smack", "2", "50"]);
+    r.ok();
+    scan("smack", &r);
+    std::fs::remove_file(d.join("sk.smack")).unwrap();
 
     // A study, its results database and every report format.
     std::fs::write(
