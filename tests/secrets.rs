@@ -174,3 +174,67 @@ fn a_password_never_leaves_the_run() {
     assert!(scan_files(d) >= 10);
     dbsweep_in(d, &["cleanup", "oltp_point_select", "--db", &s.url]).ok();
 }
+
+#[test]
+fn a_managed_servers_own_password_is_never_printed() {
+    let dir = Dir::new();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sdir = dir.join("pg").display().to_string();
+    let start = |args: &[&str], env: &[(&str, &str)]| util::dbsweep_env(args, env);
+    let r = start(
+        &[
+            "server",
+            "start",
+            "postgres",
+            "--dir",
+            &sdir,
+            "--password-env",
+            "PW",
+        ],
+        &[("PW", SECRET)],
+    );
+    r.ok();
+    scan("server start", &r);
+    let url = r.stdout.trim().to_string();
+    assert!(url.starts_with("postgres://sbtest@127.0.0.1:"), "{url}");
+    let r = start(&["server", "status", "--dir", &sdir], &[]);
+    r.ok();
+    scan("server status", &r);
+    // The printed URL works with the password in PGPASSWORD.
+    let pw = [("PGPASSWORD", SECRET)];
+    let r = start(
+        &[
+            "prepare",
+            "oltp_point_select",
+            "--db",
+            &url,
+            "--table-size",
+            "10",
+        ],
+        &pw,
+    );
+    r.ok();
+    scan("prepare", &r);
+    start(&["cleanup", "oltp_point_select", "--db", &url], &pw).ok();
+    // Not set: one clear message.
+    let r = start(
+        &[
+            "server",
+            "start",
+            "postgres",
+            "--dir",
+            &sdir,
+            "--password-env",
+            "NO_SUCH_PW",
+        ],
+        &[],
+    );
+    r.expect_status(2);
+    assert!(
+        r.stderr.contains("--password-env NO_SUCH_PW"),
+        "{}",
+        r.stderr
+    );
+    start(&["server", "stop", "--dir", &sdir], &[]).ok();
+}

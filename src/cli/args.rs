@@ -281,6 +281,11 @@ pub struct ServerStartArgs {
     /// A directory with another installed version's server programs.
     #[arg(long, value_name = "DIR")]
     pub binaries: Option<std::path::PathBuf>,
+    /// The benchmark user's password from this environment variable
+    /// (default: `sbtest`, printed in the URL). A password of your own is
+    /// never printed: use the URL with PGPASSWORD or MYSQL_PWD set.
+    #[arg(long, value_name = "NAME")]
+    pub password_env: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -297,6 +297,13 @@ fn server_spec(a: &ServerStartArgs) -> Result<ServerSpec, UsageError> {
         .unwrap_or_else(|| Path::new(SERVERS_DIR).join(a.kind.name()));
     let mut spec = ServerSpec::new(a.kind, dir);
     spec.port = a.port;
+    if let Some(name) = &a.password_env {
+        spec.password = std::env::var(name).map_err(|_| {
+            UsageError(format!(
+                "--password-env {name}: the environment variable is not set: export it first"
+            ))
+        })?;
+    }
     spec.config_file = a.config_file.clone();
     spec.binaries = a.binaries.clone();
     for s in &a.settings {

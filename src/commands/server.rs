@@ -40,7 +40,7 @@ pub fn server(req: ServerRequest) -> anyhow::Result<()> {
                         s.kind,
                         s.pid,
                         s.port,
-                        s.url,
+                        shown(&s.url),
                         s.version
                     ),
                     None => println!("{}: not running", dir.display()),
@@ -91,9 +91,22 @@ fn start(spec: &ServerSpec) -> anyhow::Result<()> {
             .as_ref()
             .map(|c| format!(", CPUs {}", server::format_cpu_list(c)))
             .unwrap_or_default(),
-        s.socket_url(),
+        shown(&s.socket_url()),
         s.dir.display()
     );
-    println!("{}", s.url);
+    println!("{}", shown(&s.url));
     Ok(())
+}
+
+/// A server URL as printed: with the public default password, as is (ready
+/// to paste); with one of the user's own, without it (the URL then works
+/// with PGPASSWORD or MYSQL_PWD set).
+fn shown(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some_and(|p| p != server::DEFAULT_PASSWORD) => {
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
 }
