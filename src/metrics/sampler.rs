@@ -76,7 +76,7 @@ fn thread_cpu_ns() -> u64 {
 /// Wait events are sampled this many times per interval (PostgreSQL).
 const WAIT_SAMPLES_PER_INTERVAL: u32 = 10;
 
-/// A reading that bounds the run, asked of the sampler's thread.
+/// A reading that bounds the run.
 #[derive(Clone, Copy, PartialEq)]
 enum Mark {
     /// The clients were released; `true` when measuring starts at once.
@@ -85,11 +85,10 @@ enum Mark {
     End,
 }
 
-/// What the engine asks of the sampler's thread.
+/// What the engine tells the sampler's thread.
 #[derive(Default)]
 struct Control {
     stop: bool,
-    asked: Vec<Mark>,
 }
 
 /// The readings that bound the run.
@@ -114,8 +113,6 @@ struct Inner {
     /// CPU spent reading, ns.
     cpu_ns: AtomicU64,
     marks: Mutex<Marks>,
-    /// Signalled when a mark's reading is kept.
-    marked: Condvar,
     control: Mutex<Control>,
     wake: Condvar,
     gaps: Mutex<Vec<Gap>>,
@@ -182,7 +179,6 @@ impl Inner {
                 Mark::End => marks.end = Some(i),
             }
         }
-        self.marked.notify_all();
     }
 
     /// Adds the CPU this thread used since `cpu_before` to the readings' cost.
@@ -270,7 +266,6 @@ impl Sampler {
             waits: Mutex::new(Vec::new()),
             cpu_ns: AtomicU64::new(0),
             marks: Mutex::new(Marks::default()),
-            marked: Condvar::new(),
             control: Mutex::new(Control::default()),
             wake: Condvar::new(),
             gaps: Mutex::new(gaps),
@@ -287,7 +282,7 @@ impl Sampler {
                     let mut next = Instant::now() + interval;
                     let mut ctl = inner.control.lock().unwrap();
                     loop {
-                        if ctl.asked.is_empty() && !ctl.stop {
+                        if !ctl.stop {
                             let now = Instant::now();
                             let wait = tick.min(next.saturating_duration_since(now));
                             ctl = inner.wake.wait_timeout(ctl, wait).unwrap().0;
@@ -295,12 +290,8 @@ impl Sampler {
                         if ctl.stop {
                             break;
                         }
-                        let asked = std::mem::take(&mut ctl.asked);
                         drop(ctl);
-                        if !asked.is_empty() {
-                            let i = inner.snap();
-                            inner.mark(&asked, i);
-                        } else if Instant::now() >= next {
+                        if Instant::now() >= next {
                             inner.snap();
                             next += interval;
                         } else {
@@ -321,37 +312,28 @@ impl Sampler {
 
     /// The clients were released (the run's time 0): a reading now;
     /// `measuring` when the measured window begins at once (no warmup).
-    /// Returns at once: the sampler's thread reads.
     pub fn released(&self, measuring: bool) {
         self.ask(Mark::Released(measuring));
     }
 
-    /// The measured window begins: a reading now (returns at once).
+    /// The measured window begins: a reading now.
     pub fn measure_start(&self) {
         self.ask(Mark::MeasureStart);
     }
 
-    /// The run ended: a reading now; returns when it is taken, so the
-    /// engine can let the clients close their connections after it.
+    /// The run ended: a reading now (the engine lets the clients close
+    /// their connections after it).
     pub fn end(&self) {
         self.ask(Mark::End);
-        let marks = self.inner.marks.lock().unwrap();
-        let _ = self
-            .inner
-            .marked
-            .wait_timeout_while(marks, Duration::from_secs(60), |m| m.end.is_none());
     }
 
-    /// Has the sampler's thread (real-time where allowed, so on time under
-    /// any load) take a bounding reading; without the thread, reads here.
+    /// Takes a bounding reading on the caller's thread (the engine's
+    /// coordinator, real-time where allowed, so on time under any load).
+    /// Each bound gets a reading of its own, taken when asked: a sampler
+    /// thread busy with a slow query to the server must not delay it.
     fn ask(&self, mark: Mark) {
-        if self.thread.is_none() {
-            let i = self.inner.snap();
-            self.inner.mark(&[mark], i);
-            return;
-        }
-        self.inner.control.lock().unwrap().asked.push(mark);
-        self.inner.wake.notify_all();
+        let i = self.inner.snap();
+        self.inner.mark(&[mark], i);
     }
 
     /// Stops sampling and builds the record's metrics; `transactions` and

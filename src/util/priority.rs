@@ -15,13 +15,23 @@ pub fn realtime_thread() -> bool {
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
 }
 
+/// Returns the calling thread to the normal policy (after
+/// [`realtime_thread`]); always allowed.
+pub fn normal_thread() {
+    let param = libc::sched_param { sched_priority: 0 };
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &param) };
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn a_thread_becomes_realtime_when_allowed_and_others_do_not() {
         let policy = std::thread::spawn(|| {
             let ok = super::realtime_thread();
-            (ok, unsafe { libc::sched_getscheduler(0) })
+            let policy = unsafe { libc::sched_getscheduler(0) };
+            super::normal_thread();
+            assert_eq!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_OTHER);
+            (ok, policy)
         })
         .join()
         .unwrap();
