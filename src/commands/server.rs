@@ -103,9 +103,8 @@ fn start(spec: &ServerSpec) -> anyhow::Result<()> {
 /// with PGPASSWORD or MYSQL_PWD set).
 fn shown(url: &str) -> String {
     match url::Url::parse(url) {
-        Ok(mut u) if u.password().is_some_and(|p| p != server::DEFAULT_PASSWORD) => {
-            let _ = u.set_password(None);
-            u.to_string()
+        Ok(u) if u.password().is_some_and(|p| p != server::DEFAULT_PASSWORD) => {
+            crate::util::secrets::without_password(url)
         }
         _ => url.to_string(),
     }

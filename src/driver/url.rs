@@ -158,7 +158,7 @@ impl Target {
             }),
             other => Err(format!(
                 "unsupported database URL scheme '{other}' in '{}': use sqlite://PATH, postgres://USER:PASS@HOST:PORT/DB or mysql://USER:PASS@HOST:PORT/DB",
-                redact_for_message(url)
+                crate::util::secrets::redact_text(url)
             )),
         }
     }
@@ -174,7 +174,7 @@ fn parse_server(
 ) -> Result<(ServerAddr, String), String> {
     let form = format!("{scheme}://USER:PASS@HOST:PORT/DB");
     // Messages name the URL without its password.
-    let shown_raw = redact_for_message(raw);
+    let shown_raw = crate::util::secrets::redact_text(raw);
     let u = url::Url::parse(raw)
         .map_err(|e| format!("malformed database URL '{shown_raw}': {e}; expected {form}"))?;
     let decode = |s: &str| {
@@ -251,11 +251,6 @@ fn parse_server(
         let _ = shown.set_password(Some("***"));
     }
     Ok((addr, shown.to_string()))
-}
-
-/// `raw` with its password (if any) shown as `***`, for messages.
-fn redact_for_message(raw: &str) -> String {
-    crate::util::secrets::redact_text(raw)
 }
 
 /// `name=value&…` pairs, each becoming `PRAGMA name=value`. Names and values

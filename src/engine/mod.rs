@@ -414,10 +414,12 @@ pub fn run_instances(
     if let Some(m) = sampler {
         m.end();
     }
-    let _closing = shared.done.lock().unwrap();
-    shared.closing.store(true, Ordering::Release);
-    shared.done_cv.notify_all();
-    drop(_closing);
+    {
+        // Under `done`, so no client between its check and its wait misses it.
+        let _done = shared.done.lock().unwrap();
+        shared.closing.store(true, Ordering::Release);
+        shared.done_cv.notify_all();
+    }
 
     // Join the clients that finished; a client stuck in a driver call after
     // the deadline is left behind rather than waited for.

@@ -76,21 +76,6 @@ fn thread_cpu_ns() -> u64 {
 /// Wait events are sampled this many times per interval (PostgreSQL).
 const WAIT_SAMPLES_PER_INTERVAL: u32 = 10;
 
-/// A reading that bounds the run.
-#[derive(Clone, Copy, PartialEq)]
-enum Mark {
-    /// The clients were released; `true` when measuring starts at once.
-    Released(bool),
-    MeasureStart,
-    End,
-}
-
-/// What the engine tells the sampler's thread.
-#[derive(Default)]
-struct Control {
-    stop: bool,
-}
-
 /// The readings that bound the run.
 #[derive(Default)]
 struct Marks {
@@ -113,7 +98,7 @@ struct Inner {
     /// CPU spent reading, ns.
     cpu_ns: AtomicU64,
     marks: Mutex<Marks>,
-    control: Mutex<Control>,
+    stop: Mutex<bool>,
     wake: Condvar,
     gaps: Mutex<Vec<Gap>>,
 }
@@ -162,23 +147,6 @@ impl Inner {
             sql,
         });
         snaps.len() - 1
-    }
-
-    /// Records reading `i` as the bounding readings `asked`.
-    fn mark(&self, asked: &[Mark], i: usize) {
-        let mut marks = self.marks.lock().unwrap();
-        for m in asked {
-            match m {
-                Mark::Released(measuring) => {
-                    marks.released = Some(i);
-                    if *measuring {
-                        marks.measure_start = Some(i);
-                    }
-                }
-                Mark::MeasureStart => marks.measure_start = Some(i),
-                Mark::End => marks.end = Some(i),
-            }
-        }
     }
 
     /// Adds the CPU this thread used since `cpu_before` to the readings' cost.
@@ -266,7 +234,7 @@ impl Sampler {
             waits: Mutex::new(Vec::new()),
             cpu_ns: AtomicU64::new(0),
             marks: Mutex::new(Marks::default()),
-            control: Mutex::new(Control::default()),
+            stop: Mutex::new(false),
             wake: Condvar::new(),
             gaps: Mutex::new(gaps),
         });
@@ -280,24 +248,23 @@ impl Sampler {
                 .spawn(move || {
                     crate::util::priority::realtime_thread();
                     let mut next = Instant::now() + interval;
-                    let mut ctl = inner.control.lock().unwrap();
+                    let mut stop = inner.stop.lock().unwrap();
                     loop {
-                        if !ctl.stop {
-                            let now = Instant::now();
-                            let wait = tick.min(next.saturating_duration_since(now));
-                            ctl = inner.wake.wait_timeout(ctl, wait).unwrap().0;
-                        }
-                        if ctl.stop {
+                        let now = Instant::now();
+                        let wait = tick.min(next.saturating_duration_since(now));
+                        let (s, _) = inner.wake.wait_timeout(stop, wait).unwrap();
+                        stop = s;
+                        if *stop {
                             break;
                         }
-                        drop(ctl);
+                        drop(stop);
                         if Instant::now() >= next {
                             inner.snap();
                             next += interval;
                         } else {
                             inner.sample_waits();
                         }
-                        ctl = inner.control.lock().unwrap();
+                        stop = inner.stop.lock().unwrap();
                     }
                 })
                 .ok()
@@ -312,35 +279,37 @@ impl Sampler {
 
     /// The clients were released (the run's time 0): a reading now;
     /// `measuring` when the measured window begins at once (no warmup).
+    ///
+    /// The bounding readings are taken on the caller's thread (the engine's
+    /// coordinator, real-time where allowed, so on time under any load),
+    /// each when asked: never queued behind the sampler thread's queries.
     pub fn released(&self, measuring: bool) {
-        self.ask(Mark::Released(measuring));
+        let i = self.inner.snap();
+        let mut marks = self.inner.marks.lock().unwrap();
+        marks.released = Some(i);
+        if measuring {
+            marks.measure_start = Some(i);
+        }
     }
 
     /// The measured window begins: a reading now.
     pub fn measure_start(&self) {
-        self.ask(Mark::MeasureStart);
+        let i = self.inner.snap();
+        self.inner.marks.lock().unwrap().measure_start = Some(i);
     }
 
     /// The run ended: a reading now (the engine lets the clients close
     /// their connections after it).
     pub fn end(&self) {
-        self.ask(Mark::End);
-    }
-
-    /// Takes a bounding reading on the caller's thread (the engine's
-    /// coordinator, real-time where allowed, so on time under any load).
-    /// Each bound gets a reading of its own, taken when asked: a sampler
-    /// thread busy with a slow query to the server must not delay it.
-    fn ask(&self, mark: Mark) {
         let i = self.inner.snap();
-        self.inner.mark(&[mark], i);
+        self.inner.marks.lock().unwrap().end = Some(i);
     }
 
     /// Stops sampling and builds the record's metrics; `transactions` and
     /// `queries` are the measured window's, for the per-transaction
     /// figures.
     pub fn finish(mut self, transactions: u64, queries: u64) -> Metrics {
-        self.inner.control.lock().unwrap().stop = true;
+        *self.inner.stop.lock().unwrap() = true;
         self.inner.wake.notify_all();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -480,7 +449,7 @@ impl Sampler {
 
 impl Drop for Sampler {
     fn drop(&mut self) {
-        self.inner.control.lock().unwrap().stop = true;
+        *self.inner.stop.lock().unwrap() = true;
         self.inner.wake.notify_all();
         if let Some(t) = self.thread.take() {
             let _ = t.join();

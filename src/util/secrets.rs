@@ -8,6 +8,18 @@
 /// What a password is replaced with.
 pub const MASK: &str = "***";
 
+/// `url` without its password (when it parses as a URL and has one).
+pub fn without_password(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            // Only fails for URLs that cannot have one, which this one has.
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
 /// `text` with its passwords replaced by [`MASK`].
 pub fn redact_text(text: &str) -> String {
     redact_keys(&redact_urls(text))
@@ -118,6 +130,16 @@ mod tests {
         ] {
             assert_eq!(redact_text(same), same);
         }
+    }
+
+    #[test]
+    fn urls_can_lose_their_password_entirely() {
+        assert_eq!(
+            without_password("postgres://sbtest:secret@127.0.0.1:5433/sbtest"),
+            "postgres://sbtest@127.0.0.1:5433/sbtest"
+        );
+        assert_eq!(without_password("sqlite:///tmp/x.db"), "sqlite:///tmp/x.db");
+        assert_eq!(without_password("not a url"), "not a url");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use super::model::{LoadLevel, LoadPanel, LoadSeries};
 use super::names::{
-    cpus_label, distinct, finished, series_label, show_variant, slug, workload_title,
+    cpus_label, distinct, finished, panel_key, series_label, show_variant, slug, workload_title,
 };
 use super::StudyData;
 use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Mark, Row, Series, Table};
@@ -28,30 +28,13 @@ type Figure = fn(&LoadLevel) -> Option<f64>;
 /// The offered-load panels of `data`'s paced points.
 pub(super) fn load_panels(data: &StudyData) -> Vec<LoadPanel> {
     let with_variant = show_variant(&data.paced);
-    let keys = distinct(data.paced.iter().map(|p| {
-        (
-            p.row.workload_label.clone(),
-            p.row.workload_options.clone(),
-            p.row.cpus.clone(),
-        )
-    }));
-    let several_cpus = keys
-        .iter()
-        .map(|k| &k.2)
-        .collect::<Vec<_>>()
-        .windows(2)
-        .any(|w| w[0] != w[1]);
+    let keys = distinct(data.paced.iter().map(panel_key));
+    let several_cpus = distinct(keys.iter().map(|k| &k.2)).len() > 1;
     keys.into_iter()
-        .map(|(label, options, cpus)| {
-            let points: Vec<&StoredPoint> = data
-                .paced
-                .iter()
-                .filter(|p| {
-                    p.row.workload_label == label
-                        && p.row.workload_options == options
-                        && p.row.cpus == cpus
-                })
-                .collect();
+        .map(|key| {
+            let points: Vec<&StoredPoint> =
+                data.paced.iter().filter(|p| panel_key(p) == key).collect();
+            let (label, options, cpus) = key;
             let axis = if points.iter().any(|p| {
                 p.row
                     .load_level
