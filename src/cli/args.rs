@@ -424,8 +424,13 @@ pub struct RunArgs {
     /// Emulated users sharing the --threads connections (at least as many):
     /// a user whose think time ends queues for a free connection, and its
     /// latency includes the wait. Users are timers, not threads.
-    #[arg(long, value_name = "U", help_heading = "Pacing")]
+    /// `--eus` is the same option in DBT-1's words (emulated users).
+    #[arg(long, alias = "eus", value_name = "U", help_heading = "Pacing")]
     pub users: Option<usize>,
+    /// Start the users one after another, R per second (DBT-1's ramp-up);
+    /// the measured window begins once the last one has started.
+    #[arg(long, value_name = "R", help_heading = "Pacing")]
+    pub ramp_up: Option<f64>,
     /// Write the full result as JSON to FILE (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,

@@ -247,7 +247,13 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         users: a.users,
         think_time: a.think_time,
         latency_limit: a.latency_limit,
+        ramp_up: a.ramp_up,
     };
+    if a.users == Some(0) {
+        return Err(UsageError(
+            "invalid --users (--eus) 0: give at least 1 emulated user".into(),
+        ));
+    }
     pacing.check(a.target.threads).map_err(UsageError)?;
     let cfg = RunConfig {
         threads: a.target.threads,

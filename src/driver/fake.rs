@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{
-    Connection, DbError, DbResult, Dialect, ErrorKind, Interrupter, Outcome, ServerInfo, StmtId,
-    Value,
+    Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, ServerInfo,
+    StmtId, Value,
 };
 
 /// What the fake connection does; shared by every connection of a run.
@@ -207,6 +207,22 @@ impl Connection for FakeConnection {
     fn execute(&mut self, id: StmtId, _params: &[Value]) -> DbResult<Outcome> {
         let select = self.statements[id];
         self.step(select, false)
+    }
+
+    fn execute_fetch(
+        &mut self,
+        id: StmtId,
+        _params: &[Value],
+        fetch: &mut Fetch,
+    ) -> DbResult<Outcome> {
+        let out = self.execute(id, _params)?;
+        // Row i (from 0) holds i + 1 in its integer columns, so ids handed
+        // back are valid ids of any table.
+        fetch.values.clear();
+        for i in 0..out.rows {
+            fetch.push_row(|_| Value::Int(i as i64 + 1));
+        }
+        Ok(out)
     }
 
     fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome> {

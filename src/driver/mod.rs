@@ -19,6 +19,7 @@
 //!   tests without a database (URL scheme `fake://`, not advertised).
 
 pub mod fake;
+pub mod fetch;
 pub mod mysql;
 pub mod passwords;
 pub mod postgres;
@@ -27,6 +28,7 @@ mod url;
 
 use std::fmt;
 
+pub use self::fetch::{Col, Fetch};
 pub use self::url::{PsMode, ServerAddr, Target, TargetKind};
 
 /// Rows of a [`Connection::query_text`]: every value as text, NULL as `None`.
@@ -253,6 +255,17 @@ pub trait Connection: Send {
     /// Executes prepared statement `id` with `params`, fetching and discarding
     /// every row.
     fn execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome>;
+
+    /// Executes prepared statement `id` like [`execute`](Self::execute),
+    /// keeping the values `fetch` asks for (see [`fetch`]): for workloads
+    /// whose next step depends on what a query returned. Every row is
+    /// still fetched and counted.
+    fn execute_fetch(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        fetch: &mut Fetch,
+    ) -> DbResult<Outcome>;
 
     /// Executes one SQL text without parameters (DDL, session settings),
     /// fetching and discarding every row.

@@ -8,11 +8,12 @@
 use std::path::Path;
 use std::time::Duration;
 
+use rusqlite::types::ValueRef;
 use rusqlite::{ffi, ErrorCode, InterruptHandle};
 
 use super::{
-    Connection, DbError, DbResult, Dialect, ErrorKind, Interrupter, Outcome, ServerInfo, StmtId,
-    Value,
+    Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, ServerInfo,
+    StmtId, Value,
 };
 
 /// How long a writer waits for the lock before SQLITE_BUSY.
@@ -73,6 +74,38 @@ impl SqliteConnection {
             _ => "BEGIN DEFERRED",
         });
         self
+    }
+
+    /// [`run`](Self::run), keeping what `fetch` asks for.
+    fn run_fetch(&mut self, sql: &str, params: &[Value], fetch: &mut Fetch) -> DbResult<Outcome> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(classify)?;
+        bind(&mut stmt, params)?;
+        if stmt.column_count() == 0 {
+            let affected = stmt.raw_execute().map_err(classify)? as u64;
+            return Ok(Outcome {
+                result_set: false,
+                rows: 0,
+                affected,
+            });
+        }
+        let mut rows = stmt.raw_query();
+        let mut n = 0u64;
+        while let Some(row) = rows.next().map_err(classify)? {
+            n += 1;
+            if fetch.wants_row() {
+                fetch.push_row(|i| match row.get_ref(i) {
+                    Ok(ValueRef::Integer(x)) => Value::Int(x),
+                    Ok(ValueRef::Real(x)) => Value::Float(x),
+                    Ok(ValueRef::Text(t)) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+                    _ => Value::Null,
+                });
+            }
+        }
+        Ok(Outcome {
+            result_set: true,
+            rows: n,
+            affected: 0,
+        })
     }
 
     fn run(&mut self, sql: &str, params: &[Value]) -> DbResult<Outcome> {
@@ -169,6 +202,19 @@ impl Connection for SqliteConnection {
         // Cloning the String would allocate; swap the text out instead.
         let sql = std::mem::take(&mut self.sql[id]);
         let r = self.run(&sql, params);
+        self.sql[id] = sql;
+        r
+    }
+
+    fn execute_fetch(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        fetch: &mut Fetch,
+    ) -> DbResult<Outcome> {
+        fetch.values.clear();
+        let sql = std::mem::take(&mut self.sql[id]);
+        let r = self.run_fetch(&sql, params, fetch);
         self.sql[id] = sql;
         r
     }

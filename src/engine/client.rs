@@ -58,6 +58,14 @@ pub(super) fn run(
                 None => break,
             },
             None => {
+                if let (Some(rate), true) = (pacing.ramp_up, first) {
+                    // Users start one after another, `rate` per second.
+                    let at = timeline.t0
+                        + Duration::from_secs_f64((id % shared.per_instance) as f64 / rate);
+                    if !sleep_until(at, &shared.stop) {
+                        break;
+                    }
+                }
                 if let (Some(think), false) = (pacing.think_time, first) {
                     let pause = think.draw(&mut think_rng);
                     if !sleep_until(Instant::now() + pause, &shared.stop) {
@@ -115,6 +123,7 @@ pub(super) fn run(
             }
         }
         shared.slots[id].state.store(IN_TXN, Ordering::Release);
+        script.user(ticket.map_or((id % shared.per_instance) as u32, |t| t.user));
         let end = transaction(
             conn.as_mut(),
             script.as_mut(),
@@ -128,6 +137,7 @@ pub(super) fn run(
         if ticket.is_some() {
             timing.lag = Some((start - intended).as_nanos() as u64);
         }
+        script.end(matches!(end, TxnEnd::Done));
         match end {
             TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
             TxnEnd::Done => {
@@ -209,6 +219,7 @@ fn transaction(
     let mut retries = 0u64;
     loop {
         script.start();
+        buf.kind = script.kind();
         let err = match attempt(conn, script, shared, stmt_kind, buf) {
             Ok(()) => return TxnEnd::Done,
             Err(e) => e,
@@ -286,6 +297,9 @@ fn attempt(
             Op::Begin { writes } => (conn.begin(writes), shared.begin_kind),
             Op::Commit => (conn.commit(), shared.commit_kind),
             Op::Exec(stmt, params) => (conn.execute(stmt, params), stmt_kind[stmt]),
+            Op::Fetch(stmt, params, fetch) => {
+                (conn.execute_fetch(stmt, params, fetch), stmt_kind[stmt])
+            }
         };
         let ns = t.elapsed().as_nanos() as u64;
         let outcome = result?;

@@ -85,7 +85,7 @@ pub use crate::record::StopReason;
 use connect::connect_all;
 pub use pacing::Pacing;
 use result::sample;
-pub use result::{ConnectStats, IntervalSample, PacedSample, RunResult};
+pub use result::{ConnectStats, IntervalSample, PacedSample, RunResult, TypeResult};
 
 /// One client's state and counters, as the coordinator reads them.
 #[repr(align(128))]
@@ -106,6 +106,8 @@ const RECONNECTING: u8 = 3;
 
 /// Points in time shared by the clients, fixed when they are released.
 struct Timeline {
+    /// When the clients were released.
+    t0: Instant,
     measure_start: Instant,
     end: Option<Instant>,
 }
@@ -203,6 +205,8 @@ pub fn run_instances(
         .iter()
         .map(|w| w.statements().iter().map(|s| kind_of(&s.kind)).collect())
         .collect();
+    // Transaction types: the first instance's (instances are one workload).
+    let types = instances[0].transaction_types();
     let begin_kind = kind_of("begin");
     let commit_kind = kind_of("commit");
     let sql: Vec<Vec<String>> = instances
@@ -222,7 +226,7 @@ pub fn run_instances(
     let interrupters = conns.iter().map(|c| Mutex::new(c.interrupter())).collect();
 
     let shared = Arc::new(Shared {
-        recorder: Recorder::new(threads, kinds.len()),
+        recorder: Recorder::new(threads, kinds.len(), types.len()),
         timeline: OnceLock::new(),
         stop: AtomicBool::new(false),
         abandon: AtomicBool::new(false),
@@ -290,7 +294,11 @@ pub fn run_instances(
     let t0 = Instant::now();
     let measure_start = t0 + cfg.warmup;
     let end = cfg.time.map(|t| measure_start + t);
-    let _ = shared.timeline.set(Timeline { measure_start, end });
+    let _ = shared.timeline.set(Timeline {
+        t0,
+        measure_start,
+        end,
+    });
     let queued = cfg.pacing.queued(threads);
     if let Some((rate, arrival)) = cfg.pacing.rate {
         let _ = shared
@@ -302,6 +310,7 @@ pub fn run_instances(
             t0,
             users,
             cfg.pacing.think_time,
+            cfg.pacing.ramp_up,
             cfg.seed,
         ));
     }
@@ -443,7 +452,7 @@ pub fn run_instances(
         intervals.push(s);
     }
 
-    let totals = shared.recorder.totals(kinds.len());
+    let totals = shared.recorder.totals(kinds.len(), types.len());
     let mut counters = totals.counters;
     // What was due in the window and never handed to a connection is
     // offered load that was not sent.
@@ -489,6 +498,12 @@ pub fn run_instances(
         lag: queued.then_some(totals.lag),
         offered,
         stmt_latency: totals.statements,
+        types: types
+            .into_iter()
+            .zip(totals.types)
+            .zip(totals.types_failed)
+            .map(|((t, latency), failed)| TypeResult { t, latency, failed })
+            .collect(),
         intervals,
         clients,
         cpu: cpu_start.map(|s| cpu_end.since(&s)).unwrap_or_default(),

@@ -44,6 +44,9 @@ pub struct Pacing {
     /// with a rate, one already this far behind schedule when a connection
     /// could take it is skipped.
     pub latency_limit: Option<Duration>,
+    /// Users start one after another, this many per second (DBT-1's
+    /// ramp-up); None: all at once.
+    pub ramp_up: Option<f64>,
 }
 
 impl Pacing {
@@ -82,6 +85,16 @@ impl Pacing {
             }
             if self.users.is_some() {
                 return Err("--users gives users their own pace (with --think-time); with --rate arrivals come from the schedule: give one of them".into());
+            }
+        }
+        if let Some(r) = self.ramp_up {
+            if !(r > 0.0 && r.is_finite()) {
+                return Err(format!(
+                    "--ramp-up {r}: give a positive number of users started per second"
+                ));
+            }
+            if self.rate.is_some() {
+                return Err("--ramp-up starts users one after another; with --rate arrivals come from the schedule: give one of them".into());
             }
         }
         if let Some(u) = self.users {
@@ -138,10 +151,18 @@ impl Dispatch {
         Dispatch::new(t0, Source::Rate(Schedule::new(rate, arrival, seed)))
     }
 
-    /// `users` users, all due at `t0` (each starts with a transaction, then
+    /// `users` users, all due at `t0` or, with a `ramp_up` rate, one
+    /// after another from it (each starts with a transaction, then
     /// thinks), each with its own stream.
-    pub fn users(t0: Instant, users: usize, think: Option<ThinkTime>, seed: u64) -> Dispatch {
-        let heap = (0..users as u32).map(|u| Reverse((0, u))).collect();
+    pub fn users(
+        t0: Instant,
+        users: usize,
+        think: Option<ThinkTime>,
+        ramp_up: Option<f64>,
+        seed: u64,
+    ) -> Dispatch {
+        let start = |u: u32| ramp_up.map_or(0, |r| (f64::from(u) / r * 1e9) as u64);
+        let heap = (0..users as u32).map(|u| Reverse((start(u), u))).collect();
         let rngs = (0..users as u64)
             .map(|u| Rng::for_client(seed ^ 0x7573_6572_7573_6572, u))
             .collect();
@@ -379,6 +400,7 @@ mod tests {
             t0,
             2,
             Some(ThinkTime::Fixed(Duration::from_millis(200))),
+            None,
             1,
         ));
         let a = d.next(None).unwrap();
@@ -415,6 +437,7 @@ mod tests {
             t0,
             1,
             Some(ThinkTime::Fixed(Duration::from_secs(60))),
+            None,
             1,
         ));
         let u = d.next(None).unwrap();

@@ -272,6 +272,7 @@ fn bad_pacing_is_refused_with_the_options_named() {
         users,
         think_time: think,
         latency_limit: None,
+        ramp_up: None,
     };
     for (pacing, words) in [
         (p(Some(0.0), None, None), "--rate 0"),

@@ -95,6 +95,16 @@ pub fn execute(
     cancel: &AtomicBool,
     on_interval: &mut dyn FnMut(&IntervalSample),
 ) -> anyhow::Result<record::Run> {
+    let cfg = effective(point);
+    let point = &Point {
+        config: &cfg,
+        target: point.target,
+        instances: point.instances,
+        rand: point.rand,
+        percentiles: point.percentiles,
+        workload: point.workload.clone(),
+        metrics: point.metrics.clone(),
+    };
     let started_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -129,6 +139,23 @@ pub fn execute(
         run.result.metrics = Some(s.finish(c.transactions, c.queries()));
     }
     Ok(run)
+}
+
+/// The point's config with what the workload and the pacing imply: the
+/// workload's think time when none is given (DBT-1's users think), and
+/// with a ramp-up a warmup at least as long as starting every user takes,
+/// so the measured window sees them all.
+fn effective(point: &Point<'_>) -> RunConfig {
+    let mut cfg = point.config.clone();
+    if cfg.pacing.think_time.is_none() {
+        cfg.pacing.think_time = point.instances[0].default_think_time();
+    }
+    if let Some(rate) = cfg.pacing.ramp_up {
+        let users = cfg.pacing.users.unwrap_or(cfg.threads);
+        let ramp = Duration::from_secs_f64(users.saturating_sub(1) as f64 / rate);
+        cfg.warmup = cfg.warmup.max(ramp);
+    }
+    cfg
 }
 
 /// Where a target's server processes are when nobody says: SQLite runs
@@ -205,6 +232,7 @@ fn pacing_settings(p: &super::Pacing) -> Option<record::PacingSettings> {
         think_time_mean_s: p.think_time.map(|t| t.mean().as_secs_f64()),
         latency_limit_ms: p.latency_limit.map(|l| l.as_secs_f64() * 1e3),
         p99_goal_ms: None,
+        ramp_up_per_s: p.ramp_up,
     })
 }
 
@@ -319,7 +347,44 @@ fn outcome(res: &RunResult, pacing: &super::Pacing, percentiles: &[f64]) -> reco
         histograms: Some(histograms),
         metrics: None,
         pacing: pacing_outcome(res, pacing, percentiles, &per_s),
+        transaction_types: transaction_types(res, &per_s),
     }
+}
+
+/// The percentiles of each transaction type's summary: TPC-W's 90th
+/// (its limits are on it) between the median and the 99th.
+const TYPE_PERCENTILES: &[f64] = &[50.0, 90.0, 99.0];
+
+/// Each transaction type's count, share and response times.
+fn transaction_types(res: &RunResult, per_s: &dyn Fn(u64) -> f64) -> Vec<record::TransactionType> {
+    let total: u64 = res.types.iter().map(|t| t.latency.count()).sum();
+    res.types
+        .iter()
+        .map(|t| {
+            let count = t.latency.count();
+            let p90 = t.latency.value_at_percentile(90.0);
+            let limit = t.t.p90_limit;
+            record::TransactionType {
+                name: t.t.name.to_string(),
+                count,
+                failed: t.failed,
+                per_s: per_s(count),
+                share_pct: if total > 0 {
+                    100.0 * count as f64 / total as f64
+                } else {
+                    0.0
+                },
+                expected_pct: t.t.expected_pct,
+                latency: summarize(&t.latency, TYPE_PERCENTILES).map(|s| latency(&s)),
+                p90_limit_s: limit.map(|l| l.as_secs_f64()),
+                p90_exceeded: match (limit, p90) {
+                    (Some(l), Some(p)) => Some(p > l.as_nanos() as u64),
+                    _ => None,
+                },
+                queries: t.t.queries,
+            }
+        })
+        .collect()
 }
 
 fn us(ns: u64) -> f64 {

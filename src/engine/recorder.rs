@@ -89,12 +89,15 @@ pub struct TxnBuffer {
     /// (statement kind index, nanoseconds) of each successful statement.
     pub statements: Vec<(u16, u64)>,
     pub counters: Counters,
+    /// The transaction's type, for a workload with several.
+    pub kind: Option<u16>,
 }
 
 impl TxnBuffer {
     pub fn clear(&mut self) {
         self.statements.clear();
         self.counters = Counters::default();
+        self.kind = None;
     }
 }
 
@@ -128,6 +131,10 @@ pub struct Totals {
     pub service: Histogram,
     pub lag: Histogram,
     pub statements: Vec<Histogram>,
+    /// Per transaction type: latency of the completed ones, and the
+    /// failed ones.
+    pub types: Vec<Histogram>,
+    pub types_failed: Vec<u64>,
 }
 
 /// One shard's accumulated measurements.
@@ -140,6 +147,9 @@ pub struct ShardData {
     pub lag: Histogram,
     /// Per statement kind (index into the run's kind names).
     pub stmt_latency: Vec<Histogram>,
+    /// Per transaction type (index into the workload's types).
+    pub type_latency: Vec<Histogram>,
+    pub type_failed: Vec<u64>,
     pub interval: IntervalAcc,
 }
 
@@ -148,7 +158,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(clients: usize, statement_kinds: usize) -> Recorder {
+    pub fn new(clients: usize, statement_kinds: usize, types: usize) -> Recorder {
         let n = clients.clamp(1, 16);
         let shards = (0..n)
             .map(|_| {
@@ -158,6 +168,8 @@ impl Recorder {
                     service: Histogram::new(),
                     lag: Histogram::new(),
                     stmt_latency: vec![Histogram::new(); statement_kinds],
+                    type_latency: vec![Histogram::new(); types],
+                    type_failed: vec![0; types],
                     interval: IntervalAcc::default(),
                 })
             })
@@ -189,6 +201,16 @@ impl Recorder {
             for &(kind, ns) in &buf.statements {
                 s.stmt_latency[kind as usize].record(ns);
             }
+            if let Some(k) = buf
+                .kind
+                .map(usize::from)
+                .filter(|&k| k < s.type_latency.len())
+            {
+                if let Some(ns) = t.latency {
+                    s.type_latency[k].record(ns);
+                }
+                s.type_failed[k] += buf.counters.failed;
+            }
         }
     }
 
@@ -208,13 +230,15 @@ impl Recorder {
     }
 
     /// Merges every shard's measured-window data.
-    pub fn totals(&self, statement_kinds: usize) -> Totals {
+    pub fn totals(&self, statement_kinds: usize, types: usize) -> Totals {
         let mut t = Totals {
             counters: Counters::default(),
             latency: Histogram::new(),
             service: Histogram::new(),
             lag: Histogram::new(),
             statements: vec![Histogram::new(); statement_kinds],
+            types: vec![Histogram::new(); types],
+            types_failed: vec![0; types],
         };
         for shard in &self.shards {
             let s = shard.lock().unwrap_or_else(|e| e.into_inner());
@@ -224,6 +248,12 @@ impl Recorder {
             t.lag.merge(&s.lag);
             for (a, b) in t.statements.iter_mut().zip(&s.stmt_latency) {
                 a.merge(b);
+            }
+            for (a, b) in t.types.iter_mut().zip(&s.type_latency) {
+                a.merge(b);
+            }
+            for (a, b) in t.types_failed.iter_mut().zip(&s.type_failed) {
+                *a += b;
             }
         }
         t

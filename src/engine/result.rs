@@ -69,6 +69,8 @@ pub struct RunResult {
     /// out, or still waiting when it ended).
     pub offered: Option<u64>,
     pub stmt_latency: Vec<Histogram>,
+    /// Per transaction type of a workload with several.
+    pub types: Vec<TypeResult>,
     pub intervals: Vec<IntervalSample>,
     /// Per client: (transactions in the measured window, seconds spent in them).
     pub clients: Vec<(u64, f64)>,
@@ -82,6 +84,15 @@ pub struct RunResult {
     /// The error that aborted the run, if one did.
     pub fatal: Option<String>,
     pub server: ServerInfo,
+}
+
+/// One transaction type's measurements.
+#[derive(Debug, Clone)]
+pub struct TypeResult {
+    pub t: crate::workload::TxnType,
+    /// Latency of its completed transactions (their count is its count).
+    pub latency: Histogram,
+    pub failed: u64,
 }
 
 /// How long the clients took to connect (and prepare their statements)

@@ -36,7 +36,7 @@ pub use map::{OrderedMap, Pairs};
 pub use metrics::Metrics;
 pub use outcome::{
     ClientCpu, Connect, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
-    Queries, StatementLatency, StopReason,
+    Queries, StatementLatency, StopReason, TransactionType,
 };
 pub use pacing::{PacingOutcome, PacingSettings};
 pub use run::{

@@ -61,6 +61,42 @@ pub struct Outcome {
     /// What the pacing measured (version 2; absent for a plain closed loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<super::PacingOutcome>,
+    /// Per transaction type, for a workload with several (DBT-1's
+    /// interactions; version 4; absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transaction_types: Vec<TransactionType>,
+}
+
+/// One transaction type of a workload with several (DBT-1's interactions):
+/// its count and share of the mix, and its response times.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransactionType {
+    pub name: String,
+    /// Completed in the measured window.
+    pub count: u64,
+    /// Given up in the measured window.
+    pub failed: u64,
+    /// Completed per second of the window.
+    #[schemars(range(min = 0))]
+    pub per_s: f64,
+    /// Share of all completed transactions, percent.
+    #[schemars(range(min = 0, max = 100))]
+    pub share_pct: f64,
+    /// The share the workload's design gives it (a mix's stationary
+    /// distribution), percent.
+    pub expected_pct: Option<f64>,
+    /// Response time from each transaction's intended start, with its
+    /// 50th, 90th and 99th percentiles; null when none completed.
+    pub latency: Option<Latency>,
+    /// The limit its 90th percentile should meet (TPC-W's), seconds.
+    pub p90_limit_s: Option<f64>,
+    /// Whether the 90th percentile exceeded that limit (null without a
+    /// limit or a latency).
+    pub p90_exceeded: Option<bool>,
+    /// False for a type that sends no statement to the database (counted
+    /// all the same, as DBT-1 counts them).
+    pub queries: bool,
 }
 
 /// Statements by sysbench's classes.

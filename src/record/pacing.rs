@@ -40,6 +40,10 @@ pub struct PacingSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub p99_goal_ms: Option<f64>,
+    /// Users started per second (`--ramp-up`); absent: all at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub ramp_up_per_s: Option<f64>,
 }
 
 /// What the pacing measured (version 2; absent for a plain closed loop).

@@ -122,6 +122,7 @@ impl Run {
                 histograms: None,
                 metrics: None,
                 pacing: None,
+                transaction_types: Vec::new(),
             },
         }
     }

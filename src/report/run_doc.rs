@@ -96,6 +96,7 @@ pub fn build(r: &Run) -> Doc {
         sections: [summary(r), latency(r)]
             .into_iter()
             .chain(super::pacing::doc_section(r))
+            .chain(super::types::doc_section(r))
             .chain([over_time(r), clients(r)])
             .chain(r.result.metrics.as_ref().map(super::metrics::doc_section))
             .collect(),

@@ -256,6 +256,7 @@ mod tests {
             lag: None,
             offered: None,
             stmt_latency: vec![upd, sel, Histogram::new(), Histogram::new()],
+            types: vec![],
             intervals: vec![],
             clients: vec![],
             cpu: Default::default(),

@@ -374,6 +374,7 @@ pub fn summary(r: &Run) -> String {
     if let Some(p) = &res.pacing {
         pacing_section(&mut s, r, p);
     }
+    super::types::text_section(&mut s, r);
 
     if !res.statements.is_empty() {
         let _ = writeln!(s, "Latency by statement type (ms):");

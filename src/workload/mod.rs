@@ -11,10 +11,12 @@
 //!   event-driven one, and the engine times each operation itself.
 //!
 //! Families live in their own folders: [`sysbench`] (sysbench 1.0.20's OLTP
-//! scripts) and [`smack`] (Super Smack's, with seed 000's built-ins). They
+//! scripts), [`smack`] (Super Smack's, with seed 000's built-ins) and
+//! [`dbt1`] (DBT-1's online bookstore, with emulated users). They
 //! load their data with the shared parallel [`loader`]. The [`registry`]
 //! lists every built-in workload with its options.
 
+pub mod dbt1;
 pub mod loader;
 pub mod options;
 pub mod smack;
@@ -22,7 +24,7 @@ pub mod sysbench;
 
 use std::borrow::Cow;
 
-use crate::driver::{Connection, DbResult, Dialect, StmtId, Value};
+use crate::driver::{Connection, DbResult, Dialect, Fetch, StmtId, Value};
 use crate::rand::{RandConfig, Rng};
 use crate::util::progress::Progress;
 
@@ -46,6 +48,24 @@ pub enum Op<'a> {
     },
     Commit,
     Exec(StmtId, &'a [Value]),
+    /// Execute, keeping the values the [`Fetch`] asks for: the script
+    /// reads them at its next [`ClientScript::next`] (for workloads whose
+    /// next step depends on a result).
+    Fetch(StmtId, &'a [Value], &'a mut Fetch),
+}
+
+/// A transaction type of a workload with several (DBT-1's 14
+/// interactions), as the report lists them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TxnType {
+    pub name: &'static str,
+    /// The share of all transactions the workload's design gives it (e.g.
+    /// a mix's stationary distribution), in percent.
+    pub expected_pct: Option<f64>,
+    /// A response-time limit its 90th percentile should meet (TPC-W's).
+    pub p90_limit: Option<std::time::Duration>,
+    /// False for a type that sends no statement (counted all the same).
+    pub queries: bool,
 }
 
 /// One client's transaction generator. The engine calls [`start`] before each
@@ -57,6 +77,24 @@ pub enum Op<'a> {
 pub trait ClientScript: Send {
     fn start(&mut self);
     fn next(&mut self) -> Option<Op<'_>>;
+
+    /// The type of the transaction `start` began: an index into
+    /// [`Workload::transaction_types`] (None for a workload without types).
+    fn kind(&self) -> Option<u16> {
+        None
+    }
+
+    /// Whose transaction comes next: the queued user's number, or in a
+    /// closed loop the client's own. Called before `start`, once per
+    /// transaction (not per retry), so a workload that keeps state per
+    /// user can take it up.
+    fn user(&mut self, _user: u32) {}
+
+    /// The transaction of the last `user` call ended: `done` when it
+    /// completed, false when it failed for good. A workload that keeps
+    /// state per user hands it back here, before the user can be queued
+    /// again (possibly on another connection).
+    fn end(&mut self, _done: bool) {}
 }
 
 /// Opens a new connection to the workload's target.
@@ -109,6 +147,18 @@ pub trait Workload: Send + Sync {
     fn retry_also(&self) -> &'static [crate::driver::ErrorKind] {
         &[]
     }
+
+    /// The workload's transaction types, if it has several: the run then
+    /// counts and times each apart (see [`ClientScript::kind`]).
+    fn transaction_types(&self) -> Vec<TxnType> {
+        Vec::new()
+    }
+
+    /// The think time a run of this workload uses when none is given
+    /// (DBT-1's users think between interactions).
+    fn default_think_time(&self) -> Option<crate::rand::pacing::ThinkTime> {
+        None
+    }
 }
 
 /// Builds a workload from its name, its resolved options, the target's
@@ -132,11 +182,15 @@ pub struct WorkloadInfo {
 pub fn registry() -> &'static [WorkloadInfo] {
     static ALL: std::sync::OnceLock<Vec<WorkloadInfo>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        [sysbench::WORKLOADS, smack::builtin::WORKLOADS]
-            .into_iter()
-            .flatten()
-            .map(WorkloadInfo::clone)
-            .collect()
+        [
+            sysbench::WORKLOADS,
+            smack::builtin::WORKLOADS,
+            dbt1::WORKLOADS,
+        ]
+        .into_iter()
+        .flatten()
+        .map(WorkloadInfo::clone)
+        .collect()
     })
 }
 

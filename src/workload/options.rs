@@ -168,6 +168,21 @@ pub const ALL: &[OptionSpec] = &[
         "1000",
         "Rows per multi-row INSERT statement (bulk_insert)",
     ),
+    int(
+        "items",
+        "10000",
+        "DBT-1: items in the store, one of 1000, 10000, 100000, 1000000, 10000000",
+    ),
+    int(
+        "ebs",
+        "10",
+        "DBT-1: the scale's emulated browsers: 2880 customers each (orders 0.9 per customer)",
+    ),
+    string(
+        "mix",
+        "shopping",
+        "DBT-1: browsing, shopping, ordering (TPC-W's matrices) or ordering-dbt1 (DBT-1's, 56/44)",
+    ),
     float(
         "scale",
         "1",

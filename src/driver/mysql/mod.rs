@@ -42,8 +42,8 @@ use self::auth::CLIENT_DEPRECATE_EOF;
 use self::packet::{lenenc, lenenc_str, put_lenenc, u16_at, u32_at, Io, Stream, MAX_PAYLOAD};
 use self::result::parse_err;
 use super::{
-    Connection, DbError, DbResult, Dialect, ErrorKind, Interrupter, Outcome, PsMode, ServerAddr,
-    ServerInfo, StmtId, Value,
+    Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, PsMode,
+    ServerAddr, ServerInfo, StmtId, Value,
 };
 
 // Commands.
@@ -304,23 +304,20 @@ impl Connection for MyConnection {
     fn prepare_all(&mut self, sql: &[String]) -> DbResult<()> {
         self.close_prepared()?;
         self.texts.clear();
-        match self.ps_mode {
-            PsMode::Prepared => {
-                for s in sql {
-                    let p = self.prepare(s)?;
-                    self.prepared.push(p);
-                }
-            }
-            PsMode::Disable => {
-                self.texts = sql
-                    .iter()
-                    .map(|s| TextStmt {
-                        sql: s.clone(),
-                        holes: text::placeholders(s),
-                    })
-                    .collect();
+        if self.ps_mode == PsMode::Prepared {
+            for s in sql {
+                let p = self.prepare(s)?;
+                self.prepared.push(p);
             }
         }
+        // Kept in both modes: fetching runs through the text protocol.
+        self.texts = sql
+            .iter()
+            .map(|s| TextStmt {
+                sql: s.clone(),
+                holes: text::placeholders(s),
+            })
+            .collect();
         Ok(())
     }
 
@@ -330,6 +327,25 @@ impl Connection for MyConnection {
             PsMode::Prepared => self.execute_prepared(id, params),
             PsMode::Disable => self.execute_text(id, params),
         }
+    }
+
+    fn execute_fetch(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        fetch: &mut Fetch,
+    ) -> DbResult<Outcome> {
+        // Through the text protocol in either mode: its rows decode without
+        // the column types, which a binary row needs and a server caching
+        // metadata does not resend. Only workloads that read results back
+        // take this path.
+        let mut rows = Vec::new();
+        let out = self.execute_text_into(id, params, Some(&mut rows))?;
+        fetch.values.clear();
+        for r in &rows {
+            fetch.push_text_row(r);
+        }
+        Ok(out)
     }
 
     fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome> {

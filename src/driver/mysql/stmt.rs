@@ -107,6 +107,17 @@ impl MyConnection {
     /// COM_QUERY with the statement's text and each `?` replaced by its
     /// parameter as a literal.
     pub(super) fn execute_text(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
+        self.execute_text_into(id, params, None)
+    }
+
+    /// [`execute_text`](Self::execute_text), decoding the rows into `rows`
+    /// when given.
+    pub(super) fn execute_text_into(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        rows: Option<&mut Vec<Vec<Option<String>>>>,
+    ) -> DbResult<Outcome> {
         let Some(n) = self.texts.get(id).map(|t| t.holes.len()) else {
             return Err(no_statement(id, self.texts.len()));
         };
@@ -127,7 +138,7 @@ impl MyConnection {
         }
         w.extend_from_slice(&sql[from..]);
         self.send()?;
-        self.read_result(None)
+        self.read_result(rows)
     }
 }
 

@@ -41,8 +41,8 @@ use self::startup::Place;
 use self::text::{BinaryType, Template};
 use self::wire::{Stream, TextRows, Wire};
 use super::{
-    Connection, DbError, DbResult, Dialect, ErrorKind, Interrupter, Outcome, PsMode, ServerAddr,
-    ServerInfo, StmtId, Value,
+    Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, PsMode,
+    ServerAddr, ServerInfo, StmtId, Value,
 };
 
 /// Size of one CopyData message in `bulk_load`: large enough that a message
@@ -166,6 +166,17 @@ impl PgConnection {
     }
 
     fn execute_prepared(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
+        self.execute_prepared_into(id, params, None)
+    }
+
+    /// Binds and executes prepared statement `id`; with `rows`, decodes
+    /// the result's values into it (text format, as every result here).
+    fn execute_prepared_into(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        rows: Option<&mut TextRows>,
+    ) -> DbResult<Outcome> {
         let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
         let out = &mut self.wire.out;
         out.clear();
@@ -203,7 +214,7 @@ impl PgConnection {
         let returns_rows = st.returns_rows;
         self.wire.send()?;
         let mut o = Outcome::default();
-        self.wire.finish(&mut o, returns_rows, None)?;
+        self.wire.finish(&mut o, returns_rows, rows)?;
         Ok(o)
     }
 
@@ -354,6 +365,36 @@ impl Connection for PgConnection {
             PsMode::Prepared => self.execute_prepared(id, params),
             PsMode::Disable => self.execute_text(id, params),
         }
+    }
+
+    fn execute_fetch(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        fetch: &mut Fetch,
+    ) -> DbResult<Outcome> {
+        // Rows as text, then typed: only workloads that read results back
+        // take this path, and they keep a few values of a few rows.
+        let mut rows = TextRows::new();
+        let out = match self.mode {
+            PsMode::Prepared => self.execute_prepared_into(id, params, Some(&mut rows))?,
+            PsMode::Disable => {
+                let t = self.templates.get(id).ok_or_else(|| unknown(id))?;
+                t.render(params, &mut self.sql).map_err(|n| {
+                    DbError::new(
+                        ErrorKind::Other,
+                        "",
+                        format!("statement {id} uses ${n} but fewer parameters were given"),
+                    )
+                })?;
+                simple(&mut self.wire, &self.sql, Some(&mut rows))?
+            }
+        };
+        fetch.values.clear();
+        for r in &rows {
+            fetch.push_text_row(r);
+        }
+        Ok(out)
     }
 
     fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome> {

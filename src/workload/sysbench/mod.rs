@@ -17,6 +17,8 @@
 mod bulk_insert;
 mod oltp;
 mod schema;
+
+pub use schema::render;
 mod select_random;
 
 use super::WorkloadInfo;

@@ -96,6 +96,7 @@ pub fn run_txn(script: &mut dyn ClientScript, conn: &mut dyn Connection) -> Coun
             Op::Begin { writes } => conn.begin(writes),
             Op::Commit => conn.commit(),
             Op::Exec(id, params) => conn.execute(id, params),
+            Op::Fetch(id, params, fetch) => conn.execute_fetch(id, params, fetch),
         }
         .unwrap_or_else(|e| panic!("{e}"));
         match out.class() {
