@@ -20,7 +20,7 @@ mod browse;
 mod checkout;
 pub mod mix;
 pub mod schema;
-mod session;
+pub mod session;
 pub mod sql;
 pub mod text;
 
@@ -80,15 +80,13 @@ fn build(
         ))
     })?;
     let scale = Scale::new(items as u32, ebs as u32);
-    Ok(Box::new(Dbt1 {
-        options: o.clone(),
-        dialect,
-        seed: rand.seed,
-        mix,
-        statements: sql::statements(dialect),
-        sessions: Arc::new(Sessions::new(scale.clone(), mix.matrix(), rand.seed)),
+    Ok(Box::new(Dbt1::new(
         scale,
-    }))
+        mix,
+        dialect,
+        rand.seed,
+        o.clone(),
+    )))
 }
 
 /// The workload at one scale and mix.
@@ -103,6 +101,26 @@ pub struct Dbt1 {
 }
 
 impl Dbt1 {
+    /// The workload at `scale` walking `mix` (what `build` makes from the
+    /// options; tests build one directly).
+    pub fn new(scale: Scale, mix: Mix, dialect: Dialect, seed: u64, options: OptionValues) -> Dbt1 {
+        Dbt1 {
+            options,
+            dialect,
+            seed,
+            mix,
+            statements: sql::statements(dialect),
+            sessions: Arc::new(Sessions::new(scale.clone(), mix.matrix(), seed)),
+            scale,
+        }
+    }
+
+    /// A script to drive by hand: [`Script::force`] picks its
+    /// interactions (tests of each interaction's rows).
+    pub fn script(&self) -> Script {
+        Script::new(self.sessions.clone())
+    }
+
     fn names() -> Vec<String> {
         TABLES
             .iter()

@@ -313,6 +313,34 @@ impl Script {
     }
 }
 
+impl Script {
+    /// Makes `it` the user's next interaction (instead of the matrix's
+    /// draw): for tests that check what one interaction reads and writes.
+    pub fn force(&mut self, it: Interaction) {
+        if self.s.is_none() {
+            self.user(self.user);
+        }
+        let s = self.s();
+        if !s.started {
+            s.started = true;
+            s.ends = Instant::now() + SESSION_MEAN;
+        }
+        s.next = Some(it);
+    }
+
+    /// The user's customer id, once known.
+    pub fn customer(&self) -> Option<i64> {
+        if let Some(s) = &self.s {
+            return s.c_id;
+        }
+        let slots = self.shared.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .get(self.user as usize)
+            .and_then(|s| s.as_ref())
+            .and_then(|s| s.c_id)
+    }
+}
+
 impl ClientScript for Script {
     fn user(&mut self, user: u32) {
         if let Some(s) = self.s.take() {
