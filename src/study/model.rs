@@ -189,6 +189,8 @@ pub struct PacingSpec {
     pub arrival: Arrival,
     pub latency_limit: Option<Duration>,
     pub think_time: Option<ThinkTime>,
+    /// Users started per second (`ramp_up`, `--ramp-up`).
+    pub ramp_up: Option<f64>,
     /// The p99 latency an offered rate must keep to count as sustained
     /// (`p99_goal`); None: the latency limit, else the report's default.
     pub p99_goal: Option<Duration>,

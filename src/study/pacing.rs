@@ -46,6 +46,20 @@ impl Loader<'_> {
                 ThinkTime::parse(t.get_ref()).map_err(|m| self.src.at(t, &f("think_time"), m))?,
             );
         }
+        if let Some(r) = &w.ramp_up {
+            let v = *r.get_ref();
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(self.src.at(
+                    r,
+                    &f("ramp_up"),
+                    format!("ramp_up {v}: give a positive number of users started per second"),
+                ));
+            }
+            if w.rates.is_some() {
+                return Err(self.src.at(r, &f("ramp_up"), "ramp_up starts users one after another; with rates arrivals come from the schedule: give one of them"));
+            }
+            spec.ramp_up = Some(v);
+        }
         match (&w.rates, &w.users) {
             (Some(r), Some(_)) => {
                 return Err(self.src.at(r, &f("rates"), "rates and users are two load axes: an open loop at a rate, or users with think time; give one of them"))

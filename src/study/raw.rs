@@ -91,7 +91,10 @@ pub(super) struct RawWorkload {
     pub instances: Option<Spanned<u32>>,
     pub reprepare: Option<Reprepare>,
     pub rates: Option<Spanned<RateList>>,
+    /// `eus` is DBT-1's word for the same axis.
+    #[serde(alias = "eus")]
     pub users: Option<Spanned<ClientList>>,
+    pub ramp_up: Option<Spanned<f64>>,
     pub arrival: Option<Spanned<String>>,
     pub latency_limit: Option<Spanned<Dur>>,
     pub think_time: Option<Spanned<String>>,

@@ -247,6 +247,7 @@ impl Session<'_> {
         let mut pacing = Pacing {
             latency_limit: spec.latency_limit,
             think_time: spec.think_time,
+            ramp_up: spec.ramp_up,
             ..Pacing::default()
         };
         match p.level {

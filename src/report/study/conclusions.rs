@@ -203,7 +203,7 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
         "Machine".into(),
         machine.trim_start_matches(", ").to_string(),
     ));
-    let servers = distinct(data.points.iter().filter_map(|p| {
+    let servers = distinct(data.points.iter().chain(&data.paced).filter_map(|p| {
         p.metrics
             .as_ref()
             .map(|m| format!("{}: {}", p.row.target, m.server_version))
@@ -211,7 +211,7 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
     if !servers.is_empty() {
         f.push(("Servers".into(), servers.join("; ")));
     }
-    let workloads = distinct(data.points.iter().map(|p| {
+    let workloads = distinct(data.points.iter().chain(&data.paced).map(|p| {
         let w = workload_title(&p.row.workload_label, &p.row.workload_options);
         if p.row.workload_label == p.row.workload {
             w
@@ -220,7 +220,7 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
         }
     }));
     f.push(("Workloads".into(), workloads.join("; ")));
-    let mut clients = distinct(data.points.iter().map(|p| p.row.clients));
+    let mut clients = distinct(data.points.iter().chain(&data.paced).map(|p| p.row.clients));
     clients.sort_unstable();
     f.push((
         "Clients".into(),
@@ -230,17 +230,33 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
             .collect::<Vec<_>>()
             .join(", "),
     ));
-    let cpus = distinct(data.points.iter().map(|p| p.row.cpus.clone()));
+    let levels = distinct(data.paced.iter().filter_map(|p| p.row.load_level.clone()));
+    if !levels.is_empty() {
+        f.push(("Load levels".into(), levels.join(", ")));
+    }
+    let cpus = distinct(
+        data.points
+            .iter()
+            .chain(&data.paced)
+            .map(|p| p.row.cpus.clone()),
+    );
     if cpus.iter().any(Option::is_some) {
         f.push((
             "Server CPU sets".into(),
             cpus.iter().map(cpus_label).collect::<Vec<_>>().join("; "),
         ));
     }
-    let repeats = data.points.iter().map(|p| p.row.repeat).max().unwrap_or(0);
+    let repeats = data
+        .points
+        .iter()
+        .chain(&data.paced)
+        .map(|p| p.row.repeat)
+        .max()
+        .unwrap_or(0);
     let windows = distinct(
         data.points
             .iter()
+            .chain(&data.paced)
             .filter_map(|p| finished(p).map(|m| format!("{:.0} s", m.measured_s))),
     );
     // Runs that end on a count (rounds, events) have windows of every
@@ -252,6 +268,7 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
             let secs = data
                 .points
                 .iter()
+                .chain(&data.paced)
                 .filter_map(|p| finished(p).map(|m| m.measured_s));
             let (lo, hi) = secs.fold((f64::INFINITY, 0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
             format!("{lo:.1}–{hi:.1} s")
@@ -269,11 +286,17 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
         ),
     ));
     // Settings that differ between the variants of a target.
-    let targets = distinct(data.points.iter().map(|p| p.row.target.clone()));
+    let targets = distinct(
+        data.points
+            .iter()
+            .chain(&data.paced)
+            .map(|p| p.row.target.clone()),
+    );
     for t in targets {
         let variants = distinct(
             data.points
                 .iter()
+                .chain(&data.paced)
                 .filter(|p| p.row.target == t)
                 .map(|p| (p.row.variant.clone(), p.row.variant_settings.clone())),
         );

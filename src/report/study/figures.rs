@@ -125,7 +125,12 @@ pub(super) fn panels(data: &StudyData, opts: &Options) -> Vec<Panel> {
         .collect()
 }
 
-fn series(label: String, points: &[&StoredPoint], clients: &[u32], tp: Metric) -> SeriesData {
+pub(super) fn series(
+    label: String,
+    points: &[&StoredPoint],
+    clients: &[u32],
+    tp: Metric,
+) -> SeriesData {
     let first = points[0];
     let cells: Vec<CellData> = clients
         .iter()
@@ -304,6 +309,7 @@ pub(super) fn sweep_table(spec: &SweepSpec, series: &[SeriesData]) -> Option<Swe
     Some(Sweep {
         baseline: spec.baseline.clone(),
         clients: spec.clients,
+        level: None,
         rows,
         too_few_repeats,
     })

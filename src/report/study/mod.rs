@@ -49,6 +49,7 @@ mod offered;
 mod sections;
 mod tables;
 mod usage;
+mod users;
 
 pub use analyze::analyze;
 pub use layout::document;

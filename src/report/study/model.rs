@@ -179,6 +179,9 @@ pub struct SweepRow {
 pub struct Sweep {
     pub baseline: String,
     pub clients: u32,
+    /// The offered load it was measured at (a `users` or `rates` axis).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
     pub rows: Vec<SweepRow>,
     /// Some value has fewer than two repeats: its change cannot be judged.
     pub too_few_repeats: bool,
@@ -221,6 +224,9 @@ pub struct LoadPanel {
     pub goal_ms: f64,
     /// Where the goal comes from (`p99_goal`, `latency_limit`, default).
     pub goal_from: String,
+    /// A parameter sweep measured on this axis: one per level.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sweeps: Vec<Sweep>,
 }
 
 /// One target/variant at one client count (connections) over the levels.
@@ -258,6 +264,30 @@ pub struct LoadLevel {
     pub unstarted_pct: Option<f64>,
     /// Schedule lag (or users' queue wait) p99, ms.
     pub lag_p99_ms: Option<f64>,
+    /// A users level's users.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub users: Option<u32>,
+    /// The machine's busy share and the server's share of it, %.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_busy_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_pct: Option<f64>,
+    /// Per transaction type (DBT-1's interactions), means of the repeats.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<TypeLevel>,
+}
+
+/// One transaction type at one level.
+#[derive(Debug, Clone, Serialize)]
+pub struct TypeLevel {
+    pub name: String,
+    pub share_pct: f64,
+    pub expected_pct: Option<f64>,
+    pub per_s: f64,
+    pub avg_ms: Option<f64>,
+    pub p90_ms: Option<f64>,
+    pub p90_limit_ms: Option<f64>,
+    pub queries: bool,
 }
 
 /// CPU scalability of one workload entry: per series, its peak on each

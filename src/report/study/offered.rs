@@ -6,11 +6,13 @@
 //! "hockey stick" of latency against achieved rate (log latency), achieved
 //! against offered rate, and the table.
 
-use super::model::{LoadLevel, LoadPanel, LoadSeries};
+use super::figures;
+use super::model::{LoadLevel, LoadPanel, LoadSeries, Sweep};
 use super::names::{
     cpus_label, distinct, finished, panel_key, series_label, show_variant, slug, workload_title,
+    SweepSpec,
 };
-use super::StudyData;
+use super::{Metric, StudyData};
 use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Mark, Row, Series, Table};
 use crate::report::text::ms_ms;
 use crate::store::StoredPoint;
@@ -90,7 +92,9 @@ pub(super) fn load_panels(data: &StudyData) -> Vec<LoadPanel> {
             if several_cpus {
                 title = format!("{title}, {}", cpus_label(&cpus));
             }
+            let sweeps = sweeps(data, &points, with_variant);
             LoadPanel {
+                sweeps,
                 id: format!(
                     "{}-offered",
                     slug(&format!("{label}-{}", cpus.as_deref().unwrap_or("all")))
@@ -102,6 +106,48 @@ pub(super) fn load_panels(data: &StudyData) -> Vec<LoadPanel> {
                 goal_ms,
                 goal_from,
             }
+        })
+        .collect()
+}
+
+/// A parameter sweep measured on a load axis (seed 003's table on DBT-1
+/// at one number of users): one table per level, as the closed-loop sweep
+/// compares the variants at the sweep's client count.
+fn sweeps(data: &StudyData, points: &[&StoredPoint], with_variant: bool) -> Vec<Sweep> {
+    let Some(spec) = SweepSpec::of(&data.info.file_text) else {
+        return Vec::new();
+    };
+    distinct(points.iter().filter_map(|p| p.row.load_level.clone()))
+        .into_iter()
+        .filter_map(|level| {
+            let at: Vec<&StoredPoint> = points
+                .iter()
+                .copied()
+                .filter(|p| p.row.load_level.as_deref() == Some(level.as_str()))
+                .collect();
+            let names = distinct(
+                at.iter()
+                    .map(|p| (p.row.target.clone(), p.row.variant.clone(), p.row.instances)),
+            );
+            let series: Vec<_> = names
+                .iter()
+                .map(|(t, v, i)| {
+                    let mine: Vec<&StoredPoint> = at
+                        .iter()
+                        .copied()
+                        .filter(|p| &p.row.target == t && &p.row.variant == v && p.row.instances == *i)
+                        .collect();
+                    figures::series(
+                        series_label(t, v, *i, with_variant),
+                        &mine,
+                        &[spec.clients],
+                        Metric::Tps,
+                    )
+                })
+                .collect();
+            let mut sweep = figures::sweep_table(&spec, &series)?;
+            sweep.level = Some(level);
+            Some(sweep)
         })
         .collect()
 }
@@ -146,7 +192,12 @@ fn level(level: &str, points: &[&StoredPoint]) -> LoadLevel {
             (offered > 0.0).then(|| f(m).unwrap_or(0) as f64 / offered * 100.0)
         })
     };
-    LoadLevel {
+    let runs: Vec<&crate::record::Run> = mine
+        .iter()
+        .filter(|p| finished(p).is_some())
+        .filter_map(|p| p.row.run.as_ref())
+        .collect();
+    let mut l = LoadLevel {
         level: level.to_string(),
         repeats: done.len(),
         missing: done.is_empty().then(|| {
@@ -164,7 +215,13 @@ fn level(level: &str, points: &[&StoredPoint]) -> LoadLevel {
         skipped_pct: share(&|m| m.skipped),
         unstarted_pct: share(&|m| m.unstarted),
         lag_p99_ms: mean(&|m| m.lag_p99_us.map(|u| u / 1e3)),
-    }
+        users: None,
+        cpu_busy_pct: None,
+        server_cpu_pct: None,
+        types: Vec::new(),
+    };
+    super::users::extras(&mut l, &runs);
+    l
 }
 
 /// Was `l` sustained: p99 within the goal, and at most [`UNSERVED_PCT`] of
@@ -241,6 +298,12 @@ pub(super) fn conclusions(p: &LoadPanel) -> Vec<String> {
 pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
     let mut blocks = Vec::new();
     blocks.push(Block::Table(table(p)));
+    for sw in &p.sweeps {
+        blocks.extend(super::sections::sweep_blocks(sw));
+    }
+    if p.axis == "users" {
+        blocks.extend(super::users::blocks(p));
+    }
     blocks.push(Block::Note(format!(
         "Latency runs from each transaction's intended start (its scheduled arrival, or when its user finished thinking), so queueing behind a slow server counts. Sustained: p99 ≤ {} ms ({}) with at most {UNSERVED_PCT} % of the offered load skipped or never started.",
         ms_ms(p.goal_ms),

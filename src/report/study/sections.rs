@@ -57,8 +57,10 @@ pub(super) fn sweep_blocks(sw: &Sweep) -> Vec<Block> {
         .collect();
     let mut blocks = vec![Block::Table(Table {
         caption: format!(
-            "Parameter sweep at {} clients: each setting changed alone from '{}'",
-            sw.clients, sw.baseline
+            "Parameter sweep at {} clients{}: each setting changed alone from '{}'",
+            sw.clients,
+            sw.level.as_ref().map_or(String::new(), |l| format!(", {l}")),
+            sw.baseline
         ),
         corner: "variant".into(),
         columns: ["tps", "± 95 %", "repeats", "change vs baseline", "p95 ms"]
