@@ -135,7 +135,9 @@ fn sweeps(data: &StudyData, points: &[&StoredPoint], with_variant: bool) -> Vec<
                     let mine: Vec<&StoredPoint> = at
                         .iter()
                         .copied()
-                        .filter(|p| &p.row.target == t && &p.row.variant == v && p.row.instances == *i)
+                        .filter(|p| {
+                            &p.row.target == t && &p.row.variant == v && p.row.instances == *i
+                        })
                         .collect();
                     figures::series(
                         series_label(t, v, *i, with_variant),

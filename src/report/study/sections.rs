@@ -59,7 +59,9 @@ pub(super) fn sweep_blocks(sw: &Sweep) -> Vec<Block> {
         caption: format!(
             "Parameter sweep at {} clients{}: each setting changed alone from '{}'",
             sw.clients,
-            sw.level.as_ref().map_or(String::new(), |l| format!(", {l}")),
+            sw.level
+                .as_ref()
+                .map_or(String::new(), |l| format!(", {l}")),
             sw.baseline
         ),
         corner: "variant".into(),
