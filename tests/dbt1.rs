@@ -393,3 +393,97 @@ fn bad_input_is_refused_with_the_fix_named() {
         );
     }
 }
+
+#[test]
+fn every_study_file_passes_a_dry_run() {
+    let dir = Dir::new();
+    let studies = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("studies");
+    let mut n = 0;
+    for e in std::fs::read_dir(&studies).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "toml") {
+            let r = util::dbsweep_in(dir.path(), &["study", path.to_str().unwrap(), "--dry-run"]);
+            r.ok();
+            assert!(
+                r.stdout.contains("points:"),
+                "{}: {}",
+                path.display(),
+                r.stdout
+            );
+            n += 1;
+        }
+    }
+    assert!(n >= 7, "{n} study files");
+}
+
+#[test]
+fn a_users_study_draws_bts_against_users_and_the_mix() {
+    let dir = Dir::new();
+    let db = dir.join("s.db");
+    let text = format!(
+        r#"name = "eus"
+clients = 2
+
+[[target]]
+name = "sqlite"
+url = "sqlite://{}"
+
+[[workload]]
+name = "dbt1"
+options = {{ items = 1000, ebs = 1 }}
+eus = [4, 16]
+think_time = "fixed:20ms"
+ramp_up = 200
+time = 1
+"#,
+        db.display()
+    );
+    std::fs::write(dir.join("eus.toml"), text).unwrap();
+    util::dbsweep_in(dir.path(), &["study", "eus.toml", "--out", "out"]).ok();
+    let r = util::dbsweep_in(dir.path(), &["report", "out", "--format", "text"]);
+    r.ok();
+    let out = &r.stdout;
+    for words in [
+        "Load levels  users=4, users=16",
+        "throughput against users",
+        "CPU utilisation against users",
+        "90th-percentile response time of each interaction against users",
+        "sqlite at users=16: the mix",
+        "search_request (no query)",
+    ] {
+        assert!(out.contains(words), "{words}: {out}");
+    }
+    let json = dir.join("report.json");
+    util::dbsweep_in(
+        dir.path(),
+        &[
+            "report",
+            "out",
+            "--format",
+            "json",
+            "--out",
+            json.to_str().unwrap(),
+        ],
+    )
+    .ok();
+    let doc = read_json(&json);
+    let schema = read_json(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/report.schema.json"),
+    );
+    let errors: Vec<String> = jsonschema::validator_for(&schema)
+        .unwrap()
+        .iter_errors(&doc)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let levels = &doc["offered"][0]["series"][0]["levels"];
+    assert_eq!(levels[0]["users"], 4);
+    assert_eq!(levels[1]["users"], 16);
+    let types = levels[1]["types"].as_array().unwrap();
+    assert_eq!(types.len(), 14);
+    let shares: f64 = types.iter().map(|t| t["share_pct"].as_f64().unwrap()).sum();
+    assert!((shares - 100.0).abs() < 0.01, "{shares}");
+    // More users thinking the same: more interactions per second.
+    let rate = |i: usize| levels[i]["achieved_per_s"].as_f64().unwrap();
+    assert!(rate(1) > 2.0 * rate(0), "{} then {}", rate(0), rate(1));
+}

@@ -505,7 +505,12 @@ time = 1
     assert!(out.contains("(the study's p99_goal)"), "{out}");
     // The calibration point is the closed-loop panel's; the paced points
     // are not in it.
-    assert!(out.contains("Clients    2"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("Clients ") && l.trim_end().ends_with(" 2")),
+        "{out}"
+    );
+    assert!(out.contains("Load levels  rate=25%, rate=150%"), "{out}");
     let closed = out
         .split("Transactions per second by clients")
         .nth(1)
