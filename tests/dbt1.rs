@@ -487,3 +487,44 @@ time = 1
     let rate = |i: usize| levels[i]["achieved_per_s"].as_f64().unwrap();
     assert!(rate(1) > 2.0 * rate(0), "{} then {}", rate(0), rate(1));
 }
+
+#[test]
+fn a_study_reloads_the_store_when_its_scale_changes() {
+    let dir = Dir::new();
+    let study = |second: &str| {
+        format!(
+            r#"name = "scales"
+clients = 2
+
+[[target]]
+name = "sqlite"
+url = "sqlite://{}"
+
+[[workload]]
+name = "dbt1"
+options = {{ items = 1000, ebs = 1 }}
+eus = [4]
+time = 1
+
+[[workload]]
+name = "dbt1"
+label = "second"
+options = {{ {second} }}
+eus = [4]
+ramp_up = 1
+time = 1
+"#,
+            dir.join("s.db").display()
+        )
+    };
+    for (second, loads) in [
+        ("items = 1000, ebs = 1", "data loads: 1"),
+        ("items = 10000, ebs = 1", "data loads: 2"),
+        ("items = 1000, ebs = 2", "data loads: 2"),
+    ] {
+        std::fs::write(dir.join("s.toml"), study(second)).unwrap();
+        let r = util::dbsweep_in(dir.path(), &["study", "s.toml", "--dry-run"]);
+        r.ok();
+        assert!(r.stdout.contains(loads), "{second}: {}", r.stdout);
+    }
+}

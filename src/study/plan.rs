@@ -339,6 +339,23 @@ fn data_signature(wl: &WorkloadSpec, index: usize) -> String {
     if wl.name == "bulk_insert" {
         return format!("bulk_insert#{index}");
     }
+    // Families with tables of their own: their scale options say it all.
+    let get = |opt: &str| {
+        wl.values
+            .iter()
+            .find(|(k, _)| *k == opt)
+            .map(|(_, v)| v.to_string())
+    };
+    if wl.name == "dbt1" {
+        return format!(
+            "dbt1 items={} ebs={}",
+            get("items").unwrap_or_default(),
+            get("ebs").unwrap_or_default()
+        );
+    }
+    if wl.name.starts_with("smack_") {
+        return format!("smack scale={}", get("scale").unwrap_or_default());
+    }
     let mut sig = format!("sbtest instances={}", wl.instances);
     for opt in DATA_OPTIONS {
         // select_random_* work on sbtest1 only: as if tables = 1.
@@ -356,6 +373,12 @@ fn rows(wl: &WorkloadSpec) -> u64 {
             .find(|(k, _)| *k == name)
             .and_then(|(_, v)| v.parse::<u64>().ok())
     };
+    if wl.name == "dbt1" {
+        // Customers and what hangs on them (2 addresses, 0.9 orders with
+        // 3 lines and a card row each on average), items and authors.
+        let customers = 2880 * get("ebs").unwrap_or(10);
+        return customers * 75 / 10 + get("items").unwrap_or(10_000) * 5 / 4;
+    }
     match (wl.name.as_str(), get("table-size")) {
         ("bulk_insert", _) | (_, None) => 0,
         (_, Some(size)) => get("tables").unwrap_or(1) * size * u64::from(wl.instances),
@@ -512,7 +535,14 @@ impl Plan {
 /// One point's share of [`Plan::estimated_duration`].
 fn point_estimate(study: &Study, p: &Point) -> Duration {
     let wl = &study.workloads[p.workload];
-    let mut d = wl.warmup + wl.time.unwrap_or_default() + POINT_OVERHEAD;
+    // With a ramp-up the window opens once the last user has started.
+    let warmup = match (p.level, wl.pacing.ramp_up) {
+        (Some(super::model::Level::Users(u)), Some(r)) => wl
+            .warmup
+            .max(Duration::from_secs_f64(f64::from(u.saturating_sub(1)) / r)),
+        _ => wl.warmup,
+    };
+    let mut d = warmup + wl.time.unwrap_or_default() + POINT_OVERHEAD;
     if p.start_server {
         d += SERVER_START;
     }

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""DBT-1 benchmarks: loading the store against the server's own floor, and
+many emulated users on one machine.
+
+Two parts, against dbsweep's own scratch servers:
+
+load    `dbsweep prepare dbt1 --items I --ebs E` on MariaDB and PostgreSQL,
+        each followed on the same server by its floor: the same tables
+        copied by the server itself — an empty copy of each loaded table
+        with its primary key, `INSERT INTO copy SELECT * FROM table`, then
+        the secondary indexes on the copies — on two connections (the
+        tables split in two groups of about equal size, as dbsweep's two
+        loaders), no client, no network, no parsing of row values. The
+        ratio dbsweep / floor per pair, and its median and range.
+
+eus     `dbsweep run dbt1 --eus U --threads C` with DBT-1's think time
+        (exp:7.2s:cap=72s) and a ramp-up: the interactions per second it
+        sustained (BT/s) against U / 7.13 s (the capped mean), the client's
+        peak RSS (GNU time), its CPU as a share of the machine, and how late
+        the users' timers fired (the schedule lag: the end of a user's think
+        time to the start of its interaction, queueing for a connection
+        included).
+
+Usage:
+    bench/dbt1.py [--part load,eus] [--items 10000] [--ebs 100] [--pairs 3]
+                  [--eus 20000] [--threads 32] [--ramp 2000] [--time 60]
+                  [--engines mariadb,postgres]
+
+Writes bench/results/dbt1-<date>.csv and .md and prints the tables.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clients as c  # noqa: E402
+
+DBSWEEP = c.DBSWEEP
+
+# The loaded tables, their primary keys, and the secondary indexes dbsweep
+# builds after the load (src/workload/dbt1/schema.rs).
+TABLES = {
+    "country": ("co_id", []),
+    "author": ("a_id", []),
+    "item": ("i_id", ["CREATE INDEX {t}_subject ON {t} (i_subject, i_pub_date)",
+                      "CREATE INDEX {t}_author ON {t} (i_a_id)"]),
+    "customer": ("c_id", ["CREATE UNIQUE INDEX {t}_uname ON {t} (c_uname)"]),
+    "address": ("addr_id", []),
+    "orders": ("o_id", ["CREATE INDEX {t}_customer ON {t} (o_c_id, o_date)"]),
+    "order_line": ("ol_o_id, ol_id", []),
+    "cc_xacts": ("cx_o_id", []),
+}
+SECONDARY = {"item": ["item_subject", "item_author"], "customer": ["customer_uname"],
+             "orders": ["orders_customer"]}
+
+
+def sql_runner(engine, url):
+    """A function running one SQL script on the server with its own client."""
+    p = c.parts(url)
+    if engine == "mariadb":
+        argv = ["mysql", "-h", p["host"], "-P", p["port"], "-u", p["user"], p["db"]]
+        env = dict(os.environ, MYSQL_PWD=p["password"])
+    else:
+        argv = ["psql", "-q", "-v", "ON_ERROR_STOP=1", "-h", p["host"], "-p", p["port"],
+                "-U", p["user"], p["db"]]
+        env = dict(os.environ, PGPASSWORD=p["password"])
+
+    def start(script):
+        return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, env=env, text=True)
+
+    def run(script):
+        pr = start(script)
+        _, err = pr.communicate(script)
+        if pr.returncode != 0:
+            raise SystemExit(f"{engine}: {err[-500:]}")
+    return start, run
+
+
+def copy_ddl(engine, t):
+    pk, _ = TABLES[t]
+    if engine == "mariadb":
+        drops = "".join(f"ALTER TABLE {t}_f DROP INDEX {ix};\n" for ix in SECONDARY.get(t, []))
+        return f"DROP TABLE IF EXISTS {t}_f;\nCREATE TABLE {t}_f LIKE {t};\n{drops}"
+    return (f"DROP TABLE IF EXISTS {t}_f;\nCREATE TABLE {t}_f (LIKE {t});\n"
+            f"ALTER TABLE {t}_f ADD PRIMARY KEY ({pk});\n")
+
+
+def floor(engine, url):
+    """The server's own time for the load's work, in seconds."""
+    start, run = sql_runner(engine, url)
+    run("".join(copy_ddl(engine, t) for t in TABLES))
+    # Two groups of about equal size (order_line, customer and address are
+    # most of the bytes), as dbsweep's two loaders share the tables.
+    groups = [["customer", "item", "author", "country"],
+              ["order_line", "address", "orders", "cc_xacts"]]
+    t0 = time.monotonic()
+    procs = []
+    for g in groups:
+        script = ""
+        for t in g:
+            script += f"INSERT INTO {t}_f SELECT * FROM {t};\n"
+            script += "".join(ix.format(t=f"{t}_f") + ";\n" for ix in TABLES[t][1])
+        p = start(script)
+        p.stdin.write(script)
+        p.stdin.close()
+        procs.append(p)
+    for p in procs:
+        p.wait()
+        if p.returncode != 0:
+            raise SystemExit(f"{engine} floor: {p.stderr.read()[-500:]}")
+    took = time.monotonic() - t0
+    run("".join(f"DROP TABLE {t}_f;\n" for t in TABLES))
+    return took
+
+
+def load_part(args, workdir, urls):
+    rows = []
+    for engine, url in urls:
+        for pair in range(args.pairs):
+            subprocess.run([DBSWEEP, "cleanup", "dbt1", "--db", url], capture_output=True)
+            c.settle()
+            argv = [DBSWEEP, "prepare", "dbt1", "--db", url, f"--items={args.items}",
+                    f"--ebs={args.ebs}"]
+            t0 = time.monotonic()
+            r = subprocess.run(argv, capture_output=True, text=True)
+            took = time.monotonic() - t0
+            if r.returncode != 0:
+                raise SystemExit(f"prepare failed on {engine}: {r.stderr[-1000:]}")
+            c.settle()
+            f = floor(engine, url)
+            row = dict(part="load", engine=engine, pair=pair + 1, dbsweep_s=took, floor_s=f,
+                       ratio=took / f)
+            print(row, flush=True)
+            rows.append(row)
+    return rows
+
+
+def lat_pct(lat, p):
+    for e in (lat or {}).get("percentiles", []):
+        if abs(e["p"] - p) < 1e-9:
+            return e["us"] / 1e3
+    return None
+
+
+def eus_part(args, workdir, urls):
+    rows = []
+    for engine, url in urls:
+        subprocess.run([DBSWEEP, "cleanup", "dbt1", "--db", url], capture_output=True)
+        subprocess.run([DBSWEEP, "prepare", "dbt1", "--db", url, f"--items={args.items}",
+                        "--ebs=10"], check=True, capture_output=True)
+        c.settle()
+        js = os.path.join(workdir, f"eus-{engine}.json")
+        argv = [DBSWEEP, "run", "dbt1", "--db", url, f"--items={args.items}", "--ebs=10",
+                f"--eus={args.eus}", f"--threads={args.threads}", f"--ramp-up={args.ramp}",
+                f"--warmup={args.warmup}", f"--time={args.time}", "--report-interval=0",
+                "--json", js]
+        rc, text, wall, cpu, _, rss = c.measured(argv, timeout=args.time * 4 + 600)
+        if rc != 0:
+            print(text[-2000:])
+            raise SystemExit(f"dbsweep dbt1 failed on {engine} (exit {rc})")
+        with open(js) as fh:
+            r = json.load(fh)["result"]
+        m = (r.get("metrics") or {}).get("figures") or {}
+        share = lambda k: (m.get(k) or {}).get("value")  # noqa: E731
+        lag = r["pacing"].get("lag")
+        row = dict(part="eus", engine=engine, eus=args.eus, threads=args.threads,
+                   offered_bts=args.eus / 7.1967, bts=r["tps"],
+                   rss_mb=rss / 1024, client_cpu_pct=share("client_cpu_pct"),
+                   client_cpu_own_pct=100 * r["client_cpu"]["share_of_machine"],
+                   server_cpu_pct=share("server_cpu_pct"), machine_busy_pct=share("cpu_busy_pct"),
+                   lag_p50_ms=lat_pct(lag, 50.0), lag_p99_ms=lat_pct(lag, 99.0),
+                   lag_max_ms=(lag or {}).get("max_us", 0) / 1e3,
+                   latency_p99_ms=lat_pct(r["latency"], 99.0), wall_s=wall, cpu_s=cpu)
+        print(row, flush=True)
+        rows.append(row)
+    return rows
+
+
+def table(rows):
+    out = []
+    loads = [r for r in rows if r["part"] == "load"]
+    for engine in sorted({r["engine"] for r in loads}):
+        mine = [r for r in loads if r["engine"] == engine]
+        d = statistics.median(r["dbsweep_s"] for r in mine)
+        f = statistics.median(r["floor_s"] for r in mine)
+        ratios = [r["ratio"] for r in mine]
+        out.append(f"| load | {engine} | dbsweep {d:.2f} s | floor {f:.2f} s | "
+                   f"ratio of medians {d / f:.2f}× | per pair {statistics.median(ratios):.2f}× "
+                   f"({min(ratios):.2f}–{max(ratios):.2f}) |")
+    for r in rows:
+        if r["part"] != "eus":
+            continue
+        fmt = lambda v, f="{:.1f}": "-" if v is None else f.format(v)  # noqa: E731
+        out.append(
+            f"| eus | {r['engine']} | {r['eus']} users on {r['threads']} connections | "
+            f"BT/s {r['bts']:.0f} of {r['offered_bts']:.0f} offered | RSS {r['rss_mb']:.0f} MB | "
+            f"client CPU {fmt(r['client_cpu_pct'])} % of the machine | "
+            f"lag p50/p99/max {fmt(r['lag_p50_ms'], '{:.2f}')}/{fmt(r['lag_p99_ms'], '{:.2f}')}/"
+            f"{fmt(r['lag_max_ms'], '{:.1f}')} ms |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--part", default="load,eus")
+    ap.add_argument("--items", type=int, default=10000)
+    ap.add_argument("--ebs", type=int, default=100)
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--eus", type=int, default=20000)
+    ap.add_argument("--threads", type=int, default=32)
+    ap.add_argument("--ramp", type=int, default=2000)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--time", type=int, default=60)
+    ap.add_argument("--engines", default="mariadb,postgres")
+    args = ap.parse_args()
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=c.ROOT, check=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    workdir = tempfile.mkdtemp(prefix="dbt1-bench-")
+    os.chmod(workdir, 0o755)
+    engines = args.engines.split(",")
+    urls = []
+    try:
+        for e in engines:
+            urls.append((e, c.server_start(e, workdir, [])))
+        rows = []
+        parts = args.part.split(",")
+        if "load" in parts:
+            rows += load_part(args, workdir, urls)
+        if "eus" in parts:
+            rows += eus_part(args, workdir, urls)
+    finally:
+        for e in engines:
+            c.server_stop(e, workdir)
+    base = os.path.join(c.ROOT, "bench", "results", f"dbt1-{stamp}")
+    keys = sorted({k for r in rows for k in r})
+    with open(base + ".csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    t = table(rows)
+    with open(base + ".md", "w") as f:
+        f.write(f"# bench/dbt1.py {' '.join(sys.argv[1:])}\n\n{t}\n")
+    print(t)
+    print(f"results: {base}.csv")
+
+
+if __name__ == "__main__":
+    main()
