@@ -235,6 +235,12 @@ pub struct ReportArgs {
     /// statement sections (default: where the best series peaks).
     #[arg(long, value_name = "CLIENTS")]
     pub point: Option<u32>,
+    /// Published figures to show beside the study's series (CSV: series,
+    /// metric, value and clients/users/cpus/workload columns; see
+    /// docs/reproductions.md). Replaces the study's `[[reference]]` of the
+    /// same file name, or adds one mapped to no series.
+    #[arg(long, value_name = "FILE.csv")]
+    pub reference: Vec<std::path::PathBuf>,
 }
 
 const SERVER_EXAMPLES: &str = "\

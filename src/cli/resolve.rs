@@ -343,6 +343,7 @@ fn report_request(a: ReportArgs) -> Result<ReportRequest, UsageError> {
         study: a.study,
         metric: a.metric,
         point: a.point,
+        references: a.reference,
     })
 }
 

@@ -61,6 +61,8 @@ pub struct ReportRequest {
     pub metric: Metric,
     /// `--point CLIENTS`.
     pub point: Option<u32>,
+    /// `--reference FILE.csv`: published figures to show beside.
+    pub references: Vec<PathBuf>,
 }
 
 /// `dbsweep results [DIR|results.db]`.
@@ -150,7 +152,29 @@ pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
     if a.path.extension().is_some_and(|e| e == "json") && a.path.is_file() {
         return run_file(a);
     }
-    let data = study::load(&a.path, a.study.as_deref())?;
+    let mut data = study::load(&a.path, a.study.as_deref())?;
+    for f in &a.references {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| UsageError(format!("--reference {}: cannot read it: {e}", f.display())))?;
+        // A study's [[reference]] of the same file name takes this text.
+        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+        let (specs, _) = crate::report::study::reproduce::specs(&data.info.file_text);
+        let file = specs
+            .iter()
+            .map(|s| s.file.clone())
+            .find(|s| {
+                Path::new(s)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    == name
+            })
+            .unwrap_or_else(|| f.display().to_string());
+        crate::report::study::reference::parse(&f.display().to_string(), &text)
+            .map_err(UsageError)?;
+        data.references.retain(|(n, _)| *n != file);
+        data.references.push((file, text));
+    }
+    crate::report::study::reproduce::reproductions(&data).map_err(UsageError)?;
     let baseline = match &a.baseline {
         None => None,
         Some(other) => {

@@ -180,4 +180,8 @@ pub struct Series {
     /// Optional spread per point (low, high), same order as `points`, drawn
     /// as an error bar or band.
     pub spread: Option<Vec<(f64, f64)>>,
+    /// Another source's published figures, not a measurement: drawn dashed
+    /// and labelled with its source.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reference: bool,
 }

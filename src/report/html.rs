@@ -349,6 +349,7 @@ mod tests {
                             name: "a".into(),
                             points: vec![(1.0, 1.0), (2.0, 2.0)],
                             spread: None,
+                            reference: false,
                         }],
                     })],
                 },

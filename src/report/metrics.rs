@@ -183,6 +183,7 @@ fn series(name: &str, samples: &[(f64, &Usage)], f: impl Fn(&Usage) -> Option<f6
             .map(|(t, u)| (*t, f(u).unwrap_or(f64::NAN)))
             .collect(),
         spread: None,
+        reference: false,
     }
 }
 

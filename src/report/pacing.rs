@@ -154,6 +154,7 @@ fn over_time(r: &Run) -> Vec<Block> {
         name: name.into(),
         points: iv.iter().filter_map(|i| Some((i.t_s, f(i)?))).collect(),
         spread: None,
+        reference: false,
     };
     vec![
         Block::Chart(Chart {

@@ -323,6 +323,7 @@ fn latency(r: &Run) -> Section {
                     name: name.to_string(),
                     points: percentile_steps(&h),
                     spread: None,
+                    reference: false,
                 }),
                 _ => {}
             }
@@ -382,12 +383,14 @@ fn over_time(r: &Run) -> Section {
             name: "transactions/s".into(),
             points: tps,
             spread: None,
+            reference: false,
         }];
         if failed.iter().any(|p| p.1 > 0.0) {
             tseries.push(Series {
                 name: "failed transactions/s".into(),
                 points: failed,
                 spread: None,
+                reference: false,
             });
         }
         blocks.push(Block::Chart(Chart {
@@ -405,6 +408,7 @@ fn over_time(r: &Run) -> Section {
                 .map(|s| (s.t_s, get(s).map_or(f64::NAN, |us| ms_of(us * 1e3))))
                 .collect(),
             spread: None,
+            reference: false,
         };
         let lseries = vec![
             lat("p50", &|s| s.p50_us),

@@ -371,6 +371,35 @@ impl Store {
         Ok(StudyId(study))
     }
 
+    /// Stores the study's reference files (`[[reference]]`: file as
+    /// named, text), replacing earlier versions of the same files.
+    pub fn save_references(
+        &mut self,
+        study: StudyId,
+        files: &[(String, String)],
+    ) -> anyhow::Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for (file, text) in files {
+            tx.execute(
+                "INSERT OR REPLACE INTO reference (study_id, file, text) VALUES (?1, ?2, ?3)",
+                params![study.0, file, text],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The study's reference files: (file as named, text), by name.
+    pub fn references(&self, study: StudyId) -> anyhow::Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT file, text FROM reference WHERE study_id = ?1 ORDER BY file")?;
+        let rows = st.query_map([study.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// The study called `name`, if stored.
     pub fn find_study(&self, name: &str) -> anyhow::Result<Option<StudyId>> {
         Ok(self

@@ -304,8 +304,20 @@ GROUP BY study_id, target, variant, cpus, workload, workload_label, workload_opt
 ORDER BY min(id);
 "#;
 
+/// Version 4: the published figures a study compares itself with (its
+/// `[[reference]]` CSV files, as read when it ran), so a report renders
+/// them wherever the results database goes.
+const V4: &str = r#"
+CREATE TABLE reference (
+    study_id  INTEGER NOT NULL REFERENCES study(id) ON DELETE CASCADE,
+    file      TEXT NOT NULL,
+    text      TEXT NOT NULL,
+    PRIMARY KEY (study_id, file)
+);
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -129,6 +129,7 @@ impl Loader<'_> {
         // base, declared, generated: the plan walks them in this order.
         variants.sort_by_key(|v| v.target);
         let workloads = self.workloads(&raw, &targets, sweep.is_some())?;
+        let references = self.references(&raw, &targets, &variants)?;
         Ok(Study {
             source: self.src.path.to_path_buf(),
             name,
@@ -141,6 +142,7 @@ impl Loader<'_> {
             metrics: self.metrics(&raw)?,
             stop: self.stop(&raw.stop)?,
             sweep,
+            references,
         })
     }
 

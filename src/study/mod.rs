@@ -44,6 +44,7 @@ mod plan;
 mod progress;
 mod rates;
 mod raw;
+mod reference;
 pub mod runner;
 mod series;
 mod setup;

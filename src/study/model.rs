@@ -44,6 +44,8 @@ pub struct Study {
     /// The `[sweep.parameter]` table, if any; its variants are already
     /// expanded into `variants`.
     pub sweep: Option<ParameterSweep>,
+    /// The `[[reference]]` files, read and checked (stored with the study).
+    pub references: Vec<super::reference::ReferenceFile>,
 }
 
 /// One database to benchmark.

@@ -42,6 +42,35 @@ pub(super) struct RawStudy {
     pub stop: RawStop,
     #[serde(default)]
     pub sweep: RawSweep,
+    #[serde(default, rename = "reference")]
+    pub references: Vec<Spanned<RawReference>>,
+    #[serde(default, rename = "conclusion")]
+    pub conclusions: Vec<Spanned<RawConclusion>>,
+}
+
+/// Another source's published figures (`[[reference]]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReference {
+    /// The CSV file, relative to the study file.
+    pub file: Spanned<String>,
+    /// How the report names the source.
+    pub label: Option<String>,
+    /// The metric compared (default `tps`).
+    pub metric: Option<Spanned<String>>,
+    /// `"target/variant"` = the published series it is compared with.
+    pub map: Option<Spanned<Ordered<String>>>,
+    /// The study's CPU set (`"0-1"`) = the published CPU configuration.
+    pub cpus: Option<Spanned<Ordered<String>>>,
+}
+
+/// A conclusion of the publication, as a statement to check.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConclusion {
+    /// The publication's wording.
+    pub text: String,
+    pub check: Spanned<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -73,6 +73,12 @@ pub fn run(
         &std::fs::read_to_string(&study.source).unwrap_or_default(),
         &crate::metrics::machine::describe(),
     )?;
+    let references: Vec<(String, String)> = study
+        .references
+        .iter()
+        .map(|r| (r.file.clone(), r.text.clone()))
+        .collect();
+    store.save_references(study_id, &references)?;
     let mut series = HashMap::new();
     replay_stop_rules(study, plan, &store, study_id, &mut series)?;
     let done_before = plan

@@ -88,8 +88,19 @@ pub(super) fn spread_at(s: &Series, i: usize, yk: Kind) -> Option<(f64, f64)> {
     Some((yk.transform(lo)?, yk.transform(hi)?))
 }
 
+#[cfg(test)]
 pub(super) fn style_attrs(i: usize) -> String {
-    let dash = DASHES[(i / PALETTE.len()) % DASHES.len()];
+    style_attrs_of(i, false)
+}
+
+/// [`style_attrs`]; a reference series (published figures) is always
+/// dashed, so it is never mistaken for a measurement.
+pub(super) fn style_attrs_of(i: usize, reference: bool) -> String {
+    let dash = if reference {
+        REFERENCE_DASH
+    } else {
+        DASHES[(i / PALETTE.len()) % DASHES.len()]
+    };
     let mut s = format!("stroke=\"{}\"", colour(i));
     if !dash.is_empty() {
         let _ = write!(s, " stroke-dasharray=\"{dash}\"");

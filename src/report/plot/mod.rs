@@ -40,6 +40,9 @@ pub const PALETTE: [&str; 7] = [
 /// 28 series look alike even in grey print.
 const DASHES: [&str; 4] = ["", "7 4", "2 3", "9 3 2 3"];
 
+/// The dash of every reference series (published figures).
+const REFERENCE_DASH: &str = "5 5";
+
 /// Marker shapes; six is co-prime with the palette's seven, so colour and
 /// shape change together for the first 42 series.
 const MARKERS: usize = 6;

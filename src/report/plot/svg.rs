@@ -319,9 +319,10 @@ pub fn svg(chart: &Chart) -> String {
         }
         let _ = write!(
             o,
-            "<path class=\"series\" data-series=\"{}\" d=\"{d}\" fill=\"none\" {} stroke-width=\"2\" stroke-linejoin=\"round\"/>",
+            "<path class=\"series{}\" data-series=\"{}\" d=\"{d}\" fill=\"none\" {} stroke-width=\"2\" stroke-linejoin=\"round\"/>",
+            if s.reference { " reference" } else { "" },
             escape(&s.name),
-            style_attrs(i)
+            style_attrs_of(i, s.reference)
         );
         let marked = chart.kind == ChartKind::Line && p.len() <= MAX_MARKED_POINTS;
         if marked {
@@ -354,7 +355,7 @@ pub fn svg(chart: &Chart) -> String {
             let _ = write!(
                 o,
                 "<path d=\"M{x:.1} {y:.1}h26\" fill=\"none\" {} stroke-width=\"2\"/>",
-                style_attrs(*i)
+                style_attrs_of(*i, chart.series[*i].reference)
             );
             // The legend shows a marker where the chart does.
             if chart.kind == ChartKind::Line && pts[*i].len() <= MAX_MARKED_POINTS {

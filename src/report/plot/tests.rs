@@ -21,6 +21,7 @@ fn series(name: &str, points: &[(f64, f64)]) -> Series {
         name: name.into(),
         points: points.to_vec(),
         spread: None,
+        reference: false,
     }
 }
 

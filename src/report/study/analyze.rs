@@ -42,10 +42,16 @@ pub fn analyze(data: &StudyData, baseline: Option<&StudyData>, opts: &Options) -
         scalability,
         comparison,
         conclusions: Vec::new(),
+        // Checked by the report command before (a missing reference file
+        // is its usage error).
+        reproductions: super::reproduce::reproductions(data).unwrap_or_default(),
     };
     report.conclusions = conclusions(&report);
     for p in &report.offered {
         report.conclusions.extend(offered::conclusions(p));
+    }
+    for r in &report.reproductions {
+        report.conclusions.extend(super::reproduce::sentences(r));
     }
     report
 }

@@ -44,6 +44,7 @@ pub(super) fn metric_chart(p: &Panel, metric: Metric, id: &str, title: String) -
                         .iter()
                         .any(|(_, st)| st.n > 1)
                         .then(|| pts.iter().map(|(_, st)| (st.min, st.max)).collect()),
+                    reference: false,
                 }
             })
             .filter(|s| !s.points.is_empty())
@@ -86,6 +87,7 @@ pub(super) fn time_series(p: &Panel, data: &StudyData, clients: u32) -> (Vec<Ser
                 .map(|i| (i.t_s, i.transactions as f64 / i.duration_s))
                 .collect(),
             spread: None,
+            reference: false,
         });
         p95.push(Series {
             name,
@@ -94,6 +96,7 @@ pub(super) fn time_series(p: &Panel, data: &StudyData, clients: u32) -> (Vec<Ser
                 .filter_map(|i| i.p95_us.map(|us| (i.t_s, us / 1e3)))
                 .collect(),
             spread: None,
+            reference: false,
         });
     }
     (tps, p95)
@@ -122,6 +125,7 @@ pub(super) fn cdf_series(p: &Panel, data: &StudyData, clients: u32) -> Vec<Serie
                 name: s.label.clone(),
                 points: analysis::thin(analysis::cdf(&h), CDF_POINTS),
                 spread: None,
+                reference: false,
             })
         })
         .collect()

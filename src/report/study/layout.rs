@@ -127,6 +127,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                         })
                         .collect(),
                     spread: None,
+                    reference: false,
                 })
                 .filter(|s| !s.points.is_empty())
                 .collect(),
@@ -229,6 +230,12 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
         sections.push(Section {
             title: "Errors and failures".into(),
             blocks: vec![Block::Table(t)],
+        });
+    }
+    for rep in &r.reproductions {
+        sections.push(Section {
+            title: format!("Reproduction: {}", rep.label),
+            blocks: super::reproduce::blocks(rep, data),
         });
     }
     if let Some(c) = &r.comparison {

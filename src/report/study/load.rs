@@ -19,6 +19,10 @@ pub struct StudyData {
     pub paced: Vec<StoredPoint>,
     /// Where it was read from, for the header.
     pub source: String,
+    /// The published figures it is compared with: (file as named in its
+    /// `[[reference]]`, CSV text), as stored when it ran or given with
+    /// `dbsweep report --reference`.
+    pub references: Vec<(String, String)>,
 }
 
 /// Reads the study `name` (or the only study) of the results database at
@@ -70,10 +74,12 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         .points(Some(info.id))?
         .into_iter()
         .partition(|p| p.row.load_level.is_some());
+    let references = store.references(info.id)?;
     Ok(StudyData {
         info,
         points,
         paced,
         source: db.display().to_string(),
+        references,
     })
 }

@@ -74,6 +74,7 @@ pub(super) fn cpu_charts(p: &Panel, title: &str) -> Vec<Block> {
                 name: name.to_string(),
                 points: mean_points(s, f),
                 spread: None,
+                reference: false,
             })
             .collect();
         if series[0].points.is_empty() {
@@ -88,6 +89,7 @@ pub(super) fn cpu_charts(p: &Panel, title: &str) -> Vec<Block> {
                 .map(|((x, busy), (_, io))| (x, (100.0 - busy - io).max(0.0)))
                 .collect(),
             spread: None,
+            reference: false,
         });
         blocks.push(Block::Chart(Chart {
             id: format!("{}-cpu-utilisation-{i}", p.id),
@@ -109,6 +111,7 @@ pub(super) fn cpu_charts(p: &Panel, title: &str) -> Vec<Block> {
             name: s.label.clone(),
             points: mean_points(s, |c| c.server_cpu_us_per_txn.as_ref()),
             spread: None,
+            reference: false,
         })
         .filter(|s| !s.points.is_empty())
         .collect();
@@ -289,6 +292,7 @@ pub(super) fn cpu_over_time(
                 name: format!("{name}: {set} busy"),
                 points: busy,
                 spread: None,
+                reference: false,
             });
         }
         if !server.is_empty() {
@@ -296,6 +300,7 @@ pub(super) fn cpu_over_time(
                 name: format!("{name}: server, of the machine"),
                 points: server,
                 spread: None,
+                reference: false,
             });
         }
     }
@@ -334,6 +339,7 @@ pub(super) fn disk_over_time(
                 })
                 .collect(),
             spread: None,
+            reference: false,
         })
         .filter(|s| !s.points.is_empty())
         .collect();

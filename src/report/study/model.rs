@@ -368,6 +368,10 @@ pub struct Report {
     pub comparison: Option<Comparison>,
     /// The report's conclusions, as sentences.
     pub conclusions: Vec<String>,
+    /// The published figures the study is compared with, and the verdicts
+    /// on their conclusions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reproductions: Vec<super::reproduce::Reproduction>,
 }
 
 impl Report {

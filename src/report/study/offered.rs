@@ -337,6 +337,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
                     name: name.to_string(),
                     points: pts(*f),
                     spread: None,
+                    reference: false,
                 })
                 .filter(|s| !s.points.is_empty())
                 .collect(),
@@ -353,6 +354,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
                 .filter_map(|l| Some((l.offered_per_s?, l.achieved_per_s?)))
                 .collect(),
             spread: None,
+            reference: false,
         })
         .filter(|s| !s.points.is_empty())
         .collect();
@@ -365,6 +367,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
             name: "offered = achieved".into(),
             points: vec![(0.0, 0.0), (top, top)],
             spread: None,
+            reference: false,
         });
         blocks.push(Block::Chart(Chart {
             id: format!("{}-achieved", p.id),

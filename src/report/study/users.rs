@@ -86,6 +86,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
                     .filter_map(|l| Some((f64::from(l.users?), f(l)?)))
                     .collect(),
                 spread: None,
+                reference: false,
             })
             .filter(|s| !s.points.is_empty())
             .collect()
@@ -153,6 +154,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
                     .filter(|&(_, y)| y > 0.0)
                     .collect(),
                 spread: None,
+                reference: false,
             })
             .filter(|s| !s.points.is_empty())
             .collect();

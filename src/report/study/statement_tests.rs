@@ -1,0 +1,98 @@
+use super::*;
+use crate::report::study::reference::{parse as parse_csv, RefCurves};
+
+fn data() -> crate::report::study::reference::RefData {
+    // Two series over clients on two CPU configurations, and deadlocks.
+    let mut csv = String::from("series,cpus,clients,metric,value\n");
+    for (s, cpus, vals) in [
+        ("A", "1CPU", [100.0, 180.0, 150.0, 40.0]),
+        ("A", "2CPU", [110.0, 300.0, 360.0, 200.0]),
+        ("B", "1CPU", [90.0, 120.0, 130.0, 125.0]),
+        ("B", "2CPU", [95.0, 200.0, 240.0, 230.0]),
+    ] {
+        for (n, v) in [1, 8, 64, 256].iter().zip(vals) {
+            csv.push_str(&format!("{s},{cpus},{n},tps,{v}\n"));
+        }
+    }
+    for (n, v) in [(4, 0.0), (8, 0.12), (16, 0.22)] {
+        csv.push_str(&format!("A,2CPU,{n},deadlocks_per_s,{v}\n"));
+    }
+    parse_csv("t.csv", &csv).unwrap()
+}
+
+fn check(text: &str) -> Verdict {
+    let d = data();
+    let c = RefCurves {
+        data: &d,
+        metric: "tps".into(),
+    };
+    verdict(&parse(text).unwrap_or_else(|e| panic!("{text}: {e:?}")), &c)
+}
+
+#[test]
+fn each_function_holds_or_not_on_literal_data() {
+    for (text, holds) in [
+        ("peak(\"A\") == 360", true),
+        ("peak(\"A\", cpus=\"1CPU\") == 180", true),
+        (
+            "peak_clients(\"A\") > peak_clients(\"B\", cpus=\"1CPU\")",
+            false,
+        ),
+        ("peak_clients(\"B\", cpus=\"1CPU\") == 64", true),
+        ("value(\"B\", 256) < 231", true),
+        ("sag(\"A\", 256) ~ 44.44", true),
+        ("sag(\"B\") > 15", false),
+        ("collapse(\"A\", cpus=\"1CPU\") == 256", true),
+        ("scalability(\"A\") ~ 2", true),
+        ("scalability(\"B\") > 1.9", false),
+        ("slower(\"B\") ~ 33.33", true),
+        ("rank(\"A\") == 1", true),
+        ("rank(\"B\") == 1", false),
+        ("first_deadlocks(\"A\") == 8", true),
+        ("deadlocks(\"A\", 16) > 0.2", true),
+    ] {
+        let v = check(text);
+        match (holds, &v) {
+            (true, Verdict::Holds(_)) | (false, Verdict::DoesNotHold(_)) => {}
+            _ => panic!("{text}: {v:?}"),
+        }
+        assert!(!v.why().is_empty());
+    }
+}
+
+#[test]
+fn missing_data_is_not_measurable_with_why() {
+    for (text, why) in [
+        ("peak(\"Oracle 10g\") > 1", "Oracle 10g: not in t.csv"),
+        ("collapse(\"B\") > 1", "never falls below half"),
+        ("first_deadlocks(\"B\") == 8", "B: no deadlocks_per_s"),
+        ("value(\"A\", 3) > 1", "A: no tps at 3"),
+    ] {
+        match check(text) {
+            Verdict::NotMeasurable(w) => assert!(w.contains(why), "{text}: {w}"),
+            v => panic!("{text}: {v:?}"),
+        }
+    }
+}
+
+#[test]
+fn bad_statements_say_where() {
+    for (text, at, words) in [
+        ("peek(\"A\") > 1", 0, "unknown function 'peek'"),
+        ("peak(\"A\") >> 1", 11, "expected a number"),
+        ("peak(\"A\") 1", 10, "expected a comparison"),
+        ("peak(A) > 1", 5, "expected a quoted name"),
+        (
+            "peak(\"A\", colour=\"x\") > 1",
+            10,
+            "unknown argument 'colour'",
+        ),
+        ("value(\"A\") > 1", 0, "needs a client count"),
+        ("peak(\"A) > 1", 5, "unterminated string"),
+        ("peak(\"A\") > 1 and", 14, "unexpected 'and'"),
+    ] {
+        let (pos, msg) = parse(text).unwrap_err();
+        assert_eq!(pos, at, "{text}: {msg}");
+        assert!(msg.contains(words), "{text}: {msg}");
+    }
+}
