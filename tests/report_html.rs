@@ -265,6 +265,7 @@ fn sample_doc() -> Doc {
             name: name.into(),
             spread: Some(points.iter().map(|p| (p.1 * 0.97, p.1 * 1.03)).collect()),
             points: points.clone(),
+            reference: false,
         });
         p95.push(Series {
             name: name.into(),
@@ -273,6 +274,7 @@ fn sample_doc() -> Doc {
                 .map(|&(c, t)| (c, 1000.0 * c / t * 1.8))
                 .collect(),
             spread: None,
+            reference: false,
         });
     }
     let columns: Vec<String> = clients.iter().map(|c| c.to_string()).collect();
@@ -379,8 +381,8 @@ fn sample_doc() -> Doc {
                         y: Axis::log("latency (ms)"),
                         kind: ChartKind::Step,
                         series: vec![
-                            Series { name: "MariaDB 10.11".into(), points: dist(2.0), spread: None },
-                            Series { name: "PostgreSQL 15".into(), points: dist(3.0), spread: None },
+                            Series { name: "MariaDB 10.11".into(), points: dist(2.0), spread: None, reference: false },
+                            Series { name: "PostgreSQL 15".into(), points: dist(3.0), spread: None, reference: false },
                         ],
                     }),
                 ],
@@ -397,6 +399,7 @@ fn sample_doc() -> Doc {
                         name: "transactions/s".into(),
                         spread: Some(time_series.iter().map(|p| (p.1 * 0.95, p.1 * 1.05)).collect()),
                         points: time_series,
+                        reference: false,
                     }],
                 })],
             },
@@ -672,4 +675,46 @@ fn study_report_draws_cpu_utilisation_by_clients() {
     let blend = |c: &str| hex(c).map(|v| (0.55 * v as f64 + 0.45 * 255.0).round() as u8);
     let painted: usize = (0..4).map(|i| img.count(blend(plot::PALETTE[i]))).sum();
     assert!(painted > 40_000, "{painted} px of stacked areas");
+}
+
+#[test]
+fn study_report_draws_published_series_dashed_and_labelled() {
+    let dir = Dir::new();
+    std::fs::write(
+        dir.join("paper.csv"),
+        "series,clients,metric,value\nOld DB,1,tps,100\nOld DB,2,tps,180\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("ref.toml"),
+        "name = \"ref\"\nclients = [1, 2]\n\
+         [[target]]\nname = \"lite\"\nurl = \"sqlite://ref.db\"\n\
+         [[workload]]\nname = \"oltp_point_select\"\noptions = { table-size = 1000 }\nwarmup = 0\ntime = 1\n\
+         [[reference]]\nfile = \"paper.csv\"\nlabel = \"the paper\"\nmap = { \"lite/base\" = \"Old DB\" }\n",
+    )
+    .unwrap();
+    dbsweep_in(dir.path(), &["study", "ref.toml", "--out", "out"]).ok();
+    let page = dir.join("out/report.html");
+    let Some(browser) = chromium() else { return };
+    let dom = browse(&browser, &dir.join("profile"), &["--dump-dom"], &page);
+    let chart = dom
+        .split("<svg")
+        .map(|c| &c[..c.find("</svg>").unwrap_or(c.len())])
+        .find(|c| c.contains("shape, each series over its own peak"))
+        .expect("the shape chart");
+    // The published series: dashed, named as published; ours solid.
+    let published = chart
+        .split("<path class=\"series reference\" data-series=\"Old DB (published)\"")
+        .nth(1)
+        .expect("the published series is drawn as a reference");
+    assert!(published[..published.find(">").unwrap()].contains("stroke-dasharray=\"5 5\""));
+    let ours = chart
+        .split("<path class=\"series\" data-series=\"lite/base (here)\"")
+        .nth(1)
+        .expect("the measured series is drawn");
+    assert!(!ours[..ours.find(">").unwrap()].contains("stroke-dasharray"));
+    assert!(
+        chart.contains(">Old DB (published)</text>"),
+        "not in the legend"
+    );
 }

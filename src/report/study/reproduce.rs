@@ -416,6 +416,11 @@ pub fn blocks(r: &Reproduction, data: &StudyData) -> Vec<Block> {
             .flatten()
             .collect::<Vec<_>>()
             .join(", ");
+        let title = if title.is_empty() {
+            String::new()
+        } else {
+            format!(" ({title})")
+        };
         let names: Vec<&str> = r
             .data
             .series()
@@ -457,7 +462,7 @@ pub fn blocks(r: &Reproduction, data: &StudyData) -> Vec<Block> {
             .collect();
         blocks.push(Block::Table(Table {
             caption: format!(
-                "{}: {} ({title}), published beside measured",
+                "{}: {}{title}, published beside measured",
                 r.label, r.metric
             ),
             corner: "clients".into(),
@@ -489,7 +494,7 @@ pub fn blocks(r: &Reproduction, data: &StudyData) -> Vec<Block> {
         blocks.push(Block::Chart(Chart {
             id: format!("ref-{}", super::names::slug(&format!("{}-{title}", r.file))),
             title: format!(
-                "{} ({title}): shape, each series over its own peak (published dashed)",
+                "{}{title}: shape, each series over its own peak (published dashed)",
                 r.label
             ),
             x: Axis::new("clients", Scale::log_if(wide)),
@@ -599,7 +604,7 @@ fn shape_table(
     }
     Table {
         caption: format!(
-            "{label} ({title}): the same figures for both — peak, clients at the peak, sag % at the most clients, collapse (below half the peak), rank and % slower than the best"
+            "{label}{title}: the same figures for both — peak, clients at the peak, sag % at the most clients, collapse (below half the peak), rank and % slower than the best"
         ),
         corner: "series".into(),
         columns: ["peak", "at", "sag %", "collapse", "rank", "slower %"]
