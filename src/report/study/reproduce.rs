@@ -183,7 +183,9 @@ fn x_of(p: &StoredPoint) -> u32 {
         .as_deref()
         .and_then(|l| l.strip_prefix("users="))
         .and_then(|u| u.parse().ok())
-        .unwrap_or(p.row.clients)
+        // Concurrent clients in all, as publications count them (seed
+        // 001's 8 instances × 1..128).
+        .unwrap_or(p.row.clients * p.row.instances)
 }
 
 impl Curves for Measured<'_> {
