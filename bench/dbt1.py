@@ -23,7 +23,7 @@ eus     `dbsweep run dbt1 --eus U --threads C` with DBT-1's think time
 
 Usage:
     bench/dbt1.py [--part load,eus] [--items 10000] [--ebs 100] [--pairs 3]
-                  [--eus 20000] [--threads 32] [--ramp 2000] [--time 60]
+                  [--eus 20000] [--threads 64] [--ramp 2000] [--time 60]
                   [--engines mariadb,postgres]
 
 Writes bench/results/dbt1-<date>.csv and .md and prints the tables.
@@ -216,7 +216,7 @@ def main():
     ap.add_argument("--ebs", type=int, default=100)
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--eus", type=int, default=20000)
-    ap.add_argument("--threads", type=int, default=32)
+    ap.add_argument("--threads", type=int, default=64)
     ap.add_argument("--ramp", type=int, default=2000)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--time", type=int, default=60)
@@ -229,8 +229,12 @@ def main():
     engines = args.engines.split(",")
     urls = []
     try:
+        # The study's settings (studies/seed003-dbt1.toml): the store in
+        # memory.
+        settings = {"mariadb": ["innodb_buffer_pool_size=1G", "max_connections=300"],
+                    "postgres": ["max_connections=300"]}
         for e in engines:
-            urls.append((e, c.server_start(e, workdir, [])))
+            urls.append((e, c.server_start(e, workdir, settings.get(e, []))))
         rows = []
         parts = args.part.split(",")
         if "load" in parts:
