@@ -562,13 +562,16 @@ fn shape_table(
     workload: Option<&str>,
     cpus: Option<&str>,
 ) -> Table {
-    let figure = |d: &dyn Curves, s: &str, f: statement::Func| -> String {
+    // Sag at the highest client count both sides measured, so the two
+    // sags compare like with like; scalability over every CPU set.
+    let figure = |d: &dyn Curves, s: &str, f: statement::Func, n: Option<u32>| -> String {
+        let every_cpus = f == statement::Func::Scalability;
         let t = statement::Term::Call {
             func: f,
             series: s.to_string(),
-            n: None,
+            n,
             workload: workload.map(String::from),
-            cpus: cpus.map(String::from),
+            cpus: if every_cpus { None } else { cpus.map(String::from) },
             metric: Some(metric.to_string()),
         };
         match statement::eval(&t, d) {
@@ -584,32 +587,49 @@ fn shape_table(
         }
     };
     use statement::Func::*;
-    let funcs = [Peak, PeakClients, Sag, Collapse, Rank, Slower];
+    let funcs = [Peak, PeakClients, Sag, Collapse, Rank, Slower, Scalability];
+    let xs = |d: &dyn Curves, s: &str| -> BTreeSet<u32> {
+        d.curve(s, metric, workload, cpus)
+            .map(|c| c.iter().map(|p| p.0).collect())
+            .unwrap_or_default()
+    };
     let mut rows = Vec::new();
     for s in names {
+        let mine = ours.ours(s);
+        let theirs_x = xs(theirs, s);
+        let common = match mine {
+            Some(_) => theirs_x.intersection(&xs(ours, s)).max().copied(),
+            None => theirs_x.last().copied(),
+        };
+        let row = |d: &dyn Curves| -> Vec<Cell> {
+            funcs
+                .iter()
+                .map(|f| {
+                    let n = (*f == Sag).then_some(common).flatten();
+                    if *f == Sag && n.is_none() {
+                        return Cell::plain("-");
+                    }
+                    Cell::plain(figure(d, s, *f, n))
+                })
+                .collect()
+        };
         rows.push(Row {
             label: format!("{s} (published)"),
-            cells: funcs
-                .iter()
-                .map(|f| Cell::plain(figure(theirs, s, *f)))
-                .collect(),
+            cells: row(theirs),
         });
-        if let Some(o) = ours.ours(s) {
+        if let Some(o) = mine {
             rows.push(Row {
                 label: format!("{o} (here)"),
-                cells: funcs
-                    .iter()
-                    .map(|f| Cell::plain(figure(ours, s, *f)))
-                    .collect(),
+                cells: row(ours),
             });
         }
     }
     Table {
         caption: format!(
-            "{label}{title}: the same figures for both — peak, clients at the peak, sag % at the most clients, collapse (below half the peak), rank and % slower than the best"
+            "{label}{title}: the same figures for both — peak, clients at the peak, sag % at the highest client count both measured, collapse (below half the peak), rank and % slower than the best, CPU scalability (peak on the last CPU configuration over the first)"
         ),
         corner: "series".into(),
-        columns: ["peak", "at", "sag %", "collapse", "rank", "slower %"]
+        columns: ["peak", "at", "sag %", "collapse", "rank", "slower %", "scalability"]
             .map(String::from)
             .to_vec(),
         rows,
