@@ -389,6 +389,8 @@ pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
                 })
         }
         Func::Scalability => {
+            // A series without data says why first.
+            d.curve(series, metric, workload.as_deref(), None)?;
             let sets = d.cpus(series);
             let (Some(first), Some(last)) = (sets.first(), sets.last()) else {
                 return Err(format!("{series}: no CPU configurations"));
