@@ -239,6 +239,15 @@ pub(super) fn lock_tables(p: &Panel, data: &StudyData) -> Vec<Block> {
             blocks.push(Block::Note(
                 "Semaphore counters are the SEMAPHORES section of SHOW ENGINE INNODB STATUS over the window, per transaction; the first and last texts are in each run's document.".into(),
             ));
+        } else if let Some(why) = points
+            .iter()
+            .filter_map(|x| metrics(x))
+            .flat_map(|m| m.gaps.iter())
+            .find(|g| g.what.contains("semaphore"))
+            .map(|g| g.why.clone())
+        {
+            // Say why a figure seed 004 reads is missing, not just omit it.
+            blocks.push(Block::Note(format!("InnoDB semaphore waits: not measured: {why}.")));
         }
     }
     blocks
