@@ -575,6 +575,7 @@ fn shape_table(
             metric: Some(metric.to_string()),
         };
         match statement::eval(&t, d) {
+            Ok((v, _)) if v.is_infinite() => "never".into(),
             Ok((v, _))
                 if f == statement::Func::PeakClients
                     || f == statement::Func::Collapse

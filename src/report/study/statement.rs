@@ -13,12 +13,12 @@
 //! | `peak_clients(S)` | the clients (or users) at it |
 //! | `value(S, N)` | the value at N |
 //! | `sag(S, N)` | % below the peak at N (default: the highest N measured) |
-//! | `collapse(S)` | the first N after the peak below half of it (none: not measurable) |
+//! | `collapse(S)` | the first N after the peak below half of it (never: infinity) |
 //! | `scalability(S)` | peak on the last CPU configuration / peak on the first |
 //! | `slower(S)` | % below the best series' peak (same workload and CPUs) |
 //! | `rank(S)` | 1 for the highest peak, 2 for the next … |
 //! | `deadlocks(S, N)` | deadlocks per second at N |
-//! | `first_deadlocks(S)` | the lowest N with any deadlock |
+//! | `first_deadlocks(S)` | the lowest N with any deadlock (none measured: infinity) |
 //!
 //! Comparisons: `>`, `<`, `>=`, `<=`, `==`, `!=`, and `~` (equal within
 //! 0.5 %, for numbers a seed prints rounded). A statement is evaluated on
@@ -374,7 +374,9 @@ pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
         Func::Collapse => {
             let c = curve(series, metric, cpus.as_deref())?;
             let (px, pv) = peak_of(&c).ok_or_else(|| format!("{series}: no values"))?;
-            c.iter()
+            // Never: infinitely far, so `collapse(S) <= 300` does not hold.
+            let last = c.iter().map(|p| p.0).max().unwrap_or(px);
+            Ok(c.iter()
                 .filter(|p| p.0 > px && p.1 < pv / 2.0)
                 .map(|p| p.0)
                 .min()
@@ -384,9 +386,10 @@ pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
                         format!("below half of the peak ({pv:.2} at {px}) from {x}"),
                     )
                 })
-                .ok_or_else(|| {
-                    format!("{series} never falls below half of its peak ({pv:.2} at {px})")
-                })
+                .unwrap_or((
+                    f64::INFINITY,
+                    format!("{series} never falls below half of its peak ({pv:.2} at {px}) up to {last}"),
+                )))
         }
         Func::Scalability => {
             // A series without data says why first.
@@ -452,12 +455,16 @@ pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
         }
         Func::FirstDeadlocks => {
             let c = curve(series, "deadlocks_per_s", cpus.as_deref())?;
-            c.iter()
+            let last = c.iter().map(|p| p.0).max().unwrap_or(0);
+            Ok(c.iter()
                 .filter(|p| p.1 > 0.0)
                 .map(|p| p.0)
                 .min()
                 .map(|x| (f64::from(x), format!("first deadlocks at {x}")))
-                .ok_or_else(|| format!("{series}: no deadlocks at any count"))
+                .unwrap_or((
+                    f64::INFINITY,
+                    format!("{series}: no deadlock at any count up to {last}"),
+                )))
         }
     }
 }
