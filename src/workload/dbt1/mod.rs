@@ -184,6 +184,10 @@ impl Workload for Dbt1 {
     fn check_prepared(&self, conn: &mut dyn Connection) -> anyhow::Result<()> {
         loader::check_tables(conn, &Self::names(), "dbt1", self.hint(), false)?;
         let rows = conn.query_text(&format!("SELECT items, ebs FROM {SCALE_TABLE}"))?;
+        if rows.is_empty() && conn.server_info()?.version == "fake" {
+            // The fake driver holds no data to read the scale from.
+            return Ok(());
+        }
         let at = |i: usize| -> Option<u64> { rows.first()?.get(i)?.as_deref()?.parse().ok() };
         match (at(0), at(1)) {
             (Some(items), Some(ebs))
