@@ -247,7 +247,9 @@ pub(super) fn lock_tables(p: &Panel, data: &StudyData) -> Vec<Block> {
             .map(|g| g.why.clone())
         {
             // Say why a figure seed 004 reads is missing, not just omit it.
-            blocks.push(Block::Note(format!("InnoDB semaphore waits: not measured: {why}.")));
+            blocks.push(Block::Note(format!(
+                "InnoDB semaphore waits: not measured: {why}."
+            )));
         }
     }
     blocks

@@ -571,7 +571,11 @@ fn shape_table(
             series: s.to_string(),
             n,
             workload: workload.map(String::from),
-            cpus: if every_cpus { None } else { cpus.map(String::from) },
+            cpus: if every_cpus {
+                None
+            } else {
+                cpus.map(String::from)
+            },
             metric: Some(metric.to_string()),
         };
         match statement::eval(&t, d) {
