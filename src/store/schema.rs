@@ -423,6 +423,7 @@ mod tests {
                 "point_interval",
                 "point_setting",
                 "point_summary",
+                "reference",
                 "session",
                 "study",
                 "target",

@@ -45,7 +45,7 @@ pub struct Study {
     /// expanded into `variants`.
     pub sweep: Option<ParameterSweep>,
     /// The `[[reference]]` files, read and checked (stored with the study).
-    pub references: Vec<super::reference::ReferenceFile>,
+    pub references: Vec<ReferenceFile>,
 }
 
 /// One database to benchmark.
@@ -429,4 +429,12 @@ impl Study {
         spec.cpus = point.cpus.clone();
         Some(spec)
     }
+}
+
+/// A `[[reference]]` as validated: the file as named and its text (stored
+/// with the study, so reports render where the file is not).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceFile {
+    pub file: String,
+    pub text: String,
 }

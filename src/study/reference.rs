@@ -18,18 +18,10 @@
 //! ```
 
 use super::load::{Loader, R};
-use super::model::{TargetSpec, VariantSpec};
+use super::model::{ReferenceFile, TargetSpec, VariantSpec};
 use super::raw::{RawConclusion, RawReference, RawStudy};
 use crate::report::study::reference::{self, METRICS};
 use crate::report::study::statement;
-
-/// A reference as validated: the file as named and its text (stored with
-/// the study, so reports render where the file is not).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReferenceFile {
-    pub file: String,
-    pub text: String,
-}
 
 impl Loader<'_> {
     /// The study's reference files, checked with their mappings and the

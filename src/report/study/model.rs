@@ -371,7 +371,7 @@ pub struct Report {
     /// The published figures the study is compared with, and the verdicts
     /// on their conclusions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub reproductions: Vec<super::reproduce::Reproduction>,
+    pub reproductions: Vec<Reproduction>,
 }
 
 impl Report {
@@ -383,4 +383,40 @@ impl Report {
             "tps"
         }
     }
+}
+
+/// A `[[reference]]` of the study file, as the report reads it.
+#[derive(Debug, Clone, Default)]
+pub struct RefSpec {
+    pub file: String,
+    pub label: Option<String>,
+    pub metric: String,
+    /// (ours `target/variant`, theirs series).
+    pub map: Vec<(String, String)>,
+    /// (ours CPU set label, theirs CPU configuration).
+    pub cpus: Vec<(String, String)>,
+}
+
+/// One conclusion's verdicts.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ConclusionRow {
+    pub text: String,
+    pub check: String,
+    /// On the publication's own numbers (a check of the transcription).
+    pub seed: super::statement::Verdict,
+    /// On this study's measured series.
+    pub here: super::statement::Verdict,
+}
+
+/// One reference compared with the study.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Reproduction {
+    pub file: String,
+    pub label: String,
+    pub metric: String,
+    pub map: Vec<(String, String)>,
+    pub data: super::reference::RefData,
+    #[serde(skip)]
+    pub spec: RefSpec,
+    pub conclusions: Vec<ConclusionRow>,
 }

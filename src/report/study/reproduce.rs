@@ -9,24 +9,13 @@
 
 use std::collections::BTreeSet;
 
+use super::model::{ConclusionRow, RefSpec, Reproduction};
 use super::names::finished;
 use super::reference::{self, RefCurves, RefData};
 use super::statement::{self, Curves, Verdict};
 use super::StudyData;
 use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Mark, Row, Scale, Series, Table};
 use crate::store::StoredPoint;
-
-/// A `[[reference]]` of the study file, as the report reads it.
-#[derive(Debug, Clone, Default)]
-pub struct RefSpec {
-    pub file: String,
-    pub label: Option<String>,
-    pub metric: String,
-    /// (ours `target/variant`, theirs series).
-    pub map: Vec<(String, String)>,
-    /// (ours CPU set label, theirs CPU configuration).
-    pub cpus: Vec<(String, String)>,
-}
 
 /// A `[[conclusion]]`.
 #[derive(Debug, Clone)]
@@ -269,30 +258,6 @@ impl Curves for Measured<'_> {
     fn metric(&self) -> &str {
         &self.spec.metric
     }
-}
-
-/// One conclusion's verdicts.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ConclusionRow {
-    pub text: String,
-    pub check: String,
-    /// On the publication's own numbers (a check of the transcription).
-    pub seed: Verdict,
-    /// On this study's measured series.
-    pub here: Verdict,
-}
-
-/// One reference compared with the study.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Reproduction {
-    pub file: String,
-    pub label: String,
-    pub metric: String,
-    pub map: Vec<(String, String)>,
-    pub data: RefData,
-    #[serde(skip)]
-    pub spec: RefSpec,
-    pub conclusions: Vec<ConclusionRow>,
 }
 
 /// The study's reproductions: one per reference it carries (stored, or
