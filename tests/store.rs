@@ -1005,7 +1005,7 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
         c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
             .unwrap();
     }
-    c.execute_batch("CREATE VIEW point_summary AS SELECT 1")
+    c.execute_batch("CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference")
         .unwrap();
     c.pragma_update(None, "user_version", 1).unwrap();
     drop(c);
@@ -1019,7 +1019,7 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
         .connection()
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, dbsweep::store::SCHEMA_VERSION);
     // The summary view is version 3's, grouping by the level.
     let n: i64 = s
         .connection()
@@ -1087,7 +1087,7 @@ fn upgrading_a_version_2_file_fills_the_pacing_figures() {
         c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
             .unwrap();
     }
-    c.execute_batch("CREATE VIEW point_summary AS SELECT 1")
+    c.execute_batch("CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference")
         .unwrap();
     c.pragma_update(None, "user_version", 2).unwrap();
     drop(c);
