@@ -726,7 +726,7 @@ fn example_studies_load_and_plan() {
         p.estimated_duration(&quick)
     );
     let seed2 = study::load(&dir.join("seed002-cpus.toml")).unwrap();
-    assert_eq!(plan(&seed2).points.len(), 2 * 2 * 2 * 7);
+    assert_eq!(plan(&seed2).points.len(), 2 * 2 * 2 * 9);
     // The calibration point, then 10 % … 100 % and 110 %, 120 %.
     let rates = study::load(&dir.join("rate-sweep.toml")).unwrap();
     let keys: Vec<String> = plan(&rates)
