@@ -43,6 +43,7 @@ mod figures;
 mod layout;
 mod load;
 mod machine;
+mod measured;
 mod model;
 mod names;
 mod offered;

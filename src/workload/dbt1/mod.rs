@@ -19,6 +19,7 @@
 mod browse;
 mod checkout;
 pub mod mix;
+mod rows;
 pub mod schema;
 pub mod session;
 pub mod sql;
