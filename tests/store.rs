@@ -1005,8 +1005,10 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
         c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
             .unwrap();
     }
-    c.execute_batch("CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference")
-        .unwrap();
+    c.execute_batch(
+        "CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference; DROP TABLE reproduction",
+    )
+    .unwrap();
     c.pragma_update(None, "user_version", 1).unwrap();
     drop(c);
     let s = Store::open_existing(&path).unwrap();
@@ -1087,8 +1089,10 @@ fn upgrading_a_version_2_file_fills_the_pacing_figures() {
         c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
             .unwrap();
     }
-    c.execute_batch("CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference")
-        .unwrap();
+    c.execute_batch(
+        "CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference; DROP TABLE reproduction",
+    )
+    .unwrap();
     c.pragma_update(None, "user_version", 2).unwrap();
     drop(c);
     let s = Store::open_existing(&path).unwrap();

@@ -174,6 +174,7 @@ Examples:
   dbsweep study studies/quickstart.toml --dry-run   # the plan: points, restarts, estimated time
   dbsweep study studies/quickstart.toml             # results in results/quickstart/results.db
   dbsweep study studies/quickstart.toml --resume    # after Ctrl-C: continue with the first unfinished point
+  dbsweep study --check-statements studies/seed002-cpus.toml   # each conclusion on the published numbers, with its margin
   dbsweep results results/quickstart";
 
 #[derive(Debug, Args)]
@@ -189,6 +190,10 @@ pub struct StudyArgs {
     /// Print the plan (points, server restarts, estimated duration) and exit.
     #[arg(long)]
     pub dry_run: bool,
+    /// Evaluate every [[conclusion]] on the published numbers, print each
+    /// with the numbers it compares with and its margin, and exit.
+    #[arg(long, conflicts_with_all = ["dry_run", "resume"])]
+    pub check_statements: bool,
 }
 
 #[derive(Debug, Args)]

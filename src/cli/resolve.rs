@@ -43,6 +43,7 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
             out: s.out,
             resume: s.resume,
             dry_run: s.dry_run,
+            check_statements: s.check_statements,
         }),
         Command::Results(r) => Request::Results(ResultsRequest {
             path: r.path,

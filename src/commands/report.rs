@@ -146,6 +146,83 @@ fn run_file(a: &ReportRequest) -> anyhow::Result<()> {
     emit(destination(a, &dir)?, &bytes)
 }
 
+/// What the study reproduces, with `--reference` files in place of the
+/// stored ones of the same name (or beside them, unmapped); read through
+/// the study loader for a study stored before its reproduction was.
+fn references(a: &ReportRequest, data: &mut crate::report::study::StudyData) -> anyhow::Result<()> {
+    use crate::report::study::reference;
+    use crate::report::study::spec::RefSpec;
+    let mut given = Vec::new();
+    for f in &a.references {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| UsageError(format!("--reference {}: cannot read it: {e}", f.display())))?;
+        let parsed = reference::parse(&f.display().to_string(), &text).map_err(UsageError)?;
+        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+        given.push((f.display().to_string(), name, text, parsed));
+    }
+    let same = |stored: &str, name: &Option<String>| {
+        Path::new(stored)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            == *name
+    };
+    if data.reproduction.is_none() && !data.info.file_text.is_empty() {
+        // An older results database: its stored study file, with the
+        // given files standing for the stored ones of the same name.
+        for (shown, name, text, _) in &given {
+            let file = data
+                .references
+                .iter()
+                .map(|(f, _)| f.clone())
+                .find(|f| same(f, name))
+                .unwrap_or_else(|| shown.clone());
+            data.references.retain(|(n, _)| *n != file);
+            data.references.push((file, text.clone()));
+        }
+        data.reproduction = Some(crate::study::stored_reproduction(
+            &data.info.file_text,
+            &data.references,
+        )?);
+    }
+    let spec = data.reproduction.get_or_insert_with(Default::default);
+    for (shown, name, _, parsed) in given {
+        match spec.references.iter_mut().find(|r| same(&r.file, &name)) {
+            Some(r) => {
+                let series = parsed.series();
+                if let Some((_, missing)) =
+                    r.map.iter().find(|(_, t)| !series.contains(&t.as_str()))
+                {
+                    return Err(UsageError(format!(
+                        "--reference {shown}: the study compares a series with '{missing}', which the file does not have (its series: {}): give the file the study was made with",
+                        series.join(", ")
+                    ))
+                    .into());
+                }
+                r.data = parsed;
+            }
+            None => {
+                let metric = if parsed.metrics().contains("tps") {
+                    "tps".to_string()
+                } else {
+                    parsed
+                        .metrics()
+                        .into_iter()
+                        .next()
+                        .unwrap_or("tps")
+                        .to_string()
+                };
+                spec.references.push(RefSpec {
+                    file: shown,
+                    metric,
+                    data: parsed,
+                    ..RefSpec::default()
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `dbsweep report [DIR|results.db]`: a study's tables, charts and
 /// conclusions in one of the report formats.
 pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
@@ -153,28 +230,7 @@ pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
         return run_file(a);
     }
     let mut data = study::load(&a.path, a.study.as_deref())?;
-    for f in &a.references {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| UsageError(format!("--reference {}: cannot read it: {e}", f.display())))?;
-        // A study's [[reference]] of the same file name takes this text.
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
-        let (specs, _) = crate::report::study::reproduce::specs(&data.info.file_text);
-        let file = specs
-            .iter()
-            .map(|s| s.file.clone())
-            .find(|s| {
-                Path::new(s)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    == name
-            })
-            .unwrap_or_else(|| f.display().to_string());
-        crate::report::study::reference::parse(&f.display().to_string(), &text)
-            .map_err(UsageError)?;
-        data.references.retain(|(n, _)| *n != file);
-        data.references.push((file, text));
-    }
-    crate::report::study::reproduce::reproductions(&data).map_err(UsageError)?;
+    references(a, &mut data)?;
     let baseline = match &a.baseline {
         None => None,
         Some(other) => {

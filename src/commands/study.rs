@@ -18,6 +18,8 @@ pub struct StudyRequest {
     pub resume: bool,
     /// `--dry-run`: print the plan only.
     pub dry_run: bool,
+    /// `--check-statements`: the conclusions on the published numbers only.
+    pub check_statements: bool,
 }
 
 /// Writes `DIR/report.html` for study `name` stored in `dir`.
@@ -36,6 +38,13 @@ static STUDY_CANCEL: AtomicBool = AtomicBool::new(false);
 
 pub fn study(a: &StudyRequest) -> anyhow::Result<RunStatus> {
     let study = crate::study::load(&a.file)?;
+    if a.check_statements {
+        print!(
+            "{}",
+            crate::report::study::reproduce::check_listing(&study.reproduction)
+        );
+        return Ok(RunStatus::Ok);
+    }
     let plan = crate::study::plan(&study);
     if a.dry_run {
         print!("{}", plan.describe(&study));

@@ -391,6 +391,29 @@ impl Store {
         Ok(())
     }
 
+    /// Stores the study's reproduction spec (JSON of
+    /// `report::study::spec::ReproSpec`), replacing an earlier one.
+    pub fn save_reproduction(&mut self, study: StudyId, spec_json: &str) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO reproduction (study_id, spec_json) VALUES (?1, ?2)",
+            params![study.0, spec_json],
+        )?;
+        Ok(())
+    }
+
+    /// The study's reproduction spec as stored (None: a study stored
+    /// before version 5, or one that reproduces nothing).
+    pub fn reproduction(&self, study: StudyId) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT spec_json FROM reproduction WHERE study_id = ?1",
+                [study.0],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// The study's reference files: (file as named, text), by name.
     pub fn references(&self, study: StudyId) -> anyhow::Result<Vec<(String, String)>> {
         let mut st = self

@@ -316,8 +316,18 @@ CREATE TABLE reference (
 );
 "#;
 
+/// Version 5: a study's reproduction as validated when it ran (its
+/// references parsed, conclusions with the publication's words,
+/// deviations), as JSON, so a report reads it back instead of the file.
+const V5: &str = r#"
+CREATE TABLE reproduction (
+    study_id  INTEGER PRIMARY KEY REFERENCES study(id) ON DELETE CASCADE,
+    spec_json TEXT NOT NULL
+);
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -424,6 +434,7 @@ mod tests {
                 "point_setting",
                 "point_summary",
                 "reference",
+                "reproduction",
                 "session",
                 "study",
                 "target",

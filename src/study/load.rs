@@ -129,7 +129,18 @@ impl Loader<'_> {
         // base, declared, generated: the plan walks them in this order.
         variants.sort_by_key(|v| v.target);
         let workloads = self.workloads(&raw, &targets, sweep.is_some())?;
-        let references = self.references(&raw, &targets, &variants)?;
+        let dir = self.src.path.parent().unwrap_or(Path::new("."));
+        let read = |name: &str| -> Result<String, String> {
+            let path = dir.join(name);
+            std::fs::read_to_string(&path).map_err(|e| {
+                format!(
+                    "cannot read {}: {e} (the path is relative to the study file)",
+                    path.display()
+                )
+            })
+        };
+        let (reproduction, references) =
+            self.reproduction(&raw, Some((&targets, &variants)), &read)?;
         Ok(Study {
             source: self.src.path.to_path_buf(),
             name,
@@ -143,6 +154,7 @@ impl Loader<'_> {
             stop: self.stop(&raw.stop)?,
             sweep,
             references,
+            reproduction,
         })
     }
 

@@ -62,4 +62,5 @@ pub use plan::{
     plan, Plan, Point, PointKey, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC, POINT_OVERHEAD,
     SERVER_START,
 };
+pub use reference::stored_reproduction;
 pub use stop::ErrorRates;

@@ -44,8 +44,11 @@ pub struct Study {
     /// The `[sweep.parameter]` table, if any; its variants are already
     /// expanded into `variants`.
     pub sweep: Option<ParameterSweep>,
-    /// The `[[reference]]` files, read and checked (stored with the study).
+    /// The `[[reference]]` files, as read (stored with the study).
     pub references: Vec<ReferenceFile>,
+    /// What the study reproduces: references parsed, conclusions and
+    /// deviations checked (stored with the study as JSON).
+    pub reproduction: crate::report::study::spec::ReproSpec,
 }
 
 /// One database to benchmark.

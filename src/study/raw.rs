@@ -46,14 +46,17 @@ pub(super) struct RawStudy {
     pub references: Vec<Spanned<RawReference>>,
     #[serde(default, rename = "conclusion")]
     pub conclusions: Vec<Spanned<RawConclusion>>,
+    #[serde(default, rename = "deviation")]
+    pub deviations: Vec<Spanned<RawDeviation>>,
 }
 
 /// Another source's published figures (`[[reference]]`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawReference {
-    /// The CSV file, relative to the study file.
-    pub file: Spanned<String>,
+    /// The CSV file, relative to the study file; none for a publication
+    /// that printed no numbers (its series still named through `map`).
+    pub file: Option<Spanned<String>>,
     /// How the report names the source.
     pub label: Option<String>,
     /// The metric compared (default `tps`).
@@ -64,13 +67,31 @@ pub(super) struct RawReference {
     pub cpus: Option<Spanned<Ordered<String>>>,
 }
 
-/// A conclusion of the publication, as a statement to check.
+/// A conclusion of the publication (or, without `quote`, our own
+/// observation), as a statement to check or a reason it cannot be.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawConclusion {
-    /// The publication's wording.
+    /// The row's short wording.
     pub text: String,
-    pub check: Spanned<String>,
+    /// The publication's sentence, verbatim.
+    pub quote: Option<Spanned<String>>,
+    /// Where it is: `FILE:LINE`.
+    pub source: Option<Spanned<String>>,
+    pub check: Option<Spanned<String>>,
+    /// `false`: cannot be checked here, for `reason`.
+    pub measurable: Option<Spanned<bool>>,
+    pub reason: Option<Spanned<String>>,
+}
+
+/// How the study differs from the publication (`[[deviation]]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawDeviation {
+    pub what: Spanned<String>,
+    pub seed: Spanned<String>,
+    pub ours: Spanned<String>,
+    pub why: Spanned<String>,
 }
 
 #[derive(Debug, Deserialize)]

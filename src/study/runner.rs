@@ -79,6 +79,9 @@ pub fn run(
         .map(|r| (r.file.clone(), r.text.clone()))
         .collect();
     store.save_references(study_id, &references)?;
+    if !study.reproduction.is_empty() {
+        store.save_reproduction(study_id, &serde_json::to_string(&study.reproduction)?)?;
+    }
     let mut series = HashMap::new();
     replay_stop_rules(study, plan, &store, study_id, &mut series)?;
     let done_before = plan

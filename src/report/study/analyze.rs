@@ -42,15 +42,13 @@ pub fn analyze(data: &StudyData, baseline: Option<&StudyData>, opts: &Options) -
         scalability,
         comparison,
         conclusions: Vec::new(),
-        // Checked by the report command before (a missing reference file
-        // is its usage error).
-        reproductions: super::reproduce::reproductions(data).unwrap_or_default(),
+        reproduction: super::reproduce::reproduction(data),
     };
     report.conclusions = conclusions(&report);
     for p in &report.offered {
         report.conclusions.extend(offered::conclusions(p));
     }
-    for r in &report.reproductions {
+    if let Some(r) = &report.reproduction {
         report.conclusions.extend(super::reproduce::sentences(r));
     }
     report

@@ -232,7 +232,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             blocks: vec![Block::Table(t)],
         });
     }
-    for rep in &r.reproductions {
+    if let Some(rep) = &r.reproduction {
         sections.push(Section {
             title: format!("Reproduction: {}", rep.label),
             blocks: super::reproduce::blocks(rep, data),

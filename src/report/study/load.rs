@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::spec::ReproSpec;
 use crate::store::{self, Store, StoredPoint, StudyInfo};
 use crate::UsageError;
 
@@ -23,6 +24,10 @@ pub struct StudyData {
     /// `[[reference]]`, CSV text), as stored when it ran or given with
     /// `dbsweep report --reference`.
     pub references: Vec<(String, String)>,
+    /// What the study reproduces, as validated when it ran; None for a
+    /// study stored before dbsweep kept it (the report command then reads
+    /// it from the stored study file through the study loader).
+    pub reproduction: Option<ReproSpec>,
 }
 
 /// Reads the study `name` (or the only study) of the results database at
@@ -75,11 +80,22 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         .into_iter()
         .partition(|p| p.row.load_level.is_some());
     let references = store.references(info.id)?;
+    let reproduction = match store.reproduction(info.id)? {
+        Some(json) => Some(serde_json::from_str(&json).map_err(|e| {
+            anyhow::anyhow!(
+                "'{}': the stored reproduction of study '{}' cannot be read ({e}): it was written by another dbsweep",
+                db.display(),
+                info.name
+            )
+        })?),
+        None => None,
+    };
     Ok(StudyData {
         info,
         points,
         paced,
         source: db.display().to_string(),
         references,
+        reproduction,
     })
 }

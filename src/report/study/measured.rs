@@ -14,9 +14,44 @@ use crate::store::StoredPoint;
 pub struct Measured<'a> {
     pub data: &'a StudyData,
     pub spec: &'a RefSpec,
+    /// None: each point is the mean of its repeats; Some(k): its k-th
+    /// repeat (in the order they were run), to see whether a verdict
+    /// holds in every repeat or only on their mean.
+    repeat: Option<usize>,
 }
 
-impl Measured<'_> {
+impl<'a> Measured<'a> {
+    pub fn new(data: &'a StudyData, spec: &'a RefSpec) -> Measured<'a> {
+        Measured {
+            data,
+            spec,
+            repeat: None,
+        }
+    }
+
+    /// The same series, each point its `k`-th repeat.
+    pub fn repeat(&self, k: usize) -> Measured<'a> {
+        Measured {
+            repeat: Some(k),
+            ..*self
+        }
+    }
+
+    /// The most repeats any point of a mapped series has.
+    pub fn repeats(&self) -> usize {
+        let mut count = std::collections::BTreeMap::new();
+        for (ours, _) in &self.spec.map {
+            for p in self.points(ours) {
+                if finished(p).is_some() {
+                    *count
+                        .entry((ours, &p.row.workload_label, &p.row.cpus, x_of(p)))
+                        .or_insert(0) += 1;
+                }
+            }
+        }
+        count.values().copied().max().unwrap_or(0)
+    }
+
     pub(super) fn ours(&self, theirs: &str) -> Option<&str> {
         self.spec
             .map
@@ -161,7 +196,10 @@ impl Curves for Measured<'_> {
                     .filter(|p| x_of(p) == x)
                     .filter_map(|p| metric_of(p, metric))
                     .collect();
-                (!v.is_empty()).then(|| (x, v.iter().sum::<f64>() / v.len() as f64))
+                match self.repeat {
+                    Some(k) => v.get(k).map(|v| (x, *v)),
+                    None => (!v.is_empty()).then(|| (x, v.iter().sum::<f64>() / v.len() as f64)),
+                }
             })
             .collect();
         if curve.is_empty() {

@@ -368,10 +368,10 @@ pub struct Report {
     pub comparison: Option<Comparison>,
     /// The report's conclusions, as sentences.
     pub conclusions: Vec<String>,
-    /// The published figures the study is compared with, and the verdicts
-    /// on their conclusions.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub reproductions: Vec<Reproduction>,
+    /// The publication the study reproduces: its figures beside ours, its
+    /// conclusions' verdicts, the deviations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<Reproduction>,
 }
 
 impl Report {
@@ -385,32 +385,49 @@ impl Report {
     }
 }
 
-/// A `[[reference]]` of the study file, as the report reads it.
-#[derive(Debug, Clone, Default)]
-pub struct RefSpec {
-    pub file: String,
-    pub label: Option<String>,
-    pub metric: String,
-    /// (ours `target/variant`, theirs series).
-    pub map: Vec<(String, String)>,
-    /// (ours CPU set label, theirs CPU configuration).
-    pub cpus: Vec<(String, String)>,
-}
+pub use super::spec::RefSpec;
 
 /// One conclusion's verdicts.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ConclusionRow {
     pub text: String,
-    pub check: String,
+    /// The publication's words (None: our own observation).
+    pub quote: Option<String>,
+    /// Where they are: `FILE:LINE`.
+    pub source: Option<String>,
+    /// The statement (None: not measurable here, for `seed`'s reason).
+    pub check: Option<String>,
     /// On the publication's own numbers (a check of the transcription).
     pub seed: super::statement::Verdict,
-    /// On this study's measured series.
+    /// How far from failing on the publication's numbers.
+    pub seed_margin: Option<super::statement::Margin>,
+    /// On this study's measured series (the mean of its repeats).
     pub here: super::statement::Verdict,
+    pub here_margin: Option<super::statement::Margin>,
+    /// Holds on the mean of the repeats but not in each of them: the
+    /// margin is within the repeats' spread (how many it held in).
+    pub narrow: Option<String>,
 }
 
-/// One reference compared with the study.
+/// The study as a reproduction: the published figures it is compared with
+/// (one entry per reference file; none for a publication that printed
+/// only charts), the publication's conclusions and our own observations
+/// with their verdicts, and how the study differs from the publication.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Reproduction {
+    /// The publication, as the first reference names it (else the study).
+    pub label: String,
+    pub references: Vec<RefCompared>,
+    /// The publication's conclusions, each with its words.
+    pub conclusions: Vec<ConclusionRow>,
+    /// Statements of ours, not the publication's.
+    pub observations: Vec<ConclusionRow>,
+    pub deviations: Vec<super::spec::Deviation>,
+}
+
+/// One reference file compared with the study.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RefCompared {
     pub file: String,
     pub label: String,
     pub metric: String,
@@ -418,5 +435,4 @@ pub struct Reproduction {
     pub data: super::reference::RefData,
     #[serde(skip)]
     pub spec: RefSpec,
-    pub conclusions: Vec<ConclusionRow>,
 }

@@ -34,7 +34,7 @@ pub const METRICS: [&str; 7] = [
 ];
 
 /// One published value.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RefPoint {
     pub series: String,
     pub metric: String,
@@ -56,7 +56,7 @@ impl RefPoint {
 }
 
 /// A reference file's values, in file order.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RefData {
     /// The file as named (for messages and labels).
     pub file: String,

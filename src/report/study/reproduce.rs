@@ -10,137 +10,168 @@
 use std::collections::BTreeSet;
 
 use super::measured::Measured;
-use super::model::{ConclusionRow, RefSpec, Reproduction};
-use super::reference::{self, RefCurves, RefData};
+use super::model::{ConclusionRow, RefCompared, RefSpec, Reproduction};
+use super::reference::{RefCurves, RefData};
+use super::spec::ConclusionSpec;
 use super::statement::{self, Curves, Verdict};
 use super::StudyData;
-use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Mark, Row, Scale, Series, Table};
+use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Scale, Series, Table};
 
-/// A `[[conclusion]]`.
-#[derive(Debug, Clone)]
-pub struct ConclusionSpec {
-    pub text: String,
-    pub check: String,
+/// The study's reproduction, computed once from the spec it carries
+/// (validated when the study was loaded, stored with its results): every
+/// reference beside the study's series, every conclusion checked on the
+/// publication's numbers and on ours. None when the study reproduces
+/// nothing.
+pub fn reproduction(data: &StudyData) -> Option<Reproduction> {
+    let spec = data.reproduction.as_ref()?;
+    if spec.is_empty() {
+        return None;
+    }
+    let references: Vec<RefCompared> = spec
+        .references
+        .iter()
+        .map(|r| RefCompared {
+            file: r.file.clone(),
+            label: r.label.clone().unwrap_or_else(|| {
+                if r.file.is_empty() {
+                    "the publication".to_string()
+                } else {
+                    format!("published figures ({})", r.file)
+                }
+            }),
+            metric: r.metric.clone(),
+            map: r.map.clone(),
+            data: r.data.clone(),
+            spec: r.clone(),
+        })
+        .collect();
+    // The conclusions are the publication's: checked against the first
+    // reference (its own figures); without one, on our series by their
+    // own names.
+    let ours_spec = spec
+        .references
+        .first()
+        .cloned()
+        .unwrap_or_else(|| identity(data));
+    let theirs = spec
+        .references
+        .first()
+        .filter(|r| !r.data.points.is_empty())
+        .map(|r| RefCurves {
+            data: &r.data,
+            metric: r.metric.clone(),
+        });
+    let rows: Vec<ConclusionRow> = spec
+        .conclusions
+        .iter()
+        .map(|c| row(c, theirs.as_ref(), &ours_spec, data))
+        .collect();
+    let (conclusions, observations) = rows.into_iter().partition(|r| r.quote.is_some());
+    Some(Reproduction {
+        label: references
+            .first()
+            .map(|r| r.label.clone())
+            .unwrap_or_else(|| {
+                if data.info.description.is_empty() {
+                    data.info.name.clone()
+                } else {
+                    data.info.description.clone()
+                }
+            }),
+        references,
+        conclusions,
+        observations,
+        deviations: spec.deviations.clone(),
+    })
 }
 
-/// The `[[reference]]` and `[[conclusion]]` tables of a study file (as
-/// the loader validated them; read leniently here).
-pub fn specs(file_text: &str) -> (Vec<RefSpec>, Vec<ConclusionSpec>) {
-    let Ok(v) = file_text.parse::<toml::Table>() else {
-        return (Vec::new(), Vec::new());
-    };
-    let pairs = |t: Option<&toml::Value>| -> Vec<(String, String)> {
-        t.and_then(|t| t.as_table())
-            .map(|t| {
-                t.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let refs = v
-        .get("reference")
-        .and_then(|r| r.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| {
-                    Some(RefSpec {
-                        file: r.get("file")?.as_str()?.to_string(),
-                        label: r.get("label").and_then(|l| l.as_str()).map(String::from),
-                        metric: r
-                            .get("metric")
-                            .and_then(|m| m.as_str())
-                            .unwrap_or("tps")
-                            .to_string(),
-                        map: pairs(r.get("map")),
-                        cpus: pairs(r.get("cpus")),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let conclusions = v
-        .get("conclusion")
-        .and_then(|r| r.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|c| {
-                    Some(ConclusionSpec {
-                        text: c.get("text")?.as_str()?.to_string(),
-                        check: c.get("check")?.as_str()?.to_string(),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    (refs, conclusions)
-}
-
-/// The study's reproductions: one per reference it carries (stored, or
-/// given to `report --reference`), with the conclusions checked.
-pub fn reproductions(data: &StudyData) -> Result<Vec<Reproduction>, String> {
-    let (mut specs, conclusions) = specs(&data.info.file_text);
-    // A reference given on the command line without a [[reference]] of
-    // its own: shown, mapped to nothing.
-    for (file, _) in &data.references {
-        if !specs.iter().any(|s| &s.file == file) {
-            specs.push(RefSpec {
-                file: file.clone(),
-                metric: "tps".into(),
-                ..RefSpec::default()
-            });
+/// Our series under their own names (`target/variant`), for conclusions
+/// of a publication that printed no numbers.
+fn identity(data: &StudyData) -> RefSpec {
+    let mut map: Vec<(String, String)> = Vec::new();
+    for p in data.points.iter().chain(&data.paced) {
+        let name = format!("{}/{}", p.row.target, p.row.variant);
+        if !map.iter().any(|(o, _)| *o == name) {
+            map.push((name.clone(), name));
         }
     }
-    let mut out = Vec::new();
-    for spec in specs {
-        let Some((_, text)) = data.references.iter().find(|(f, _)| *f == spec.file) else {
-            return Err(format!(
-                "the study names the reference {} but the results database does not hold it (a study run before dbsweep stored references): give it with --reference {}",
-                spec.file, spec.file
-            ));
-        };
-        let rdata = reference::parse(&spec.file, text)?;
-        let label = spec
-            .label
-            .clone()
-            .unwrap_or_else(|| format!("published figures ({})", spec.file));
-        let theirs = RefCurves {
-            data: &rdata,
-            metric: spec.metric.clone(),
-        };
-        let ours = Measured { data, spec: &spec };
-        // The conclusions are the publication's: checked against the
-        // first reference (the publication's own figures).
-        let rows = conclusions
-            .iter()
-            .filter(|_| out.is_empty())
-            .map(|c| {
-                let (seed, here) = match statement::parse(&c.check) {
-                    Ok(st) => (
-                        statement::verdict(&st, &theirs),
-                        statement::verdict(&st, &ours),
-                    ),
-                    Err((_, e)) => (Verdict::NotMeasurable(e.clone()), Verdict::NotMeasurable(e)),
-                };
-                ConclusionRow {
-                    text: c.text.clone(),
-                    check: c.check.clone(),
-                    seed,
-                    here,
-                }
-            })
-            .collect();
-        out.push(Reproduction {
-            file: spec.file.clone(),
-            label,
-            metric: spec.metric.clone(),
-            map: spec.map.clone(),
-            data: rdata,
-            conclusions: rows,
-            spec,
-        });
+    let users = data.points.is_empty() && !data.paced.is_empty();
+    RefSpec {
+        metric: if users { "bts" } else { "tps" }.into(),
+        map,
+        ..RefSpec::default()
     }
-    Ok(out)
+}
+
+fn row(
+    c: &ConclusionSpec,
+    theirs: Option<&RefCurves<'_>>,
+    ours_spec: &RefSpec,
+    data: &StudyData,
+) -> ConclusionRow {
+    let base = ConclusionRow {
+        text: c.text.clone(),
+        quote: c.quote.clone(),
+        source: c.source.clone(),
+        check: c.check.clone(),
+        seed: Verdict::NotMeasurable(String::new()),
+        seed_margin: None,
+        here: Verdict::NotMeasurable(String::new()),
+        here_margin: None,
+        narrow: None,
+    };
+    let Some(check) = &c.check else {
+        let why = c
+            .unmeasurable
+            .clone()
+            .unwrap_or_else(|| "no statement checks it".into());
+        return ConclusionRow {
+            seed: Verdict::NotMeasurable(why.clone()),
+            here: Verdict::NotMeasurable(why),
+            ..base
+        };
+    };
+    let st = match statement::parse(check) {
+        Ok(st) => st,
+        // Validated when the study was loaded; a stored spec of another
+        // version may still say something this one cannot read.
+        Err((_, e)) => {
+            return ConclusionRow {
+                seed: Verdict::NotMeasurable(e.clone()),
+                here: Verdict::NotMeasurable(e),
+                ..base
+            }
+        }
+    };
+    let (seed, seed_margin) = match theirs {
+        Some(t) => statement::check(&st, t),
+        None => (
+            Verdict::NotMeasurable("the publication printed no numbers for it".into()),
+            None,
+        ),
+    };
+    let ours = Measured::new(data, ours_spec);
+    let (here, here_margin) = statement::check(&st, &ours);
+    let narrow = match &here {
+        Verdict::Holds(_) => {
+            let n = ours.repeats();
+            let held = (0..n)
+                .filter(|k| matches!(statement::verdict(&st, &ours.repeat(*k)), Verdict::Holds(_)))
+                .count();
+            (n > 1 && held < n).then(|| {
+                format!("holds narrowly: on the mean of {n} repeats, but in only {held} of them")
+            })
+        }
+        _ => None,
+    };
+    ConclusionRow {
+        seed,
+        seed_margin,
+        here,
+        here_margin,
+        narrow,
+        ..base
+    }
 }
 
 /// A curve with its column name and whether it is published.
@@ -164,8 +195,33 @@ fn fmt(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{v:.2}"))
 }
 
-/// The document blocks of one reproduction.
-pub fn blocks(r: &Reproduction, data: &StudyData) -> Vec<Block> {
+/// The document blocks of the reproduction: how the study differs from
+/// the publication first, then each reference beside our series, then
+/// the publication's conclusions and our own observations.
+pub fn blocks(rep: &Reproduction, data: &StudyData) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    blocks.extend(super::verdicts::deviations(&rep.label, &rep.deviations));
+    for r in &rep.references {
+        blocks.extend(reference_blocks(r, data));
+    }
+    blocks.extend(super::verdicts::tables(rep));
+    blocks
+}
+
+/// One reference beside the study's series: the publication's layout, the
+/// shape chart and the derived figures.
+fn reference_blocks(r: &RefCompared, data: &StudyData) -> Vec<Block> {
+    if r.data.points.is_empty() {
+        return vec![Block::Paragraph(format!(
+            "{} printed no numbers (its figures are charts): there is no published table to set beside this study's series, and its conclusions are checked on this study's series only. Standing for its series: {}.",
+            r.label,
+            r.map
+                .iter()
+                .map(|(o, t)| format!("{o} for {t}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ))];
+    }
     let mut blocks = vec![Block::Paragraph(format!(
         "Published figures: {} ({}, {} values of {} series). They are shown beside this study's series and compared in shape; none enters the study's own analysis.{}",
         r.label,
@@ -189,10 +245,7 @@ pub fn blocks(r: &Reproduction, data: &StudyData) -> Vec<Block> {
         data: &r.data,
         metric: r.metric.clone(),
     };
-    let ours = Measured {
-        data,
-        spec: &r.spec,
-    };
+    let ours = Measured::new(data, &r.spec);
     for (workload, cpus) in slices(&r.data, &r.metric) {
         let title = [workload.clone(), cpus.clone()]
             .into_iter()
@@ -296,37 +349,6 @@ pub fn blocks(r: &Reproduction, data: &StudyData) -> Vec<Block> {
             cpus.as_deref(),
         )));
     }
-    if !r.conclusions.is_empty() {
-        let mark = |v: &Verdict| match v {
-            Verdict::Holds(_) => Mark::Better,
-            Verdict::DoesNotHold(_) => Mark::Worse,
-            Verdict::NotMeasurable(_) => Mark::Missing,
-        };
-        let cell = |v: &Verdict| Cell {
-            text: v.label().to_string(),
-            detail: Some(v.why().to_string()),
-            mark: mark(v),
-        };
-        blocks.push(Block::Table(Table {
-            caption: format!(
-                "{}: its conclusions, checked on its own numbers and on this study's",
-                r.label
-            ),
-            corner: "conclusion".into(),
-            columns: ["statement", "published", "here"]
-                .map(String::from)
-                .to_vec(),
-            rows: r
-                .conclusions
-                .iter()
-                .map(|c| Row {
-                    label: c.text.clone(),
-                    cells: vec![Cell::plain(c.check.clone()), cell(&c.seed), cell(&c.here)],
-                })
-                .collect(),
-            ..Table::default()
-        }));
-    }
     blocks
 }
 
@@ -423,19 +445,9 @@ fn shape_table(
     }
 }
 
+pub use super::verdicts::check_listing;
+
 /// The conclusions' sentences for the report's summary.
 pub fn sentences(r: &Reproduction) -> Vec<String> {
-    r.conclusions
-        .iter()
-        .map(|c| {
-            format!(
-                "{}: \"{}\" — published: {}; here: {} ({}).",
-                r.label,
-                c.text,
-                c.seed.label(),
-                c.here.label(),
-                c.here.why()
-            )
-        })
-        .collect()
+    super::verdicts::sentences(r)
 }

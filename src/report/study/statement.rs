@@ -20,268 +20,24 @@
 //! | `deadlocks(S, N)` | deadlocks per second at N |
 //! | `first_deadlocks(S)` | the lowest N with any deadlock (none measured: infinity) |
 //!
-//! Comparisons: `>`, `<`, `>=`, `<=`, `==`, `!=`, and `~` (equal within
-//! 0.5 %, for numbers a seed prints rounded). A statement is evaluated on
+//! `never` is the infinity these give: `collapse("A") == never` holds
+//! when A stays above half its peak over every count measured.
+//!
+//! Comparisons: `>`, `<`, `>=`, `<=`, `==`, `!=`, and `~` (about equal:
+//! within 5 % of the larger side, [`NOISE_BAND`]). A number may multiply a term (`0.5 * peak("A")` for a seed's
+//! "half"); comparisons join with `and` (a claim about "both" or "their"
+//! checks every series it names) and `or`. The parser is `expr`; every
+//! verdict comes with its margin ([`Margin`]). A statement is evaluated on
 //! any [`Curves`]: the seed's published data, and the study's measured
 //! series mapped to the seed's names; a term without its data makes the
 //! statement *not measurable*, with why.
 
-/// A function of a statement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Func {
-    Peak,
-    PeakClients,
-    Value,
-    Sag,
-    Collapse,
-    Scalability,
-    Slower,
-    Rank,
-    Deadlocks,
-    FirstDeadlocks,
-}
+pub use super::expr::{parse, Cmp, Func, ParseError, Statement, Term};
 
-const FUNCS: [(&str, Func); 10] = [
-    ("peak", Func::Peak),
-    ("peak_clients", Func::PeakClients),
-    ("value", Func::Value),
-    ("sag", Func::Sag),
-    ("collapse", Func::Collapse),
-    ("scalability", Func::Scalability),
-    ("slower", Func::Slower),
-    ("rank", Func::Rank),
-    ("deadlocks", Func::Deadlocks),
-    ("first_deadlocks", Func::FirstDeadlocks),
-];
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Term {
-    Num(f64),
-    Call {
-        func: Func,
-        series: String,
-        n: Option<u32>,
-        workload: Option<String>,
-        cpus: Option<String>,
-        metric: Option<String>,
-    },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    Gt,
-    Lt,
-    Ge,
-    Le,
-    Eq,
-    Ne,
-    About,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Statement {
-    pub lhs: Term,
-    pub cmp: Cmp,
-    pub rhs: Term,
-}
-
-/// A parse error: the byte offset in the statement and what is wrong.
-pub type ParseError = (usize, String);
-
-struct Lexer<'a> {
-    s: &'a str,
-    pos: usize,
-}
-
-impl<'a> Lexer<'a> {
-    fn skip_ws(&mut self) {
-        while self.s[self.pos..].starts_with(char::is_whitespace) {
-            self.pos += self.s[self.pos..].chars().next().map_or(1, char::len_utf8);
-        }
-    }
-
-    fn peek(&mut self) -> Option<char> {
-        self.skip_ws();
-        self.s[self.pos..].chars().next()
-    }
-
-    fn eat(&mut self, c: char) -> bool {
-        if self.peek() == Some(c) {
-            self.pos += c.len_utf8();
-            true
-        } else {
-            false
-        }
-    }
-
-    fn expect(&mut self, c: char, what: &str) -> Result<(), ParseError> {
-        if self.eat(c) {
-            Ok(())
-        } else {
-            Err((self.pos, format!("expected {what}")))
-        }
-    }
-
-    fn word(&mut self) -> Option<(usize, &'a str)> {
-        self.skip_ws();
-        let start = self.pos;
-        let len = self.s[start..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(self.s.len() - start);
-        let s: &'a str = self.s;
-        (len > 0).then(|| {
-            self.pos += len;
-            (start, &s[start..start + len])
-        })
-    }
-
-    fn string(&mut self) -> Result<String, ParseError> {
-        self.skip_ws();
-        let start = self.pos;
-        if !self.eat('"') {
-            return Err((start, "expected a quoted name".into()));
-        }
-        match self.s[self.pos..].find('"') {
-            Some(end) => {
-                let v = self.s[self.pos..self.pos + end].to_string();
-                self.pos += end + 1;
-                Ok(v)
-            }
-            None => Err((start, "unterminated string: a closing \" is missing".into())),
-        }
-    }
-
-    fn number(&mut self) -> Result<f64, ParseError> {
-        self.skip_ws();
-        let start = self.pos;
-        let len = self.s[start..]
-            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
-            .unwrap_or(self.s.len() - start);
-        self.s[start..start + len]
-            .parse()
-            .inspect(|_| self.pos += len)
-            .map_err(|_| {
-                (
-                    start,
-                    "expected a number or a function such as peak(\"…\")".into(),
-                )
-            })
-    }
-}
-
-/// Parses one statement.
-pub fn parse(s: &str) -> Result<Statement, ParseError> {
-    let mut lx = Lexer { s, pos: 0 };
-    let lhs = term(&mut lx)?;
-    lx.skip_ws();
-    let at = lx.pos;
-    let rest = &s[at..];
-    let (cmp, len) = [
-        (">=", Cmp::Ge),
-        ("<=", Cmp::Le),
-        ("==", Cmp::Eq),
-        ("!=", Cmp::Ne),
-        (">", Cmp::Gt),
-        ("<", Cmp::Lt),
-        ("~", Cmp::About),
-    ]
-    .iter()
-    .find(|(t, _)| rest.starts_with(t))
-    .map(|(t, c)| (*c, t.len()))
-    .ok_or((
-        at,
-        "expected a comparison: >, <, >=, <=, ==, != or ~".to_string(),
-    ))?;
-    lx.pos += len;
-    let rhs = term(&mut lx)?;
-    lx.skip_ws();
-    if lx.pos < s.len() {
-        return Err((
-            lx.pos,
-            format!("unexpected '{}' after the statement", &s[lx.pos..]),
-        ));
-    }
-    Ok(Statement { lhs, cmp, rhs })
-}
-
-fn term(lx: &mut Lexer<'_>) -> Result<Term, ParseError> {
-    match lx.peek() {
-        Some(c) if c.is_ascii_digit() || c == '-' || c == '.' => lx.number().map(Term::Num),
-        _ => {
-            let Some((at, name)) = lx.word() else {
-                return Err((
-                    lx.pos,
-                    "expected a number or a function such as peak(\"…\")".into(),
-                ));
-            };
-            let func = FUNCS
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, f)| *f)
-                .ok_or((
-                    at,
-                    format!(
-                        "unknown function '{name}': the functions are {}",
-                        FUNCS.map(|(n, _)| n).join(", ")
-                    ),
-                ))?;
-            lx.expect('(', "( after the function's name")?;
-            let series = lx.string()?;
-            let (mut n, mut workload, mut cpus, mut metric) = (None, None, None, None);
-            while lx.eat(',') {
-                match lx.peek() {
-                    Some(c) if c.is_ascii_digit() => {
-                        let at = lx.pos;
-                        let v = lx.number()?;
-                        if v < 0.0 || v.fract() != 0.0 {
-                            return Err((at, "a client count is a whole number".into()));
-                        }
-                        n = Some(v as u32);
-                    }
-                    _ => {
-                        let Some((at, key)) = lx.word() else {
-                            return Err((
-                                lx.pos,
-                                "expected a count or workload=, cpus=, metric=".into(),
-                            ));
-                        };
-                        let key = key.to_string();
-                        lx.expect('=', "= after the argument's name")?;
-                        let v = lx.string()?;
-                        match key.as_str() {
-                            "workload" => workload = Some(v),
-                            "cpus" => cpus = Some(v),
-                            "metric" => metric = Some(v),
-                            _ => {
-                                return Err((
-                                    at,
-                                    format!(
-                                    "unknown argument '{key}': give workload=, cpus= or metric="
-                                ),
-                                ))
-                            }
-                        }
-                    }
-                }
-            }
-            lx.expect(')', ") closing the function's arguments")?;
-            if matches!(func, Func::Value | Func::Deadlocks) && n.is_none() {
-                return Err((
-                    at,
-                    format!("{name}(…) needs a client count: {name}(\"{series}\", 8)"),
-                ));
-            }
-            Ok(Term::Call {
-                func,
-                series,
-                n,
-                workload,
-                cpus,
-                metric,
-            })
-        }
-    }
-}
+/// The band of `~`: two figures are "about" the same within 5 % of the
+/// larger — a seed's "about 150 %" or a rounded figure, and the noise of
+/// one run on a shared machine.
+pub const NOISE_BAND: f64 = 0.05;
 
 /// What a statement's data come from: curves (x, value) of named series.
 pub trait Curves {
@@ -314,17 +70,21 @@ fn peak_of(c: &[(u32, f64)]) -> Option<(u32, f64)> {
 
 /// Evaluates one term on `d`.
 pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
-    let Term::Call {
-        func,
-        series,
-        n,
-        workload,
-        cpus,
-        metric,
-    } = t
-    else {
-        let Term::Num(v) = t else { unreachable!() };
-        return Ok((*v, format!("{v}")));
+    let (func, series, n, workload, cpus, metric) = match t {
+        Term::Num(v) if v.is_infinite() => return Ok((*v, "never".into())),
+        Term::Num(v) => return Ok((*v, format!("{v}"))),
+        Term::Times(k, t) => {
+            let (v, why) = eval(t, d)?;
+            return Ok((k * v, format!("{k} × {why}")));
+        }
+        Term::Call {
+            func,
+            series,
+            n,
+            workload,
+            cpus,
+            metric,
+        } => (func, series, n, workload, cpus, metric),
     };
     let metric = metric.as_deref().unwrap_or(d.metric());
     let curve = |s: &str, m: &str, c: Option<&str>| d.curve(s, m, workload.as_deref(), c);
@@ -496,20 +256,120 @@ impl Verdict {
 
 /// Evaluates `s` on `d`.
 pub fn verdict(s: &Statement, d: &dyn Curves) -> Verdict {
-    let (a, b) = match (eval(&s.lhs, d), eval(&s.rhs, d)) {
+    check(s, d).0
+}
+
+/// How far a statement is from failing: for each comparison the distance
+/// between its sides in the direction it asks for, in the compared
+/// figure's units and as a share of the larger side (%); for `and` the
+/// weakest part's, for `or` the strongest's. Negative when it does not
+/// hold; infinite where a side is (a series that never collapses).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Margin {
+    pub abs: f64,
+    pub pct: f64,
+}
+
+impl Margin {
+    /// "by 12.3 (4.5 %)", or "by any amount" for an infinite margin.
+    pub fn describe(&self) -> String {
+        if self.abs.is_infinite() {
+            "by any amount (one side is infinitely far)".into()
+        } else {
+            format!("by {:.3} ({:.1} %)", self.abs.abs(), self.pct.abs())
+        }
+    }
+}
+
+/// Evaluates `s` on `d`: its verdict and, where both sides were measured,
+/// its margin.
+pub fn check(s: &Statement, d: &dyn Curves) -> (Verdict, Option<Margin>) {
+    match s {
+        Statement::Compare { lhs, cmp, rhs } => compare(lhs, *cmp, rhs, d),
+        Statement::All(parts) | Statement::Any(parts) => {
+            let all = matches!(s, Statement::All(_));
+            let results: Vec<(Verdict, Option<Margin>)> =
+                parts.iter().map(|p| check(p, d)).collect();
+            let why = results
+                .iter()
+                .map(|(v, _)| v.why().to_string())
+                .collect::<Vec<_>>()
+                .join(if all { " and " } else { " or " });
+            // A definite part decides where it can: one failing part fails
+            // `and`, one holding part holds `or`, whatever else is missing.
+            let decided = |want_holds: bool| {
+                results.iter().any(|(v, _)| {
+                    matches!(v, Verdict::Holds(_)) == want_holds
+                        && !matches!(v, Verdict::NotMeasurable(_))
+                })
+            };
+            let margins = results.iter().filter_map(|r| r.1);
+            let margin = if all {
+                margins.min_by(|a, b| a.pct.total_cmp(&b.pct))
+            } else {
+                margins.max_by(|a, b| a.pct.total_cmp(&b.pct))
+            };
+            if all && decided(false) {
+                return (Verdict::DoesNotHold(why), margin);
+            }
+            if !all && decided(true) {
+                return (Verdict::Holds(why), margin);
+            }
+            if let Some((v, _)) = results
+                .iter()
+                .find(|(v, _)| matches!(v, Verdict::NotMeasurable(_)))
+            {
+                return (Verdict::NotMeasurable(v.why().to_string()), None);
+            }
+            let v = if all {
+                Verdict::Holds(why)
+            } else {
+                Verdict::DoesNotHold(why)
+            };
+            (v, margin)
+        }
+    }
+}
+
+fn compare(lhs: &Term, cmp: Cmp, rhs: &Term, d: &dyn Curves) -> (Verdict, Option<Margin>) {
+    let (a, b) = match (eval(lhs, d), eval(rhs, d)) {
         (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return Verdict::NotMeasurable(e),
+        (Err(e), _) | (_, Err(e)) => return (Verdict::NotMeasurable(e), None),
     };
-    let holds = match s.cmp {
-        Cmp::Gt => a.0 > b.0,
-        Cmp::Lt => a.0 < b.0,
-        Cmp::Ge => a.0 >= b.0,
-        Cmp::Le => a.0 <= b.0,
-        Cmp::Eq => a.0 == b.0,
-        Cmp::Ne => a.0 != b.0,
-        Cmp::About => (a.0 - b.0).abs() <= (0.005 * b.0.abs()).max(0.01),
+    let band = NOISE_BAND * a.0.abs().max(b.0.abs());
+    let (x, y) = (a.0, b.0);
+    // The margin's sign says whether it holds; equality asks for none.
+    let abs = match cmp {
+        Cmp::Gt | Cmp::Ge => x - y,
+        Cmp::Lt | Cmp::Le => y - x,
+        Cmp::Eq => -(x - y).abs(),
+        Cmp::Ne => (x - y).abs(),
+        Cmp::About => band - (x - y).abs(),
     };
-    let sym = match s.cmp {
+    let holds = match cmp {
+        Cmp::Gt => x > y,
+        Cmp::Lt => x < y,
+        Cmp::Ge => x >= y,
+        Cmp::Le => x <= y,
+        Cmp::Eq => x == y,
+        Cmp::Ne => x != y,
+        Cmp::About => (x - y).abs() <= band,
+    };
+    let scale = x.abs().max(y.abs());
+    // Infinitely far (`never`): equal infinities hold by any amount.
+    let abs = match (abs.is_nan(), holds) {
+        (true, true) => f64::INFINITY,
+        (true, false) => f64::NEG_INFINITY,
+        _ => abs,
+    };
+    let pct = if abs.is_infinite() {
+        abs
+    } else if scale > 0.0 {
+        abs / scale * 100.0
+    } else {
+        0.0
+    };
+    let sym = match cmp {
         Cmp::Gt => ">",
         Cmp::Lt => "<",
         Cmp::Ge => ">=",
@@ -518,15 +378,16 @@ pub fn verdict(s: &Statement, d: &dyn Curves) -> Verdict {
         Cmp::Ne => "!=",
         Cmp::About => "~",
     };
-    let why = if matches!(s.rhs, Term::Num(_)) {
+    let why = if matches!(rhs, Term::Num(_)) {
         format!("{} {sym} {}", a.1, b.1)
     } else {
         format!("{}; {}", a.1, b.1)
     };
+    let margin = Some(Margin { abs, pct });
     if holds {
-        Verdict::Holds(why)
+        (Verdict::Holds(why), margin)
     } else {
-        Verdict::DoesNotHold(why)
+        (Verdict::DoesNotHold(why), margin)
     }
 }
 

@@ -90,10 +90,78 @@ fn bad_statements_say_where() {
         ),
         ("value(\"A\") > 1", 0, "needs a client count"),
         ("peak(\"A) > 1", 5, "unterminated string"),
-        ("peak(\"A\") > 1 and", 14, "unexpected 'and'"),
+        ("peak(\"A\") > 1 and", 17, "expected a number or a function"),
+        ("peak(\"A\") > 1 peak", 14, "unexpected 'peak'"),
+        ("2 * 3 > peak(\"A\")", 3, "a number times a number"),
     ] {
         let (pos, msg) = parse(text).unwrap_err();
         assert_eq!(pos, at, "{text}: {msg}");
         assert!(msg.contains(words), "{text}: {msg}");
     }
+}
+
+#[test]
+fn and_or_and_factors_combine_comparisons() {
+    for (text, holds) in [
+        // A: peak 360 (2CPU), B: 240.
+        ("peak(\"A\") > peak(\"B\") and rank(\"A\") == 1", true),
+        ("peak(\"A\") > peak(\"B\") and rank(\"B\") == 1", false),
+        ("rank(\"B\") == 1 or peak(\"A\") > peak(\"B\")", true),
+        ("rank(\"B\") == 1 or peak(\"B\") > peak(\"A\")", false),
+        // and binds tighter than or.
+        (
+            "rank(\"B\") == 1 and peak(\"B\") > 1 or rank(\"A\") == 1",
+            true,
+        ),
+        ("peak(\"B\") > 0.5 * peak(\"A\")", true),
+        ("peak(\"B\") > 0.7 * peak(\"A\")", false),
+        ("collapse(\"B\") == never", true),
+        ("collapse(\"A\", cpus=\"1CPU\") == never", false),
+        // About: within 5 % of the larger side.
+        ("peak(\"A\") ~ 350", true),
+        ("peak(\"A\") ~ 300", false),
+    ] {
+        let v = check(text);
+        match (holds, &v) {
+            (true, Verdict::Holds(_)) | (false, Verdict::DoesNotHold(_)) => {}
+            _ => panic!("{text}: {v:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_definite_part_decides_over_a_missing_one() {
+    // One failing part fails `and` even where another is not measurable;
+    // one holding part holds `or`.
+    for (text, want) in [
+        ("peak(\"Oracle\") > 1 and rank(\"B\") == 1", "does not hold"),
+        ("peak(\"Oracle\") > 1 or rank(\"A\") == 1", "holds"),
+        (
+            "peak(\"Oracle\") > 1 and rank(\"A\") == 1",
+            "not measurable here",
+        ),
+    ] {
+        assert_eq!(check(text).label(), want, "{text}");
+    }
+}
+
+#[test]
+fn margins_say_by_how_much_in_units_and_percent() {
+    let d = data();
+    let c = RefCurves {
+        data: &d,
+        metric: "tps".into(),
+    };
+    let m = |t: &str| super::check(&parse(t).unwrap(), &c).1.unwrap();
+    // 360 > 240: by 120, a third of 360.
+    let a = m("peak(\"A\") > peak(\"B\")");
+    assert_eq!(a.abs, 120.0);
+    assert!((a.pct - 33.333).abs() < 0.01, "{a:?}");
+    // Failing: negative.
+    assert_eq!(m("peak(\"A\") < peak(\"B\")").abs, -120.0);
+    // and: the weakest part.
+    assert_eq!(m("peak(\"A\") > 350 and peak(\"A\") > 100").abs, 10.0);
+    // or: the strongest.
+    assert_eq!(m("peak(\"A\") > 350 or peak(\"A\") > 100").abs, 260.0);
+    assert!(m("collapse(\"B\") == never").abs.is_infinite());
 }
