@@ -1,12 +1,15 @@
 //! The parsers of user input never crash and never hang: the `.smack`
 //! parser, the study-file loader, the database URL parser and Super
-//! Smack's gen-data formats, fed the committed examples mutated at random
-//! and random bytes. Each input must end in a value or an error, within a
+//! Smack's gen-data formats, fed the committed examples (and Super Smack's
+//! stock files, where CI has them in `../shared`) mutated at random and
+//! random bytes. Each input must end in a value or an error, within a
 //! second. CI runs a few hundred cases per parser (seconds);
 //! `scripts/fuzz` runs a long campaign (`DBSWEEP_FUZZ_CASES`).
 
+mod util;
+
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, OnceLock};
 use std::time::Duration;
 
 use dbsweep::driver::Target;
@@ -14,6 +17,7 @@ use dbsweep::study::load_str;
 use dbsweep::workload::smack::gen_data::Format;
 use dbsweep::workload::smack::parse::parse as parse_smack;
 use proptest::prelude::*;
+use util::shared_dir;
 
 /// Cases per parser: `DBSWEEP_FUZZ_CASES`, default 300.
 fn cases() -> u32 {
@@ -42,13 +46,18 @@ fn examples(dir: &Path, ext: &str) -> Vec<String> {
     out
 }
 
-fn smack_examples() -> Vec<String> {
-    let mut v = examples(&root().join("../shared/testdata/smack"), "smack");
-    v.extend(examples(&root().join("tests/fixtures/smack"), "smack"));
-    if v.is_empty() {
-        v.push("client \"c\" { user \"u\"; host \"h\"; db \"d\"; query_barrel \"1 q\"; }\nquery \"q\" { query \"select 1\"; type \"q\"; }\nmain { c.init(); c.create_threads(1); c.connect(); c.unload_query_barrel(); c.collect_threads(); c.disconnect(); }\n".into());
-    }
-    v
+/// The project's `.smack` files (tests/fixtures/smack/) and Super Smack's
+/// stock ones where `../shared` has them; read once (the skip line too).
+fn smack_examples() -> &'static [String] {
+    static EXAMPLES: OnceLock<Vec<String>> = OnceLock::new();
+    EXAMPLES.get_or_init(|| {
+        let mut v = examples(&root().join("tests/fixtures/smack"), "smack");
+        assert!(!v.is_empty(), "no .smack files in tests/fixtures/smack");
+        if let Some(dir) = shared_dir("testdata/smack", "the stock .smack files as fuzzing seeds") {
+            v.extend(examples(&dir, "smack"));
+        }
+        v
+    })
 }
 
 fn study_examples() -> Vec<String> {

@@ -7,7 +7,7 @@ mod util;
 
 use std::path::Path;
 
-use util::{dbsweep_in, Dir, Server};
+use util::{dbsweep_in, shared_dir, Dir, Server};
 
 const SECRET: &str = "S3cretPw9";
 
@@ -119,26 +119,35 @@ fn a_password_never_leaves_the_run() {
     );
 
     // A .smack file's client blocks with the password (Super Smack's own
-    // way of giving one), run against the server.
-    let stock = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/smack/select-key.smack"),
-    )
-    .unwrap();
-    let smack = stock
-        .replace("user \"root\";", "user \"sec\";")
-        .replace("user \"test\";", "user \"sec\";")
-        .replace(
-            "host \"localhost\";",
-            &format!("host \"127.0.0.1\"; port \"{port}\";"),
+    // way of giving one), run against the server: the project's file, and
+    // the stock one where `../shared` has it.
+    let mut smack_files =
+        vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/smack/point-select.smack")];
+    smack_files.extend(
+        shared_dir(
+            "testdata/smack",
+            "the password in the stock select-key.smack",
         )
-        .replace("db \"test\";", "db \"sbtest\";")
-        .replace("pass \"\";", &format!("pass \"{SECRET}\";"));
-    assert!(smack.matches(SECRET).count() >= 2, "{smack}");
-    std::fs::write(d.join("sk.smack"), &smack).unwrap();
-    let r = dbsweep_in(d, &["smack", "sk.smack", "2", "50"]);
-    r.ok();
-    scan("smack", &r);
-    std::fs::remove_file(d.join("sk.smack")).unwrap();
+        .map(|d| d.join("select-key.smack")),
+    );
+    for file in smack_files {
+        let original = std::fs::read_to_string(&file).unwrap();
+        let smack = original
+            .replace("user \"root\";", "user \"sec\";")
+            .replace("user \"test\";", "user \"sec\";")
+            .replace(
+                "host \"localhost\";",
+                &format!("host \"127.0.0.1\"; port \"{port}\";"),
+            )
+            .replace("db \"test\";", "db \"sbtest\";")
+            .replace("pass \"\";", &format!("pass \"{SECRET}\";"));
+        assert!(smack.matches(SECRET).count() >= 2, "{smack}");
+        std::fs::write(d.join("sk.smack"), &smack).unwrap();
+        let r = dbsweep_in(d, &["smack", "sk.smack", "2", "50"]);
+        r.ok();
+        scan(&format!("smack {}", file.display()), &r);
+        std::fs::remove_file(d.join("sk.smack")).unwrap();
+    }
 
     // A study, its results database and every report format.
     std::fs::write(

@@ -135,6 +135,23 @@ pub fn dbsweep(args: &[&str]) -> Run {
     dbsweep_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
 }
 
+/// `../shared/<sub>` beside the repository: files that are not the
+/// project's (the stock Super Smack files, the seed texts), which CI puts
+/// there. Where it is missing, as in a fresh clone, prints one line saying
+/// that `what` is skipped and why, and returns None.
+pub fn shared_dir(sub: &str, what: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(sub);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    eprintln!(
+        "skipping {what}: ../shared/{sub} is not beside the repository (CI has it; a clone alone does not)"
+    );
+    None
+}
+
 /// Parses a JSON file written by `--json`.
 pub fn read_json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path)
