@@ -455,3 +455,35 @@ why = "the mainframe is gone"
         assert!(r.stdout.contains(words), "{words}: {}", r.stdout);
     }
 }
+
+#[test]
+fn a_study_stored_before_its_reproduction_was_reads_it_from_the_stored_file() {
+    let dir = Dir::new();
+    let conclusions = r#"[[conclusion]]
+text = "Old DB peaks at 2 clients"
+quote = "Old DB peaked at 2 clients."
+source = "paper.txt:12"
+check = 'peak_clients("Old DB") == 2'
+"#;
+    let file = study(&dir, REFERENCE, conclusions);
+    dbsweep_in(dir.path(), &["study", &file, "--out", "out"]).ok();
+    // As a results database of version 4 holds it: the study file and
+    // the reference text, no validated reproduction.
+    let db = dir.join("out/results.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    assert_eq!(
+        c.execute("DELETE FROM reproduction", []).unwrap(),
+        1,
+        "the reproduction is stored"
+    );
+    drop(c);
+    std::fs::remove_file(dir.join("published.csv")).unwrap();
+    let r = dbsweep_in(dir.path(), &["report", "out", "--format", "text"]);
+    r.ok();
+    assert!(
+        r.stdout
+            .contains("\"Old DB peaks at 2 clients\" (paper.txt:12) — published: holds"),
+        "{}",
+        r.stdout
+    );
+}
