@@ -284,6 +284,7 @@ fn sample_doc() -> Doc {
         columns: columns.clone(),
         rows,
         wrap: Some(5),
+        prose: false,
     };
     let scal = Table {
         caption: "Sag at 512 clients and change vs the baseline".into(),
@@ -315,6 +316,7 @@ fn sample_doc() -> Doc {
             },
         ],
         wrap: None,
+        prose: false,
     };
     // A latency distribution: latency by percentile, per target.
     let dist = |scale: f64| -> Vec<(f64, f64)> {

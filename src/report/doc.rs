@@ -50,6 +50,10 @@ pub struct Table {
     /// Wrap into parts of at most this many columns (seed 000's halves);
     /// None = one part.
     pub wrap: Option<usize>,
+    /// The cells are sentences, not figures (a reproduction's words and
+    /// deviations): left-aligned and wrapped in HTML, one record per row
+    /// in text.
+    pub prose: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

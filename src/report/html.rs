@@ -46,6 +46,7 @@ thead th { background: var(--head); text-align: right; white-space: nowrap; }
 thead th.corner, tbody th { text-align: left; }
 tbody th { font-weight: 600; background: #fbfcfd; white-space: nowrap; }
 td { text-align: right; white-space: nowrap; }
+table.prose th, table.prose td { text-align: left; white-space: normal; vertical-align: top; min-width: 8em; max-width: 32em; }
 tbody tr:nth-child(even) td { background: #fcfcfd; }
 td[title] { cursor: help; }
 .detail { display: none; font-size: 11px; color: var(--muted); }
@@ -132,7 +133,11 @@ fn table(out: &mut String, t: &Table) {
         let _ = write!(out, "<figcaption>{}</figcaption>", escape(&t.caption));
     }
     for (k, &(a, b)) in parts.iter().enumerate() {
-        out.push_str("<div class=\"scroll\"><table>");
+        out.push_str(if t.prose {
+            "<div class=\"scroll\"><table class=\"prose\">"
+        } else {
+            "<div class=\"scroll\"><table>"
+        });
         if parts.len() > 1 {
             // Seed 000's halves: each part says which part it is.
             let _ = write!(
@@ -333,6 +338,7 @@ mod tests {
                             columns,
                             rows: vec![r1, r2],
                             wrap: Some(4),
+                            prose: false,
                         }),
                         Block::Note("mean of 3 repeats".into()),
                     ],

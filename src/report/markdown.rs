@@ -166,6 +166,7 @@ mod tests {
                 ],
             }],
             wrap: Some(2),
+            prose: false,
         };
         let doc = Doc {
             title: "T".into(),

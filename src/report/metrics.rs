@@ -207,6 +207,7 @@ pub fn doc_section(m: &Metrics) -> Section {
             })
             .collect(),
         wrap: None,
+        prose: false,
     })];
     let samples: Vec<(f64, &Usage)> = m.window_samples().map(|s| (s.t_s, &s.usage)).collect();
     if samples.len() >= 2 {

@@ -104,6 +104,7 @@ fn counts(r: &Run, p: &PacingOutcome) -> Table {
             })
             .collect(),
         wrap: None,
+        prose: false,
     }
 }
 
@@ -136,6 +137,7 @@ fn latencies(lat: &[(&str, &Latency)]) -> Table {
             })
             .collect(),
         wrap: None,
+        prose: false,
     }
 }
 

@@ -264,6 +264,7 @@ fn summary(r: &Run) -> Section {
         columns: vec!["total".into(), "per second".into()],
         rows,
         wrap: None,
+        prose: false,
     }));
     Section {
         title: "Summary".into(),
@@ -307,6 +308,7 @@ fn latency(r: &Run) -> Section {
         columns,
         rows,
         wrap: None,
+        prose: false,
     })];
     blocks.push(Block::Note(
         "Percentiles come from the full latency histograms (microsecond resolution, 3 significant digits); \
@@ -504,6 +506,7 @@ fn clients(r: &Run) -> Section {
         columns: vec!["value".into()],
         rows,
         wrap: None,
+        prose: false,
     })];
     if !r.target.settings.is_empty() {
         blocks.push(Block::Table(Table {
@@ -517,6 +520,7 @@ fn clients(r: &Run) -> Section {
                 .map(|(k, v)| row(k, vec![cell(v.clone())]))
                 .collect(),
             wrap: None,
+            prose: false,
         }));
     }
     Section {

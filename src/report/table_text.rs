@@ -58,6 +58,26 @@ pub fn render(doc: &Doc) -> String {
 pub fn table(t: &Table) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", t.caption);
+    if t.prose {
+        // Sentences do not fit in columns: one record per row, each cell
+        // under its column's name, its detail after it.
+        for r in &t.rows {
+            let _ = writeln!(out, "- {}", r.label);
+            for (name, c) in t.columns.iter().zip(&r.cells) {
+                if c.text.is_empty() && c.detail.is_none() {
+                    continue;
+                }
+                let _ = write!(out, "    {name}: {}", c.text);
+                match &c.detail {
+                    Some(d) if !d.is_empty() => {
+                        let _ = writeln!(out, " ({d})");
+                    }
+                    _ => out.push('\n'),
+                }
+            }
+        }
+        return out;
+    }
     let per = t.wrap.filter(|&w| w > 0).unwrap_or(t.columns.len().max(1));
     let mut start = 0;
     loop {
@@ -185,6 +205,7 @@ mod tests {
                 },
             ],
             wrap: Some(7),
+            prose: false,
         };
         assert_eq!(
             table(&t),

@@ -45,6 +45,7 @@ pub fn doc_section(r: &Run) -> Option<Section> {
                 columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
                 rows,
                 wrap: None,
+                prose: false,
             }),
             Block::Note(
                 "A 90th percentile above TPC-W's limit (3 s; 5 s New Products, Best Sellers, \

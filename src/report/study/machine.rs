@@ -229,6 +229,7 @@ pub(super) fn lock_tables(p: &Panel, data: &StudyData) -> Vec<Block> {
             columns,
             rows,
             wrap: None,
+            prose: false,
         }));
         if !waits.is_empty() {
             blocks.push(Block::Note(

@@ -70,6 +70,7 @@ pub(super) fn sweep_blocks(sw: &Sweep) -> Vec<Block> {
             .to_vec(),
         rows,
         wrap: None,
+        prose: false,
     })];
     blocks.push(Block::Note(
         "A change is marked only when it exceeds the repeat noise: when the 95 % confidence intervals of the two means do not overlap.".into(),
@@ -113,6 +114,7 @@ pub(super) fn scalability_blocks(sc: &Scalability) -> Vec<Block> {
             })
             .collect(),
         wrap: None,
+        prose: false,
     };
     let fewest = configs.first().map_or(String::new(), |c| c.1.clone());
     vec![
@@ -202,6 +204,7 @@ pub(super) fn comparison_blocks(c: &Comparison) -> Vec<Block> {
             columns: p.clients.iter().map(u32::to_string).collect(),
             rows,
             wrap: wrap(p.clients.len()),
+            prose: false,
         }));
     }
     blocks

@@ -97,6 +97,7 @@ pub(super) fn metric_table(p: &Panel, metric: Metric, caption: String, mark_best
         columns: p.clients.iter().map(u32::to_string).collect(),
         rows,
         wrap: wrap(p.clients.len()),
+        prose: false,
     }
 }
 
@@ -159,6 +160,7 @@ pub(super) fn peak_table(p: &Panel, tp: Metric) -> Table {
         columns,
         rows,
         wrap: None,
+        prose: false,
     }
 }
 
@@ -214,6 +216,7 @@ pub(super) fn errors_table(panels: &[Panel], several: bool) -> Option<Table> {
         columns,
         rows,
         wrap: None,
+        prose: false,
     })
 }
 
@@ -259,6 +262,7 @@ pub(super) fn statements_table(p: &Panel) -> Option<Table> {
         columns: kinds,
         rows,
         wrap: wrap(p.statements.first().map_or(0, |s| s.kinds.len())),
+        prose: false,
     })
 }
 
@@ -304,6 +308,7 @@ pub(super) fn fairness_table(p: &Panel) -> Option<Table> {
         columns: p.clients.iter().map(u32::to_string).collect(),
         rows,
         wrap: wrap(p.clients.len()),
+        prose: false,
     })
 }
 

@@ -55,8 +55,11 @@ fn words(c: &ConclusionRow) -> String {
     }
 }
 
+/// The statement on one line (a study file may break a long one).
 fn statement_cell(c: &ConclusionRow) -> Cell {
-    Cell::plain(c.check.clone().unwrap_or_else(|| "—".into()))
+    Cell::plain(c.check.as_deref().map_or("—".into(), |s| {
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    }))
 }
 
 /// The conclusions table and the observations table.
@@ -85,6 +88,7 @@ pub fn tables(r: &Reproduction) -> Vec<Block> {
                     ],
                 })
                 .collect(),
+            prose: true,
             ..Table::default()
         }));
     }
@@ -110,6 +114,7 @@ pub fn tables(r: &Reproduction) -> Vec<Block> {
                     ],
                 })
                 .collect(),
+            prose: true,
             ..Table::default()
         }));
     }
@@ -138,6 +143,7 @@ pub fn deviations(label: &str, d: &[Deviation]) -> Vec<Block> {
                 ],
             })
             .collect(),
+        prose: true,
         ..Table::default()
     })]
 }
