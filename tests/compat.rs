@@ -85,6 +85,9 @@ fn a_version_1_run_file_renders_the_report_its_run_printed() {
 /// Since results database version 3, the report's JSON has the study's
 /// offered-load sweeps (`offered`, empty here) and each point its
 /// `load_level` (null: a closed loop).
+///
+/// The HTML stylesheet has a rule for prose tables (a reproduction's
+/// words and deviations).
 fn intended(then: &str) -> String {
     let then = then.replace(
         "Server CPU is not recorded by this version.",
@@ -95,6 +98,9 @@ fn intended(then: &str) -> String {
         out.push_str(line);
         if line.starts_with("  \"metric\": ") {
             out.push_str("  \"offered\": [],\n");
+        }
+        if line.starts_with("td { text-align: right; white-space: nowrap; }") {
+            out.push_str("table.prose th, table.prose td { text-align: left; white-space: normal; vertical-align: top; min-width: 8em; max-width: 32em; }\n");
         }
         if line.starts_with("      \"key\": \"target=") {
             out.push_str("      \"load_level\": null,\n");
