@@ -3,13 +3,14 @@
 //! benchmark user) and of a stop (clean signal, then SIGKILL).
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::engine::{package, Ctx, Engine};
+use super::engine::{package, version_numbers, with_libs, Ctx, Engine};
 use super::engine_for;
+use super::install;
 use super::registry::{
     registry_add, registry_epoch, registry_has, registry_remove, registry_set_ready,
 };
@@ -35,8 +36,10 @@ pub fn start(spec: &ServerSpec) -> Result<RunningServer, ServerError> {
     if let Some(cpus) = &spec.cpus {
         process::check_cpus(cpus)?;
     }
-    let engine = engine_for(kind, spec.binaries.as_deref())?;
-    let version = version_of(engine.binary())?;
+    let binaries = binaries_of(spec)?;
+    let mut engine = engine_for(kind, binaries.as_deref())?;
+    let version = version_of(&*engine)?;
+    engine.set_version(&version_numbers(&version));
     let run_as = if process::is_root() {
         Some(process::lookup_user(kind.os_user()).ok_or_else(|| {
             ServerError::BadInput(format!(
@@ -68,6 +71,18 @@ pub fn start(spec: &ServerSpec) -> Result<RunningServer, ServerError> {
         }
     }
     let ctx = Ctx::open(layout, run_as)?;
+    if let (Some(user), Some(b)) = (&ctx.run_as, &binaries) {
+        // The server's OS user runs the build's programs from wherever they
+        // are (a cache under /root, say).
+        for d in state::make_traversable(b)? {
+            ctx.note(&format!(
+                "made {} searchable (o+x) so that OS user {} can run the build in {}",
+                d.display(),
+                user.name,
+                b.display()
+            ));
+        }
+    }
     if registry_epoch() != epoch {
         return Err(interrupted(spec));
     }
@@ -144,10 +159,11 @@ impl Launch<'_> {
     fn run(&self, port: u16, state: &mut State) -> Result<RunningServer, StartError> {
         let (engine, ctx, spec) = (self.engine, self.ctx, self.spec);
         let kind = spec.kind;
-        let base = settings::base_without_overrides(kind, kind.base_settings(), &spec.settings);
+        let base = settings::base_without_overrides(kind, &engine.base_settings(), &spec.settings);
         let config = engine.render_config(&ctx.layout, port, &base, self.include, &spec.settings);
         state::write_config(&engine.config_path(&ctx.layout), &config)?;
 
+        engine.before_start(ctx)?;
         let offset = ctx.log_len();
         ctx.note(&format!(
             "starting {} on port {port}",
@@ -346,7 +362,7 @@ fn wait_ready(
                 )
                 .into());
         }
-        if engine.is_ready(&ctx.layout, port, child.id()) {
+        if engine.is_ready(ctx, port, child.id()) {
             return Ok(());
         }
         if begun.elapsed() > timeout {
@@ -465,11 +481,48 @@ fn check_socket_path(socket: &Path) -> Result<(), ServerError> {
     Ok(())
 }
 
+/// The programs a spec names: `--binaries DIR` as given, `--version V` as
+/// the newest cached build of that version (see [`super::install`]), or
+/// None for the system's.
+fn binaries_of(spec: &ServerSpec) -> Result<Option<PathBuf>, ServerError> {
+    let kind = spec.kind;
+    match (&spec.version, &spec.binaries) {
+        (Some(_), Some(_)) => Err(ServerError::BadInput(
+            "give either a version or a binaries directory, not both".into(),
+        )),
+        (None, b) => Ok(b.clone()),
+        (Some(v), None) => {
+            let wanted = install::parse_wanted(kind, v)?;
+            let installer = install::Installer::from_env()?;
+            match installer.cached(kind, &wanted) {
+                Some(build) => Ok(Some(build.bin())),
+                None => Err(ServerError::BadInput(format!(
+                    "{kind} {v} is not installed in {}: install it with `dbsweep server install {kind}@{v}`",
+                    installer.cache.display()
+                ))),
+            }
+        }
+    }
+}
+
+/// The `--version` line of the server a spec names (the system's, a
+/// `--binaries` directory's or a cached build's), for `dbsweep server
+/// versions` and reports.
+pub fn describe(spec: &ServerSpec) -> Result<(PathBuf, String), ServerError> {
+    let binaries = binaries_of(spec)?;
+    let engine = engine_for(spec.kind, binaries.as_deref())?;
+    let line = version_of(&*engine)?;
+    Ok((engine.binary().to_path_buf(), line))
+}
+
 /// The server's `--version` line, whitespace collapsed and the program
 /// named without its directory: `mariadbd Ver 10.11.6-MariaDB…` or
 /// `postgres (PostgreSQL) 15.5 (Debian 15.5-0+deb12u1)`.
-fn version_of(binary: &Path) -> Result<String, ServerError> {
-    let out = Command::new(binary)
+fn version_of(engine: &dyn Engine) -> Result<String, ServerError> {
+    let binary = engine.binary();
+    let mut cmd = Command::new(binary);
+    with_libs(&mut cmd, engine.lib_dir());
+    let out = cmd
         .arg("--version")
         .output()
         .map_err(|e| ServerError::io(format!("running {} --version", binary.display()), e))?;
