@@ -140,7 +140,9 @@ impl Engine for Mariadb {
             cmd.arg("--auth-root-authentication-method=socket")
                 .arg(format!("--auth-root-socket-user={}", ctx.invoker.name));
         }
-        for option in ["--skip-test-db", "--skip-name-resolve"] {
+        // --force: skip the script's DNS check of the host name (through
+        // resolveip, which some builds lack); the server resolves no names.
+        for option in ["--skip-test-db", "--skip-name-resolve", "--force"] {
             if self.install_db_knows(option) {
                 cmd.arg(option);
             }

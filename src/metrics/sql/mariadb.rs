@@ -131,8 +131,9 @@ pub fn semaphores_section(status: &str) -> Option<String> {
 }
 
 /// The counters of a SEMAPHORES section in any of its layouts: MySQL 5.5
-/// and 5.6 (`Mutex spin waits …`), 5.7, 8.0 and MariaDB before 10.6 (an
-/// `RW-sx` line, the OS wait array on one or two lines). MariaDB 10.6 and
+/// and 5.6 and MariaDB 10.1's XtraDB (`Mutex spin waits …`), 5.7, 8.0 and
+/// MariaDB 10.2 to 10.5 (an `RW-sx` line), the OS wait array on one or two
+/// lines. MariaDB 10.6 and
 /// later print none, so the result is empty.
 pub fn parse_semaphores(section: &str) -> Vec<(String, u64)> {
     let mut out = Vec::new();
@@ -226,6 +227,25 @@ mod tests {
         assert_eq!(get(&v, "os_wait_signals"), Some(8766));
         assert_eq!(get(&v, "rw_sx_spins"), Some(43));
         assert_eq!(get(&v, "rw_sx_os_waits"), Some(33));
+        assert_eq!(get(&v, "mutex_spins"), None);
+    }
+
+    #[test]
+    fn reads_mariadb_10_1_and_10_2_semaphores() {
+        // 10.1's XtraDB: the Mutex line of 5.5, the wait array on two lines.
+        let v = parse_semaphores(&semaphores_section(&fixture("mariadb-10.1.txt")).unwrap());
+        assert_eq!(get(&v, "os_wait_reservations"), Some(399));
+        assert_eq!(get(&v, "os_wait_signals"), Some(319));
+        assert_eq!(get(&v, "mutex_spins"), Some(1215));
+        assert_eq!(get(&v, "mutex_os_waits"), Some(225));
+        assert_eq!(get(&v, "rw_shared_os_waits"), Some(74));
+        assert_eq!(get(&v, "rw_excl_os_waits"), Some(59));
+        assert_eq!(get(&v, "rw_sx_spins"), None);
+        // 10.2's InnoDB (MySQL 5.7's): no Mutex line, an RW-sx one.
+        let v = parse_semaphores(&semaphores_section(&fixture("mariadb-10.2.txt")).unwrap());
+        assert_eq!(get(&v, "os_wait_reservations"), Some(2086));
+        assert_eq!(get(&v, "rw_excl_os_waits"), Some(39));
+        assert_eq!(get(&v, "rw_sx_os_waits"), Some(2));
         assert_eq!(get(&v, "mutex_spins"), None);
     }
 
