@@ -84,6 +84,24 @@ impl Installer {
     /// Installs the newest served build of `kind` that `wanted` names, or
     /// reuses it from the cache.
     pub fn install(&self, kind: ServerKind, wanted: &[u32]) -> Result<Installed, ServerError> {
+        let existed = self.cache.exists();
+        let result = self.install_inner(kind, wanted);
+        self.tidy(existed, result)
+    }
+
+    /// After a failure, removes the cache directories this install created
+    /// (when empty): a refused install leaves no trace.
+    fn tidy<T>(&self, existed: bool, result: Result<T, ServerError>) -> Result<T, ServerError> {
+        if result.is_err() && !existed {
+            let _ = fs::remove_dir(&self.cache);
+            if let Some(parent) = self.cache.parent() {
+                let _ = fs::remove_dir(parent);
+            }
+        }
+        result
+    }
+
+    fn install_inner(&self, kind: ServerKind, wanted: &[u32]) -> Result<Installed, ServerError> {
         let artifact = resolve::artifact(kind);
         let meta_url = artifact.metadata_url(&self.repository);
         // Before the version is known, the advice names the metadata.
@@ -123,6 +141,17 @@ impl Installer {
     /// the file's name (`…-9.6.24.jar`). A checksum file beside it
     /// (`FILE.sha512`, `.sha256` or `.sha1`) is checked when there is one.
     pub fn install_from(
+        &self,
+        kind: ServerKind,
+        wanted: &[u32],
+        file: &Path,
+    ) -> Result<Installed, ServerError> {
+        let existed = self.cache.exists();
+        let result = self.install_from_inner(kind, wanted, file);
+        self.tidy(existed, result)
+    }
+
+    fn install_from_inner(
         &self,
         kind: ServerKind,
         wanted: &[u32],
