@@ -150,34 +150,23 @@ fn versions() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Installs the build a spec's `--version` names when the cache has none,
-/// so that `server start --version` works on a fresh machine too.
-pub fn ensure_installed(spec: &ServerSpec) -> anyhow::Result<()> {
-    let Some(v) = &spec.version else {
-        return Ok(());
-    };
-    let wanted = server::install::parse_wanted(spec.kind, v).map_err(ServerError::into_anyhow)?;
-    let installer = Installer::from_env().map_err(ServerError::into_anyhow)?;
-    if installer.cached(spec.kind, &wanted).is_none() {
-        eprintln!("{} {v} is not in the cache: installing it ...", spec.kind);
-        let done = installer
-            .install(spec.kind, &wanted)
-            .map_err(ServerError::into_anyhow)?;
-        eprintln!(
-            "Installed {} {} from {}",
-            spec.kind, done.build.version, done.source
-        );
-    }
-    Ok(())
-}
-
 fn start(spec: &ServerSpec) -> anyhow::Result<()> {
     // Ctrl-C while the server initialises: stop what was started.
     let _ = ctrlc::set_handler(|| {
         server::stop_all_started();
         std::process::exit(130);
     });
-    ensure_installed(spec)?;
+    if let Some(v) = &spec.version {
+        if let Some(done) = server::install::ensure(spec)
+            .map_err(ServerError::into_anyhow)?
+            .filter(|d| d.fresh)
+        {
+            eprintln!(
+                "{} {v} was not in the cache: installed {} from {}",
+                spec.kind, done.build.version, done.source
+            );
+        }
+    }
     eprintln!("Starting {} in {} ...", spec.kind, spec.dir.display());
     let s = server::start(spec).map_err(ServerError::into_anyhow)?;
     eprintln!(

@@ -279,6 +279,25 @@ impl Installer {
     }
 }
 
+/// Installs the build a spec's `version` names when the cache has none
+/// (None for a spec without a version), so that a start on a fresh machine
+/// needs no separate install.
+pub fn ensure(spec: &crate::server::ServerSpec) -> Result<Option<Installed>, ServerError> {
+    let Some(v) = &spec.version else {
+        return Ok(None);
+    };
+    let wanted = parse_wanted(spec.kind, v)?;
+    let installer = Installer::from_env()?;
+    match installer.cached(spec.kind, &wanted) {
+        Some(build) => Ok(Some(Installed {
+            build,
+            fresh: false,
+            source: "the cache".into(),
+        })),
+        None => installer.install(spec.kind, &wanted).map(Some),
+    }
+}
+
 /// The build a file holds, by `wanted` (in full) or the file's name.
 fn version_of_file(kind: ServerKind, wanted: &[u32], file: &Path) -> Result<Version, ServerError> {
     let name = file
