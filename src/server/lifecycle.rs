@@ -53,6 +53,9 @@ pub fn start(spec: &ServerSpec) -> Result<RunningServer, ServerError> {
     };
 
     let (layout, state) = state::prepare_dir(&spec.dir, kind)?;
+    if state.is_some() {
+        check_data_version(kind, &layout.data, &version_numbers(&version))?;
+    }
     check_socket_path(&engine.socket(&layout, 65535))?;
     if let Some(s) = state.as_ref().and_then(|s| s.server.as_ref()) {
         if process::is_server_process(s.pid, &kind.process_marker(&s.dir)) {
@@ -458,6 +461,35 @@ fn check_not_reserved(kind: ServerKind, user: &[(String, String)]) -> Result<(),
     Ok(())
 }
 
+/// A PostgreSQL data directory works only with the major version that made
+/// it (`data/PG_VERSION`): another version's start would fail deep in its
+/// log, so it is refused here with the fix.
+fn check_data_version(kind: ServerKind, data: &Path, version: &[u32]) -> Result<(), ServerError> {
+    let Some(major) = postgres_major(version).filter(|_| kind == ServerKind::Postgres) else {
+        return Ok(());
+    };
+    let Ok(made) = fs::read_to_string(data.join("PG_VERSION")) else {
+        return Ok(());
+    };
+    let made = made.trim();
+    if made == major {
+        return Ok(());
+    }
+    Err(ServerError::BadInput(format!(
+        "the data directory {} was made by PostgreSQL {made}; this server is PostgreSQL {major}, which cannot use it: give this version a directory of its own (--dir, or the study target's dir)",
+        data.display()
+    )))
+}
+
+/// PostgreSQL's major version as `PG_VERSION` spells it: `9.6`, `15`.
+fn postgres_major(version: &[u32]) -> Option<String> {
+    match version {
+        [major, ..] if *major >= 10 => Some(major.to_string()),
+        [major, minor, ..] => Some(format!("{major}.{minor}")),
+        _ => None,
+    }
+}
+
 /// The password goes into SQL and a URL; control characters would do
 /// neither any good.
 fn check_password(password: &str) -> Result<(), ServerError> {
@@ -566,6 +598,25 @@ mod tests {
             "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
         );
         assert_eq!(version_line(""), "");
+    }
+
+    #[test]
+    fn a_postgres_data_directory_keeps_its_major_version() {
+        assert_eq!(postgres_major(&[9, 6, 24]).as_deref(), Some("9.6"));
+        assert_eq!(postgres_major(&[15, 18]).as_deref(), Some("15"));
+        assert_eq!(postgres_major(&[]), None);
+        let t = tempfile::tempdir().unwrap();
+        fs::write(t.path().join("PG_VERSION"), "15\n").unwrap();
+        let pg = ServerKind::Postgres;
+        assert!(check_data_version(pg, t.path(), &[15, 5]).is_ok());
+        let e = check_data_version(pg, t.path(), &[9, 6, 24]).unwrap_err();
+        assert!(e.is_bad_input());
+        assert!(
+            e.to_string()
+                .contains("made by PostgreSQL 15; this server is PostgreSQL 9.6"),
+            "{e}"
+        );
+        assert!(check_data_version(ServerKind::Mariadb, t.path(), &[10, 2]).is_ok());
     }
 
     #[test]
