@@ -73,7 +73,12 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
                 .and_then(|row| row.get(2).cloned().flatten())
                 .unwrap_or_default();
             let section = semaphores_section(&text).unwrap_or_default();
-            for (name, v) in parse_semaphores(&section) {
+            let counters = parse_semaphores(&section);
+            if counters.is_empty() {
+                // MariaDB 10.6+: performance_schema's instead, when on.
+                read_synch_waits(conn, r);
+            }
+            for (name, v) in counters {
                 r.counters
                     .push((format!("innodb_semaphores.{name}"), v as f64));
             }
@@ -112,6 +117,43 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
             "InnoDB metrics",
             format!("INNODB_METRICS could not be read: {e}"),
         ),
+    }
+}
+
+/// The counter of mutex, rw-lock and sx-lock waits performance_schema's
+/// synchronisation instruments took, and their time (picoseconds).
+pub const SYNCH_WAITS: &str = "performance_schema.synch_waits";
+pub const SYNCH_WAIT_PS: &str = "performance_schema.synch_wait_ps";
+
+/// MariaDB 10.6 and later print no semaphore counters; with
+/// performance_schema on and its `wait/synch/%` instruments enabled, the
+/// waits on mutexes and rw-locks are counted there instead (condition
+/// variables are left out: idle threads wait on them). With it off, or the
+/// instruments off, nothing is recorded, and the figure's gap says how to
+/// turn them on.
+fn read_synch_waits(conn: &mut dyn Connection, r: &mut Reading) {
+    let Ok(rows) = conn.query_text(
+        "SELECT SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) \
+         FROM performance_schema.events_waits_summary_global_by_event_name \
+         WHERE EVENT_NAME LIKE 'wait/synch/mutex/%' OR EVENT_NAME LIKE 'wait/synch/rwlock/%' \
+            OR EVENT_NAME LIKE 'wait/synch/sxlock/%'",
+    ) else {
+        return;
+    };
+    r.statements += 1;
+    let Some(row) = rows.first() else { return };
+    let num = |i: usize| {
+        row.get(i)
+            .cloned()
+            .flatten()
+            .and_then(|v| v.parse::<f64>().ok())
+    };
+    // SUM over no enabled instrument is NULL or 0: nothing to record.
+    if let Some(n) = num(0).filter(|&n| n > 0.0) {
+        r.counters.push((SYNCH_WAITS.to_string(), n));
+        if let Some(ps) = num(1) {
+            r.counters.push((SYNCH_WAIT_PS.to_string(), ps));
+        }
     }
 }
 
