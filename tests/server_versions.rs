@@ -197,3 +197,85 @@ fn versions_lists_the_cached_builds() {
         r.stdout
     );
 }
+
+/// Runs dbsweep in `dir` with the shared cache.
+fn run_in(dir: &Dir, args: &[&str]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dbsweep"))
+        .args(args)
+        .current_dir(dir.path())
+        .env("XDG_CACHE_HOME", cache())
+        .output()
+        .unwrap();
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: std::time::Duration::ZERO,
+    }
+}
+
+#[test]
+fn a_study_of_two_versions_of_each_server_names_them_in_every_format() {
+    let dir = Dir::new();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        dir.join("versions.toml"),
+        r#"
+name = "two-versions"
+out = "out"
+clients = [2]
+
+[[target]]
+server = "mariadb"
+version = "10.2"
+
+[[target]]
+name = "mariadb-system"
+server = "mariadb"
+
+[[target]]
+server = "postgres"
+version = "9.6"
+
+[[target]]
+name = "postgres-system"
+server = "postgres"
+
+[[workload]]
+name = "oltp_point_select"
+options = { table-size = 1000 }
+time = 0.5
+"#,
+    )
+    .unwrap();
+    run_in(&dir, &["study", "versions.toml"]).ok();
+    for format in ["text", "md", "html", "csv", "json"] {
+        let r = run_in(&dir, &["report", "out", "--format", format, "--out", "-"]);
+        r.ok();
+        for name in [
+            "mariadb-10.2",
+            "mariadb-system",
+            "postgres-9.6",
+            "postgres-system",
+        ] {
+            assert!(
+                r.stdout.contains(name),
+                "{format}: no {name} in\n{}",
+                r.stdout
+            );
+        }
+        if ["text", "md", "html"].contains(&format) {
+            // The header lists each target's server version.
+            for version in [
+                "mariadb-10.2: 10.2.11-MariaDB",
+                "postgres-9.6: PostgreSQL 9.6.",
+            ] {
+                assert!(
+                    r.stdout.contains(version),
+                    "{format}: no '{version}' in\n{}",
+                    r.stdout
+                );
+            }
+        }
+    }
+}
