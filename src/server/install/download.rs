@@ -26,6 +26,8 @@ use crate::util::progress::ByteBar;
 /// instead of hanging the command.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 const READ_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one body (a jar of up to ~100 MB) may take to arrive.
+const BODY_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 /// The advice every network failure ends with.
 pub fn offline_advice(jar_url: &str) -> String {
@@ -40,7 +42,8 @@ fn agent() -> &'static ureq::Agent {
         ureq::Agent::config_builder()
             .timeout_connect(Some(CONNECT_TIMEOUT))
             .timeout_recv_response(Some(READ_TIMEOUT))
-            .timeout_recv_body(None)
+            // A whole build, even over a slow link; a stalled one ends.
+            .timeout_recv_body(Some(BODY_TIMEOUT))
             // Statuses are answers here (a 404 checksum file means "not
             // published"), not errors.
             .http_status_as_error(false)
