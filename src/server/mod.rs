@@ -31,6 +31,8 @@
 //! # Layout
 //!
 //! - `lifecycle.rs`: [`start`], [`stop`], [`status`], [`restart`].
+//! - `build.rs`: which programs a spec names (system, `--binaries`, a
+//!   cached `--version`), their `--version` line, [`describe`].
 //! - `registry.rs`: the servers this process started and has not stopped.
 //! - `guard.rs`: [`ServerGuard`] and [`stop_all_started`].
 //! - `engine.rs`: what differs between servers (a trait), the programs;
@@ -58,6 +60,7 @@
 //!   run/                  socket, pid and lock files (owned by the server's OS user)
 //! ```
 
+mod build;
 mod engine;
 mod error;
 mod guard;
@@ -77,10 +80,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use self::build::describe;
 pub use self::engine::version_numbers;
 pub use self::error::ServerError;
 pub use self::guard::{stop_all_started, ServerGuard};
-pub use self::lifecycle::{describe, restart, start, status, stop};
+pub use self::lifecycle::{restart, start, status, stop};
 pub use self::process::affinity;
 pub use self::settings::{
     format_cpu_list, merge_settings, parse_cpu_list, parse_setting, setting_key,

@@ -128,7 +128,8 @@ impl Installer {
         let staging = self.staging(kind, &version)?;
         let jar = staging.path().join(artifact.jar_name(&version));
         download::fetch(&url, &jar, &sum, &advice)?;
-        let build = self.unpack_and_commit(kind, &version, &jar, &url, &staging, &sum)?;
+        let note = format!("{url}\n{} {}\n", sum.algo.ext(), sum.hex);
+        let build = self.commit(kind, &version, &jar, &url, &staging, &note)?;
         Ok(Installed {
             build,
             fresh: true,
@@ -198,10 +199,11 @@ impl Installer {
             break;
         }
         let staging = self.staging(kind, &version)?;
-        let build = match &sum_used {
-            Some(sum) => self.unpack_and_commit(kind, &version, file, &shown, &staging, sum)?,
-            None => self.unpack_and_commit_unverified(kind, &version, file, &shown, &staging)?,
+        let note = match &sum_used {
+            Some(sum) => format!("{shown}\n{} {}\n", sum.algo.ext(), sum.hex),
+            None => format!("{shown}\nnot verified (no checksum file beside it)\n"),
         };
+        let build = self.commit(kind, &version, file, &shown, &staging, &note)?;
         Ok(Installed {
             build,
             fresh: true,
@@ -234,31 +236,9 @@ impl Installer {
             })
     }
 
-    fn unpack_and_commit(
-        &self,
-        kind: ServerKind,
-        version: &Version,
-        archive: &Path,
-        name: &str,
-        staging: &tempfile::TempDir,
-        sum: &download::Checksum,
-    ) -> Result<Build, ServerError> {
-        let note = format!("{name}\n{} {}\n", sum.algo.ext(), sum.hex);
-        self.commit(kind, version, archive, name, staging, &note)
-    }
-
-    fn unpack_and_commit_unverified(
-        &self,
-        kind: ServerKind,
-        version: &Version,
-        archive: &Path,
-        name: &str,
-        staging: &tempfile::TempDir,
-    ) -> Result<Build, ServerError> {
-        let note = format!("{name}\nnot verified (no checksum file beside it)\n");
-        self.commit(kind, version, archive, name, staging, &note)
-    }
-
+    /// Unpacks `archive` into the staging directory, checks that it is a
+    /// server build, notes where it came from (`note`) and moves it into
+    /// the cache.
     fn commit(
         &self,
         kind: ServerKind,
