@@ -926,3 +926,38 @@ fn a_url_targets_password_comes_from_the_environment_or_a_file() {
         "applies to a url target",
     );
 }
+
+#[test]
+fn versions_of_one_server_are_targets_named_by_their_version() {
+    let t = "clients = [1]\n[[target]]\nserver = \"postgres\"\nversion = \"9.6\"\n[[target]]\nserver = \"postgres\"\nversion = \"18\"\n[[target]]\nname = \"mine\"\nserver = \"mariadb\"\nversion = \"10.2\"\n[[workload]]\nname = \"oltp_read_only\"\n";
+    let s = load(t);
+    let names: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["postgres-9.6", "postgres-18", "mine"]);
+    let p = plan(&s);
+    let spec = s.server_spec(&p.points[0]).unwrap();
+    assert_eq!(spec.version.as_deref(), Some("9.6"));
+    assert!(spec.dir.ends_with("servers/postgres-9.6"), "{:?}", spec.dir);
+    assert!(spec.binaries.is_none());
+
+    let both = "clients = [1]\n[[target]]\nserver = \"mariadb\"\nversion = \"10.2\"\nbinaries = \"/usr/sbin\"\n[[workload]]\nname = \"oltp_read_only\"\n";
+    assert_error(
+        both,
+        "\"10.2\"",
+        "target[0].version",
+        "version and binaries exclude each other",
+    );
+    let bad = "clients = [1]\n[[target]]\nserver = \"postgres\"\nversion = \"nine\"\n[[workload]]\nname = \"oltp_read_only\"\n";
+    assert_error(
+        bad,
+        "\"nine\"",
+        "target[0].version",
+        "'nine' is not a version",
+    );
+    let url = "clients = [1]\n[[target]]\nurl = \"postgres://u@h/db\"\nversion = \"9.6\"\n[[workload]]\nname = \"oltp_read_only\"\n";
+    assert_error(
+        url,
+        "\"9.6\"",
+        "target[0].version",
+        "applies only to a managed server",
+    );
+}

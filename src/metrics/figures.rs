@@ -7,6 +7,7 @@
 
 use crate::record::metrics::{Figure, Figures, Gap, Usage, Wait};
 
+use super::sql::mariadb::{SYNCH_WAITS, SYNCH_WAIT_PS};
 use super::sql::postgres::RUNNING;
 
 /// How many wait events [`Figures::top_waits`] lists.
@@ -169,13 +170,24 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
             .filter(|(n, _)| n.starts_with("innodb_semaphores.") && n.ends_with("_os_waits"))
             .map(|(n, v)| (n, *v))
             .collect();
+        let synch = sql(SYNCH_WAITS).filter(|_| transactions > 0);
         if os_waits.is_empty() {
-            gap(
-                "semaphore waits",
-                "the server's SEMAPHORES section (SHOW ENGINE INNODB STATUS) holds no counters: \
-                 MariaDB 10.6 and later no longer print them"
+            let why = match synch {
+                // The nearest measure there is, said where it is.
+                Some(n) => format!(
+                    "the server's SEMAPHORES section (SHOW ENGINE INNODB STATUS) holds no counters \
+                     (MariaDB 10.6 and later); performance_schema counted {:.1} mutex and rw-lock waits \
+                     per transaction ({:.1} µs), recorded as {SYNCH_WAITS}: acquisitions, not OS waits",
+                    n / transactions as f64,
+                    sql(SYNCH_WAIT_PS).unwrap_or(0.0) / 1e6 / transactions as f64
+                ),
+                None => "the server's SEMAPHORES section (SHOW ENGINE INNODB STATUS) holds no counters: \
+                         MariaDB 10.6 and later no longer print them; performance_schema counts the \
+                         mutex and rw-lock waits instead when it and its instruments are on \
+                         (--set performance_schema=ON --set performance_schema_instrument=wait/synch/%=ON)"
                     .into(),
-            );
+            };
+            gap("semaphore waits", why);
         } else if transactions > 0 {
             let n: f64 = os_waits.iter().map(|(_, v)| v).sum();
             f.semaphore_os_waits_per_transaction = fig(
@@ -300,6 +312,22 @@ mod tests {
         let f = derive(&w, 10_000, 200_000, &mut gaps);
         assert!(f.semaphore_os_waits_per_transaction.is_none());
         assert!(gaps[0].why.contains("MariaDB 10.6"), "{gaps:?}");
+        assert!(gaps[0]
+            .why
+            .contains("performance_schema_instrument=wait/synch/%=ON"));
+        // … unless performance_schema counted the waits: said in the gap,
+        // the figure itself stays absent (acquisitions are not OS waits).
+        w.sql.0.push((SYNCH_WAITS.to_string(), 25_000.0));
+        w.sql.0.push((SYNCH_WAIT_PS.to_string(), 30e9));
+        let mut gaps = Vec::new();
+        let f = derive(&w, 10_000, 200_000, &mut gaps);
+        assert!(f.semaphore_os_waits_per_transaction.is_none());
+        assert!(
+            gaps[0].why.contains(
+                "performance_schema counted 2.5 mutex and rw-lock waits per transaction (3.0 µs)"
+            ),
+            "{gaps:?}"
+        );
     }
 
     #[test]

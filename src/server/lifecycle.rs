@@ -4,11 +4,12 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Child;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::engine::{package, Ctx, Engine};
+use super::build::{binaries_of, check_data_version, version_of};
+use super::engine::{package, version_numbers, Ctx, Engine};
 use super::engine_for;
 use super::registry::{
     registry_add, registry_epoch, registry_has, registry_remove, registry_set_ready,
@@ -35,8 +36,10 @@ pub fn start(spec: &ServerSpec) -> Result<RunningServer, ServerError> {
     if let Some(cpus) = &spec.cpus {
         process::check_cpus(cpus)?;
     }
-    let engine = engine_for(kind, spec.binaries.as_deref())?;
-    let version = version_of(engine.binary())?;
+    let binaries = binaries_of(spec)?;
+    let mut engine = engine_for(kind, binaries.as_deref())?;
+    let version = version_of(&*engine)?;
+    engine.set_version(&version_numbers(&version));
     let run_as = if process::is_root() {
         Some(process::lookup_user(kind.os_user()).ok_or_else(|| {
             ServerError::BadInput(format!(
@@ -50,6 +53,9 @@ pub fn start(spec: &ServerSpec) -> Result<RunningServer, ServerError> {
     };
 
     let (layout, state) = state::prepare_dir(&spec.dir, kind)?;
+    if state.is_some() {
+        check_data_version(kind, &layout.data, &version_numbers(&version))?;
+    }
     check_socket_path(&engine.socket(&layout, 65535))?;
     if let Some(s) = state.as_ref().and_then(|s| s.server.as_ref()) {
         if process::is_server_process(s.pid, &kind.process_marker(&s.dir)) {
@@ -68,6 +74,18 @@ pub fn start(spec: &ServerSpec) -> Result<RunningServer, ServerError> {
         }
     }
     let ctx = Ctx::open(layout, run_as)?;
+    if let (Some(user), Some(b)) = (&ctx.run_as, &binaries) {
+        // The server's OS user runs the build's programs from wherever they
+        // are (a cache under /root, say).
+        for d in state::make_traversable(b)? {
+            ctx.note(&format!(
+                "made {} searchable (o+x) so that OS user {} can run the build in {}",
+                d.display(),
+                user.name,
+                b.display()
+            ));
+        }
+    }
     if registry_epoch() != epoch {
         return Err(interrupted(spec));
     }
@@ -144,10 +162,11 @@ impl Launch<'_> {
     fn run(&self, port: u16, state: &mut State) -> Result<RunningServer, StartError> {
         let (engine, ctx, spec) = (self.engine, self.ctx, self.spec);
         let kind = spec.kind;
-        let base = settings::base_without_overrides(kind, kind.base_settings(), &spec.settings);
+        let base = settings::base_without_overrides(kind, &engine.base_settings(), &spec.settings);
         let config = engine.render_config(&ctx.layout, port, &base, self.include, &spec.settings);
         state::write_config(&engine.config_path(&ctx.layout), &config)?;
 
+        engine.before_start(ctx)?;
         let offset = ctx.log_len();
         ctx.note(&format!(
             "starting {} on port {port}",
@@ -346,7 +365,7 @@ fn wait_ready(
                 )
                 .into());
         }
-        if engine.is_ready(&ctx.layout, port, child.id()) {
+        if engine.is_ready(ctx, port, child.id()) {
             return Ok(());
         }
         if begun.elapsed() > timeout {
@@ -465,55 +484,9 @@ fn check_socket_path(socket: &Path) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// The server's `--version` line, whitespace collapsed and the program
-/// named without its directory: `mariadbd Ver 10.11.6-MariaDB…` or
-/// `postgres (PostgreSQL) 15.5 (Debian 15.5-0+deb12u1)`.
-fn version_of(binary: &Path) -> Result<String, ServerError> {
-    let out = Command::new(binary)
-        .arg("--version")
-        .output()
-        .map_err(|e| ServerError::io(format!("running {} --version", binary.display()), e))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = version_line(&text);
-    if !out.status.success() || line.is_empty() {
-        return Err(ServerError::BadInput(format!(
-            "{} --version failed ({}): is it a working server binary?",
-            binary.display(),
-            out.status
-        )));
-    }
-    Ok(line)
-}
-
-fn version_line(output: &str) -> String {
-    let mut words: Vec<&str> = output
-        .lines()
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
-    if let Some(first) = words.first_mut() {
-        *first = first.rsplit('/').next().unwrap_or(first);
-    }
-    words.join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn version_lines_are_tidied() {
-        assert_eq!(
-            version_line("/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n"),
-            "mariadbd Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)"
-        );
-        assert_eq!(
-            version_line("postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n"),
-            "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
-        );
-        assert_eq!(version_line(""), "");
-    }
 
     #[test]
     fn refuses_settings_dbsweep_chooses() {

@@ -1,6 +1,10 @@
-//! MariaDB: finding its programs, `mariadb-install-db`, the `my.cnf` of each
-//! start, readiness (the server's greeting on its socket), and the benchmark
-//! user, created with the `mariadb` client as the socket-authenticated root.
+//! MariaDB: finding its programs (the system's, a `--binaries` directory's
+//! or a registry build's, whose install script sits in `scripts/` and its
+//! libraries in `libs/`), `mariadb-install-db` / `mysql_install_db` with the
+//! options its version knows, the `my.cnf` of each start, readiness (the
+//! server's greeting on its socket), and the benchmark user, created over
+//! the wire by dbsweep's own driver as root through the socket, so no
+//! `mariadb` client is needed.
 
 use std::io::Read;
 use std::os::unix::net::UnixStream;
@@ -8,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::engine::{find_program, not_found, search_path, Ctx, Engine};
+use super::engine::{build_lib_dir, find_program, not_found, search_path, with_libs, Ctx, Engine};
 use super::state::Layout;
 use super::{process, ServerError, ServerKind};
 use super::{DATABASE, INIT_TIMEOUT, USER};
+use crate::driver::{self, PsMode, ServerAddr};
 
 /// dbsweep's base settings for MariaDB, before the user's.
 pub(super) const BASE_SETTINGS: &[(&str, &str)] = &[
@@ -43,17 +48,19 @@ pub(super) const BASE_SETTINGS: &[(&str, &str)] = &[
 pub(super) struct Mariadb {
     server: PathBuf,
     install_db: PathBuf,
-    client: PathBuf,
     /// The installation's root, for a `binaries` directory that is not the
     /// system's (install-db and the server find their share files there).
     basedir: Option<PathBuf>,
+    /// The build's own libraries (`libs/`), when it is not the system's.
+    libs: Option<PathBuf>,
+    /// The server's version numbers ([10, 2, 11]).
+    version: Vec<u32>,
 }
 
 impl Mariadb {
-    /// Finds `mariadbd` (or `mysqld`), `mariadb-install-db` (or
-    /// `mysql_install_db`) and the `mariadb` (or `mysql`) client: in
-    /// `binaries` (and its sibling sbin/, bin/, scripts/) if given, else on
-    /// PATH and in /usr/sbin, /usr/bin.
+    /// Finds `mariadbd` (or `mysqld`) and `mariadb-install-db` (or
+    /// `mysql_install_db`): in `binaries` (and its sibling sbin/, bin/,
+    /// scripts/) if given, else on PATH and in /usr/sbin, /usr/bin.
     pub fn find(binaries: Option<&Path>) -> Result<Mariadb, ServerError> {
         let dirs = match binaries {
             Some(b) => vec![
@@ -71,9 +78,42 @@ impl Mariadb {
         Ok(Mariadb {
             server: find(&["mariadbd", "mysqld"])?,
             install_db: find(&["mariadb-install-db", "mysql_install_db"])?,
-            client: find(&["mariadb", "mysql"])?,
             basedir: binaries.and_then(|b| b.parent()).map(Path::to_path_buf),
+            libs: build_lib_dir(binaries),
+            version: Vec::new(),
         })
+    }
+
+    /// MariaDB 10.4 made the unix_socket plugin part of the server; before
+    /// it, root logs in without a password (through the socket only: see
+    /// [`setup_sql`]).
+    fn socket_auth(&self) -> bool {
+        self.version.as_slice() >= [10, 4].as_slice()
+    }
+
+    /// Whether the install script knows an option (older ones refuse
+    /// what they do not know).
+    fn install_db_knows(&self, option: &str) -> bool {
+        std::fs::read(&self.install_db)
+            .is_ok_and(|text| text.windows(option.len()).any(|w| w == option.as_bytes()))
+    }
+
+    /// Root's connection through the socket: as dbsweep's OS user by
+    /// socket authentication, or as root without a password before 10.4.
+    fn root(&self, ctx: &Ctx, port: u16) -> ServerAddr {
+        ServerAddr {
+            host: "localhost".into(),
+            port,
+            user: if self.socket_auth() {
+                ctx.invoker.name.clone()
+            } else {
+                "root".into()
+            },
+            password: None,
+            database: String::new(),
+            socket: Some(self.socket(&ctx.layout, port)),
+            ps_mode: PsMode::Disable,
+        }
     }
 }
 
@@ -90,15 +130,23 @@ impl Engine for Mariadb {
         let l = &ctx.layout;
         super::state::own_dir(&l.data, ctx.run_as.as_ref(), 0o750)?;
         let mut cmd = process::command(&self.install_db, ctx.run_as.as_ref(), &l.dir);
+        with_libs(&mut cmd, self.libs.as_deref());
         // --no-defaults: the system's my.cnf must not shape our data
         // directory. Root logs in through the socket as dbsweep's OS user,
         // which is how the benchmark user is created at every start.
         cmd.arg("--no-defaults")
-            .arg(format!("--datadir={}", l.data.display()))
-            .arg("--auth-root-authentication-method=socket")
-            .arg(format!("--auth-root-socket-user={}", ctx.invoker.name))
-            .arg("--skip-test-db")
-            .arg("--skip-name-resolve");
+            .arg(format!("--datadir={}", l.data.display()));
+        if self.socket_auth() {
+            cmd.arg("--auth-root-authentication-method=socket")
+                .arg(format!("--auth-root-socket-user={}", ctx.invoker.name));
+        }
+        // --force: skip the script's DNS check of the host name (through
+        // resolveip, which some builds lack); the server resolves no names.
+        for option in ["--skip-test-db", "--skip-name-resolve", "--force"] {
+            if self.install_db_knows(option) {
+                cmd.arg(option);
+            }
+        }
         if let Some(b) = &self.basedir {
             cmd.arg(format!("--basedir={}", b.display()));
         }
@@ -133,8 +181,21 @@ impl Engine for Mariadb {
         render_my_cnf(layout, port, self.basedir.as_deref(), base, include, user)
     }
 
+    fn lib_dir(&self) -> Option<&Path> {
+        self.libs.as_deref()
+    }
+
+    fn set_version(&mut self, version: &[u32]) {
+        self.version = version.to_vec();
+    }
+
+    fn base_settings(&self) -> Vec<(&'static str, &'static str)> {
+        BASE_SETTINGS.to_vec()
+    }
+
     fn command(&self, ctx: &Ctx) -> Command {
         let mut cmd = process::command(&self.server, ctx.run_as.as_ref(), &ctx.layout.dir);
+        with_libs(&mut cmd, self.libs.as_deref());
         // Must be the first argument; it makes this file the only one read.
         cmd.arg(format!(
             "--defaults-file={}",
@@ -147,11 +208,11 @@ impl Engine for Mariadb {
         layout.run.join("mysqld.sock")
     }
 
-    fn is_ready(&self, layout: &Layout, port: u16, _pid: u32) -> bool {
+    fn is_ready(&self, ctx: &Ctx, port: u16, _pid: u32) -> bool {
         // The socket is ours alone (a TCP port could be answered by another
         // server); the greeting packet (protocol version 10) comes once the
         // server accepts connections.
-        let Ok(mut s) = UnixStream::connect(self.socket(layout, port)) else {
+        let Ok(mut s) = UnixStream::connect(self.socket(&ctx.layout, port)) else {
             return false;
         };
         let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
@@ -165,23 +226,18 @@ impl Engine for Mariadb {
         port: u16,
         password: &str,
     ) -> Result<(), ServerError> {
-        let mut cmd = process::command(&self.client, None, &ctx.layout.dir);
-        cmd.arg("--no-defaults")
-            .arg("--protocol=socket")
-            .arg(format!(
-                "--socket={}",
-                self.socket(&ctx.layout, port).display()
-            ))
-            .arg(format!("--user={}", ctx.invoker.name))
-            .arg("--batch")
-            .arg("--connect-timeout=10");
-        // The password travels on stdin, not the command line.
-        ctx.run_helper(
-            cmd,
-            Some(&setup_sql(password)),
-            &format!("creating database {DATABASE} and user {USER}"),
-            Duration::from_secs(60),
-        )
+        let failed = |e: driver::DbError| ServerError::Failed {
+            what: format!("creating database {DATABASE} and user {USER} failed: {e}"),
+            log: ctx.layout.log.clone(),
+            tail: String::new(),
+        };
+        ctx.note(&format!("creating database {DATABASE} and user {USER}"));
+        let mut conn =
+            driver::mysql::MyConnection::connect(&self.root(ctx, port)).map_err(failed)?;
+        for sql in setup_sql(password, &self.version) {
+            conn.execute_sql(&sql).map_err(failed)?;
+        }
+        Ok(())
     }
 
     fn rejected_settings(&self, log: &str) -> Option<String> {
@@ -260,14 +316,32 @@ fn option_line(name: &str, value: &str) -> String {
 /// reused directory (the password may have changed). The user may do
 /// anything on this scratch, loopback-only server, so that workloads can
 /// create schemas and metrics can read every counter.
-fn setup_sql(password: &str) -> String {
+///
+/// Before 10.4 (no `ALTER USER … USING PASSWORD()`), GRANT sets the
+/// password, and the anonymous accounts install-db made are dropped: a
+/// socket login as `sbtest@localhost` would match them first. Root keeps
+/// no password there, reachable through the socket only (`root@127.0.0.1`
+/// and its kin are dropped too).
+fn setup_sql(password: &str, version: &[u32]) -> Vec<String> {
     let pw = password.replace('\\', "\\\\").replace('\'', "\\'");
-    format!(
-        "CREATE DATABASE IF NOT EXISTS `{DATABASE}`;\n\
-         CREATE USER IF NOT EXISTS '{USER}'@'%';\n\
-         ALTER USER '{USER}'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('{pw}');\n\
-         GRANT ALL PRIVILEGES ON *.* TO '{USER}'@'%';\n"
-    )
+    let mut out = vec![format!("CREATE DATABASE IF NOT EXISTS `{DATABASE}`")];
+    if version >= [10, 4].as_slice() {
+        out.extend([
+            format!("CREATE USER IF NOT EXISTS '{USER}'@'%'"),
+            format!(
+                "ALTER USER '{USER}'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('{pw}')"
+            ),
+            format!("GRANT ALL PRIVILEGES ON *.* TO '{USER}'@'%'"),
+        ]);
+    } else {
+        out.extend([
+            format!("GRANT ALL PRIVILEGES ON *.* TO '{USER}'@'%' IDENTIFIED BY '{pw}'"),
+            "DELETE FROM mysql.user WHERE User = '' OR (User = 'root' AND Host <> 'localhost')"
+                .to_string(),
+            "FLUSH PRIVILEGES".to_string(),
+        ]);
+    }
+    out
 }
 
 /// The phrases of MariaDB's option parser when it refuses an option.
@@ -370,9 +444,12 @@ init_connect=\"SET @a='x # y'\"
 
     #[test]
     fn escapes_the_password_in_sql() {
-        let sql = setup_sql(r"it's\x");
+        let sql = setup_sql(r"it's\x", &[10, 11, 6]).join(";\n");
         assert!(sql.contains(r"USING PASSWORD('it\'s\\x')"), "{sql}");
         assert!(sql.contains("IDENTIFIED VIA mysql_native_password"));
+        let old = setup_sql("pw", &[10, 2, 11]).join(";\n");
+        assert!(old.contains("TO 'sbtest'@'%' IDENTIFIED BY 'pw'"), "{old}");
+        assert!(old.contains("DELETE FROM mysql.user WHERE User = ''"));
     }
 
     #[test]

@@ -31,6 +31,8 @@
 //! # Layout
 //!
 //! - `lifecycle.rs`: [`start`], [`stop`], [`status`], [`restart`].
+//! - `build.rs`: which programs a spec names (system, `--binaries`, a
+//!   cached `--version`), their `--version` line, [`describe`].
 //! - `registry.rs`: the servers this process started and has not stopped.
 //! - `guard.rs`: [`ServerGuard`] and [`stop_all_started`].
 //! - `engine.rs`: what differs between servers (a trait), the programs;
@@ -39,6 +41,8 @@
 //!   benchmark user, recognising rejected settings in the log.
 //! - `settings.rs`: `--set` and CPU lists (pure); `state.rs`: the directory
 //!   and its state file; `process.rs`: OS users, spawning, signals, /proc.
+//! - `install/`: server builds of other versions from the package registry,
+//!   in a per-user cache (`dbsweep server install KIND@VERSION`).
 //!
 //! # Files in a server directory
 //!
@@ -56,9 +60,11 @@
 //!   run/                  socket, pid and lock files (owned by the server's OS user)
 //! ```
 
+mod build;
 mod engine;
 mod error;
 mod guard;
+pub mod install;
 mod lifecycle;
 mod mariadb;
 mod postgres;
@@ -74,6 +80,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use self::build::describe;
+pub use self::engine::version_numbers;
 pub use self::error::ServerError;
 pub use self::guard::{stop_all_started, ServerGuard};
 pub use self::lifecycle::{restart, start, status, stop};
@@ -201,9 +209,12 @@ pub struct ServerSpec {
     /// CPUs to pin the server to (every thread and process of it).
     pub cpus: Option<Vec<usize>>,
     /// A directory holding another installed version's programs, instead of
-    /// the system's (`mariadbd` and `mariadb-install-db`, or `postgres`,
-    /// `initdb` and `psql`).
+    /// the system's (`mariadbd` or `mysqld` and `mariadb-install-db` or
+    /// `mysql_install_db`, or `postgres` and `initdb`).
     pub binaries: Option<PathBuf>,
+    /// A version (`9.6`, `10.2`): the newest build of it in the cache of
+    /// [`install`], instead of the system's. Not together with `binaries`.
+    pub version: Option<String>,
     /// The benchmark user's password.
     pub password: String,
     /// How long to wait for the server to accept connections.
@@ -222,6 +233,7 @@ impl ServerSpec {
             config_file: None,
             cpus: None,
             binaries: None,
+            version: None,
             password: DEFAULT_PASSWORD.to_string(),
             start_timeout: DEFAULT_START_TIMEOUT,
         }

@@ -1,20 +1,25 @@
 //! PostgreSQL: finding its programs (Debian keeps them in
-//! /usr/lib/postgresql/VERSION/bin), `initdb`, the config of each start,
-//! readiness (`postmaster.pid` says "ready", as `pg_ctl -w` checks), and the
-//! benchmark user, created with `psql` as the superuser over the socket.
+//! /usr/lib/postgresql/VERSION/bin; a build from the registry in its cache
+//! directory's bin/), `initdb` with the options of its major version, the
+//! config of each start, client authentication (rewritten at every start),
+//! readiness (`postmaster.pid` says "ready", as `pg_ctl -w` checks; before
+//! PostgreSQL 10, which does not say, a login through the socket), and the
+//! benchmark user, created over the wire by dbsweep's own driver as the
+//! superuser (peer authentication, dbsweep's OS user mapped to it), so no
+//! `psql` is needed.
 
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
-use super::engine::{find_program, not_found, search_path, Ctx, Engine};
+use super::engine::{build_lib_dir, find_program, not_found, search_path, with_libs, Ctx, Engine};
 use super::process::OsUser;
 use super::state::Layout;
 use super::{process, ServerError, ServerKind};
 use super::{DATABASE, INIT_TIMEOUT, USER};
+use crate::driver::{self, PsMode, ServerAddr};
 
 /// dbsweep's base settings for PostgreSQL, before the user's.
 pub(super) const BASE_SETTINGS: &[(&str, &str)] = &[
@@ -36,12 +41,15 @@ pub(super) const BASE_SETTINGS: &[(&str, &str)] = &[
 pub(super) struct Postgres {
     server: PathBuf,
     initdb: PathBuf,
-    psql: PathBuf,
+    /// The build's own libraries, when it is not the system's.
+    libs: Option<PathBuf>,
+    /// The server's version numbers ([9, 6, 24], [15, 5]).
+    version: Vec<u32>,
 }
 
 impl Postgres {
-    /// Finds `postgres`, `initdb` and `psql`: in `binaries` if given, else in
-    /// the highest version's /usr/lib/postgresql/*/bin, else on PATH and in
+    /// Finds `postgres` and `initdb`: in `binaries` if given, else in the
+    /// highest version's /usr/lib/postgresql/*/bin, else on PATH and in
     /// /usr/sbin, /usr/bin.
     pub fn find(binaries: Option<&Path>) -> Result<Postgres, ServerError> {
         let dirs = match binaries {
@@ -52,16 +60,16 @@ impl Postgres {
                 dirs
             }
         };
-        // All three from the same directory, so versions cannot mix.
+        // Both from the same directory, so versions cannot mix.
         let complete = dirs.iter().find(|d| {
-            ["postgres", "initdb", "psql"]
+            ["postgres", "initdb"]
                 .iter()
                 .all(|n| find_program(&[n], &[d.to_path_buf()]).is_some())
         });
         let Some(dir) = complete else {
             return Err(not_found(
                 ServerKind::Postgres,
-                &["postgres, initdb and psql"],
+                &["postgres and initdb"],
                 &dirs,
                 binaries,
             ));
@@ -69,8 +77,38 @@ impl Postgres {
         Ok(Postgres {
             server: dir.join("postgres"),
             initdb: dir.join("initdb"),
-            psql: dir.join("psql"),
+            libs: build_lib_dir(binaries),
+            version: Vec::new(),
         })
+    }
+
+    /// PostgreSQL 10 brought SCRAM passwords and the postmaster's status
+    /// line in `postmaster.pid`.
+    fn before_10(&self) -> bool {
+        self.version.first().is_some_and(|&v| v < 10)
+    }
+
+    /// The password method of client authentication: SCRAM from 10 on,
+    /// MD5 before.
+    fn password_method(&self) -> &'static str {
+        if self.before_10() {
+            "md5"
+        } else {
+            "scram-sha-256"
+        }
+    }
+
+    /// The superuser's connection through the socket.
+    fn superuser(&self, ctx: &Ctx, port: u16) -> ServerAddr {
+        ServerAddr {
+            host: "localhost".into(),
+            port,
+            user: ctx.server_user().name.clone(),
+            password: None,
+            database: "postgres".into(),
+            socket: Some(ctx.layout.run.clone()),
+            ps_mode: PsMode::Disable,
+        }
     }
 }
 
@@ -106,12 +144,15 @@ impl Engine for Postgres {
         super::state::own_dir(&l.data, owner, 0o700)?;
         let superuser = &ctx.server_user().name;
         let mut cmd = process::command(&self.initdb, owner, &l.dir);
+        with_libs(&mut cmd, self.libs.as_deref());
         // The C locale: byte-order collation, the same on every machine.
+        // (pg_hba.conf is rewritten at every start; these only have to be
+        // methods this version knows.)
         cmd.arg("-D")
             .arg(&l.data)
             .arg(format!("--username={superuser}"))
             .arg("--auth-local=peer")
-            .arg("--auth-host=scram-sha-256")
+            .arg(format!("--auth-host={}", self.password_method()))
             .arg("--encoding=UTF8")
             .arg("--locale=C");
         ctx.run_helper(
@@ -124,7 +165,6 @@ impl Engine for Postgres {
             ),
             INIT_TIMEOUT,
         )?;
-        write_owned(&l.data.join("pg_hba.conf"), &render_hba(superuser), owner)?;
         // initdb's postgresql.conf keeps its choices (locale messages, time
         // zone); ours, included last, wins over it.
         let conf = l.data.join("postgresql.conf");
@@ -160,23 +200,69 @@ impl Engine for Postgres {
 
     fn command(&self, ctx: &Ctx) -> Command {
         let mut cmd = process::command(&self.server, ctx.run_as.as_ref(), &ctx.layout.dir);
+        with_libs(&mut cmd, self.libs.as_deref());
         cmd.arg("-D").arg(&ctx.layout.data);
         cmd
+    }
+
+    fn lib_dir(&self) -> Option<&Path> {
+        self.libs.as_deref()
+    }
+
+    fn set_version(&mut self, version: &[u32]) {
+        self.version = version.to_vec();
+    }
+
+    fn base_settings(&self) -> Vec<(&'static str, &'static str)> {
+        BASE_SETTINGS
+            .iter()
+            .map(|&(name, value)| match name {
+                // Before 10 the setting is a boolean: on is MD5.
+                "password_encryption" if self.before_10() => (name, "on"),
+                _ => (name, value),
+            })
+            .collect()
+    }
+
+    fn before_start(&self, ctx: &Ctx) -> Result<(), ServerError> {
+        // Written at every start, so that a data directory made by an
+        // earlier dbsweep gets the current rules too.
+        let l = &ctx.layout;
+        let owner = ctx.run_as.as_ref();
+        let superuser = &ctx.server_user().name;
+        write_owned(
+            &l.data.join("pg_hba.conf"),
+            &render_hba(superuser, self.password_method()),
+            owner,
+        )?;
+        write_owned(
+            &l.data.join("pg_ident.conf"),
+            &render_ident(&ctx.invoker.name, superuser),
+            owner,
+        )
     }
 
     fn socket(&self, layout: &Layout, port: u16) -> PathBuf {
         layout.run.join(format!(".s.PGSQL.{port}"))
     }
 
-    fn is_ready(&self, layout: &Layout, _port: u16, pid: u32) -> bool {
+    fn is_ready(&self, ctx: &Ctx, port: u16, pid: u32) -> bool {
         // postmaster.pid: pid, data dir, start time, port, socket dir, listen
-        // address, shared memory key, then the status the postmaster updates.
-        let Ok(text) = fs::read_to_string(layout.data.join("postmaster.pid")) else {
+        // address, shared memory key, then (from PostgreSQL 10 on) the
+        // status the postmaster updates.
+        let Ok(text) = fs::read_to_string(ctx.layout.data.join("postmaster.pid")) else {
             return false;
         };
         let lines: Vec<&str> = text.lines().collect();
-        lines.first().is_some_and(|l| l.trim() == pid.to_string())
-            && lines.get(7).is_some_and(|l| l.trim() == "ready")
+        if lines.first().is_none_or(|l| l.trim() != pid.to_string()) {
+            return false;
+        }
+        if !self.before_10() {
+            return lines.get(7).is_some_and(|l| l.trim() == "ready");
+        }
+        // No status line: ready once the superuser can log in.
+        self.socket(&ctx.layout, port).exists()
+            && driver::postgres::PgConnection::connect(&self.superuser(ctx, port)).is_ok()
     }
 
     fn create_benchmark_user(
@@ -185,27 +271,24 @@ impl Engine for Postgres {
         port: u16,
         password: &str,
     ) -> Result<(), ServerError> {
-        // As the server's OS user, which the superuser's peer login requires.
-        let mut cmd = process::command(&self.psql, ctx.run_as.as_ref(), &ctx.layout.dir);
-        cmd.arg("-X")
-            .arg("-q")
-            .arg("-v")
-            .arg("ON_ERROR_STOP=1")
-            .arg("-h")
-            .arg(&ctx.layout.run)
-            .arg("-p")
-            .arg(port.to_string())
-            .arg("-U")
-            .arg(&ctx.server_user().name)
-            .arg("-d")
-            .arg("postgres");
-        // The password travels on stdin, not the command line.
-        ctx.run_helper(
-            cmd,
-            Some(&setup_sql(password)),
-            &format!("creating database {DATABASE} and user {USER}"),
-            Duration::from_secs(60),
-        )
+        let failed = |e: driver::DbError| ServerError::Failed {
+            what: format!("creating database {DATABASE} and user {USER} failed: {e}"),
+            log: ctx.layout.log.clone(),
+            tail: String::new(),
+        };
+        ctx.note(&format!("creating database {DATABASE} and user {USER}"));
+        let mut conn =
+            driver::postgres::PgConnection::connect(&self.superuser(ctx, port)).map_err(failed)?;
+        for sql in setup_sql(password) {
+            let exists = match &sql.unless {
+                Some(q) => !conn.query_text(q).map_err(failed)?.is_empty(),
+                None => false,
+            };
+            if !exists {
+                conn.execute_sql(&sql.statement).map_err(failed)?;
+            }
+        }
+        Ok(())
     }
 
     fn rejected_settings(&self, log: &str) -> Option<String> {
@@ -231,18 +314,31 @@ fn write_owned(path: &Path, text: &str, owner: Option<&OsUser>) -> Result<(), Se
     Ok(())
 }
 
-/// Client authentication: the superuser through the socket as its own OS
-/// user (how dbsweep creates the benchmark user); everyone else, over the
-/// socket or TCP, with a SCRAM password.
-fn render_hba(superuser: &str) -> String {
+/// Client authentication: the superuser through the socket as dbsweep's OS
+/// user (peer, mapped in pg_ident.conf: how dbsweep creates the benchmark
+/// user); everyone else, over the socket or TCP, with a password (SCRAM,
+/// or MD5 before PostgreSQL 10).
+fn render_hba(superuser: &str, method: &str) -> String {
     format!(
-        "# Written by dbsweep.\n\
+        "# Written by dbsweep at every start.\n\
          # TYPE  DATABASE  USER  ADDRESS  METHOD\n\
-         local   all       {superuser}        peer\n\
-         local   all       all                scram-sha-256\n\
-         host    all       all   127.0.0.1/32 scram-sha-256\n\
-         host    all       all   ::1/128      scram-sha-256\n"
+         local   all       {superuser}        peer map=dbsweep\n\
+         local   all       all                {method}\n\
+         host    all       all   127.0.0.1/32 {method}\n\
+         host    all       all   ::1/128      {method}\n"
     )
+}
+
+/// The peer map: dbsweep's OS user (root, when it starts the server as
+/// `postgres`) and the server's own may log in as the superuser.
+fn render_ident(invoker: &str, superuser: &str) -> String {
+    let mut out = format!(
+        "# Written by dbsweep at every start.\n# MAPNAME  SYSTEM-USERNAME  PG-USERNAME\ndbsweep    {superuser}    {superuser}\n"
+    );
+    if invoker != superuser {
+        out.push_str(&format!("dbsweep    {invoker}    {superuser}\n"));
+    }
+    out
 }
 
 /// dbsweep's `postgresql.conf` for one start, included at the end of the
@@ -293,17 +389,36 @@ fn quote(value: &str) -> String {
     format!("'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
 }
 
+/// One statement of the setup, skipped when its `unless` query returns a
+/// row.
+struct SetupStatement {
+    unless: Option<String>,
+    statement: String,
+}
+
 /// Creates the benchmark user and database, or brings them up to date on a
 /// reused directory (the password may have changed). The user is a
 /// superuser of this scratch, loopback-only server, so that workloads can
-/// create schemas and metrics can read every statistics view.
-fn setup_sql(password: &str) -> String {
+/// create schemas and metrics can read every statistics view. (CREATE
+/// DATABASE cannot run in a transaction or a DO block: hence the checks.)
+fn setup_sql(password: &str) -> Vec<SetupStatement> {
     let pw = password.replace('\'', "''");
-    format!(
-        "SELECT 'CREATE ROLE {USER}' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{USER}') \\gexec\n\
-         ALTER ROLE {USER} WITH LOGIN SUPERUSER PASSWORD '{pw}';\n\
-         SELECT 'CREATE DATABASE {DATABASE} OWNER {USER}' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '{DATABASE}') \\gexec\n"
-    )
+    vec![
+        SetupStatement {
+            unless: Some(format!("SELECT 1 FROM pg_roles WHERE rolname = '{USER}'")),
+            statement: format!("CREATE ROLE {USER}"),
+        },
+        SetupStatement {
+            unless: None,
+            statement: format!("ALTER ROLE {USER} WITH LOGIN SUPERUSER PASSWORD '{pw}'"),
+        },
+        SetupStatement {
+            unless: Some(format!(
+                "SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"
+            )),
+            statement: format!("CREATE DATABASE {DATABASE} OWNER {USER}"),
+        },
+    ]
 }
 
 /// The phrases PostgreSQL uses when its config holds a bad setting.
@@ -397,17 +512,21 @@ search_path = 'it''s \\\\here'
 
     #[test]
     fn hba_lets_only_the_superuser_in_by_peer() {
-        let hba = render_hba("postgres");
-        assert!(hba.contains("local   all       postgres        peer\n"));
+        let hba = render_hba("postgres", "scram-sha-256");
+        assert!(hba.contains("local   all       postgres        peer map=dbsweep\n"));
         assert!(!hba.contains("trust"));
         assert_eq!(hba.matches("scram-sha-256").count(), 3);
+        assert_eq!(render_hba("postgres", "md5").matches("md5").count(), 3);
+        let ident = render_ident("root", "postgres");
+        assert!(ident.contains("dbsweep    root    postgres\n"), "{ident}");
+        assert!(!render_ident("ann", "ann").contains("ann    ann\ndbsweep"));
     }
 
     #[test]
     fn setup_sql_escapes_the_password() {
         let sql = setup_sql("it's");
-        assert!(sql.contains("PASSWORD 'it''s'"), "{sql}");
-        assert!(sql.contains("CREATE DATABASE sbtest OWNER sbtest"));
+        assert!(sql[1].statement.contains("PASSWORD 'it''s'"));
+        assert_eq!(sql[2].statement, "CREATE DATABASE sbtest OWNER sbtest");
     }
 
     #[test]

@@ -112,6 +112,9 @@ pub struct ManagedServer {
     pub config_file: Option<PathBuf>,
     /// Another installed version's programs, instead of the system's.
     pub binaries: Option<PathBuf>,
+    /// A version from the registry (`version = "9.6"`): the newest cached
+    /// build of it, installed before the first start when missing.
+    pub version: Option<String>,
     /// Statement protocol the clients use (`ps_mode`).
     pub ps_mode: PsMode,
 }
@@ -429,6 +432,7 @@ impl Study {
         spec.settings = self.variants[point.variant].settings.clone();
         spec.config_file = m.config_file.clone();
         spec.binaries = m.binaries.clone();
+        spec.version = m.version.clone();
         spec.cpus = point.cpus.clone();
         Some(spec)
     }

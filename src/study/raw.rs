@@ -103,6 +103,7 @@ pub(super) struct RawTarget {
     pub sqlite: Option<Spanned<SqliteSpec>>,
     pub settings: Option<Spanned<Ordered<SettingValue>>>,
     pub binaries: Option<Spanned<String>>,
+    pub version: Option<Spanned<String>>,
     pub config_file: Option<Spanned<String>>,
     pub dir: Option<Spanned<String>>,
     pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,

@@ -134,6 +134,17 @@ fn ensure_server(
         if let Some(r) = running.take() {
             r.guard.stop().map_err(|e| anyhow::anyhow!(e))?;
         }
+        if spec.version.is_some() {
+            // A version not in the cache yet is installed before its first
+            // start (a bad one was refused when the study was loaded).
+            let done = crate::server::install::ensure(&spec).map_err(|e| anyhow::anyhow!(e))?;
+            if let Some(d) = done.filter(|d| d.fresh) {
+                eprintln!(
+                    "Installed {} {} from {}",
+                    spec.kind, d.build.version, d.source
+                );
+            }
+        }
         let guard = ServerGuard::start(&spec).map_err(|e| anyhow::anyhow!(e))?;
         if !same {
             // Data may differ after a server change of target.

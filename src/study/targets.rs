@@ -122,6 +122,7 @@ impl Loader<'_> {
             let managed_only = [
                 ("settings", t.settings.as_ref().map(|s| s.span())),
                 ("binaries", t.binaries.as_ref().map(|s| s.span())),
+                ("version", t.version.as_ref().map(|s| s.span())),
                 ("config_file", t.config_file.as_ref().map(|s| s.span())),
                 ("dir", t.dir.as_ref().map(|s| s.span())),
                 ("cpus", t.cpus.as_ref().map(|s| s.span())),
@@ -185,7 +186,13 @@ impl Loader<'_> {
                 check_file_name(n.get_ref()).map_err(|m| self.src.at(n, &f("name"), m))?;
                 n.get_ref().clone()
             }
-            None => derived,
+            // Two versions of one server are two targets: the version is
+            // in the default name (`postgres-9.6`), so every table and
+            // legend tells them apart.
+            None => match t.version.as_ref().filter(|_| t.server.is_some()) {
+                Some(v) => format!("{derived}-{}", v.get_ref()),
+                None => derived,
+            },
         };
         let mut cpus = vec![None];
         if let TargetKind::Managed(m) = &mut kind {
@@ -234,6 +241,17 @@ impl Loader<'_> {
             }
             None => None,
         };
+        let version = match &t.version {
+            Some(v) if t.binaries.is_some() => {
+                return Err(self.src.at(v, &format!("{field}.version"), "version and binaries exclude each other: give the version of a build from the registry (`dbsweep server install`), or the directory of another build's programs"));
+            }
+            Some(v) => {
+                crate::server::install::parse_wanted(kind, v.get_ref())
+                    .map_err(|e| self.src.at(v, &format!("{field}.version"), e))?;
+                Some(v.get_ref().clone())
+            }
+            None => None,
+        };
         Ok(ManagedServer {
             kind,
             dir: t
@@ -244,6 +262,7 @@ impl Loader<'_> {
             settings,
             config_file,
             binaries,
+            version,
             ps_mode,
         })
     }

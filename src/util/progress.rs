@@ -1,5 +1,6 @@
-//! Progress of long operations (loading data): the [`Progress`] sink
-//! workloads report to, and [`Bar`], an indicatif bar on a terminal.
+//! Progress of long operations: the [`Progress`] sink workloads report to
+//! while loading data, [`Bar`], an indicatif bar on a terminal, and
+//! [`ByteBar`], the same for a download.
 
 use std::io::IsTerminal;
 
@@ -63,5 +64,48 @@ impl Progress for Bar {
 
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// A download's bar in bytes on stderr when it is a terminal; silent
+/// otherwise. Without a known length it counts bytes and their rate.
+pub struct ByteBar {
+    bar: ProgressBar,
+}
+
+impl ByteBar {
+    pub fn new(what: &str, total: Option<u64>) -> ByteBar {
+        let bar = ProgressBar::hidden();
+        if std::io::stderr().is_terminal() {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        let template = match total {
+            Some(t) => {
+                bar.set_length(t);
+                "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})"
+            }
+            None => "{msg} {bytes} ({bytes_per_sec})",
+        };
+        bar.set_style(
+            ProgressStyle::with_template(template)
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(what.to_string());
+        ByteBar { bar }
+    }
+
+    /// Bytes so far.
+    pub fn set(&self, bytes: u64) {
+        self.bar.set_position(bytes);
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+
+    /// Leaves the bar where it stopped, for a download that failed.
+    pub fn abandon(&self) {
+        self.bar.abandon();
     }
 }

@@ -73,7 +73,12 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
                 .and_then(|row| row.get(2).cloned().flatten())
                 .unwrap_or_default();
             let section = semaphores_section(&text).unwrap_or_default();
-            for (name, v) in parse_semaphores(&section) {
+            let counters = parse_semaphores(&section);
+            if counters.is_empty() {
+                // MariaDB 10.6+: performance_schema's instead, when on.
+                read_synch_waits(conn, r);
+            }
+            for (name, v) in counters {
                 r.counters
                     .push((format!("innodb_semaphores.{name}"), v as f64));
             }
@@ -115,6 +120,43 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
     }
 }
 
+/// The counter of mutex, rw-lock and sx-lock waits performance_schema's
+/// synchronisation instruments took, and their time (picoseconds).
+pub const SYNCH_WAITS: &str = "performance_schema.synch_waits";
+pub const SYNCH_WAIT_PS: &str = "performance_schema.synch_wait_ps";
+
+/// MariaDB 10.6 and later print no semaphore counters; with
+/// performance_schema on and its `wait/synch/%` instruments enabled, the
+/// waits on mutexes and rw-locks are counted there instead (condition
+/// variables are left out: idle threads wait on them). With it off, or the
+/// instruments off, nothing is recorded, and the figure's gap says how to
+/// turn them on.
+fn read_synch_waits(conn: &mut dyn Connection, r: &mut Reading) {
+    let Ok(rows) = conn.query_text(
+        "SELECT SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) \
+         FROM performance_schema.events_waits_summary_global_by_event_name \
+         WHERE EVENT_NAME LIKE 'wait/synch/mutex/%' OR EVENT_NAME LIKE 'wait/synch/rwlock/%' \
+            OR EVENT_NAME LIKE 'wait/synch/sxlock/%'",
+    ) else {
+        return;
+    };
+    r.statements += 1;
+    let Some(row) = rows.first() else { return };
+    let num = |i: usize| {
+        row.get(i)
+            .cloned()
+            .flatten()
+            .and_then(|v| v.parse::<f64>().ok())
+    };
+    // SUM over no enabled instrument is NULL or 0: nothing to record.
+    if let Some(n) = num(0).filter(|&n| n > 0.0) {
+        r.counters.push((SYNCH_WAITS.to_string(), n));
+        if let Some(ps) = num(1) {
+            r.counters.push((SYNCH_WAIT_PS.to_string(), ps));
+        }
+    }
+}
+
 /// The SEMAPHORES section of an InnoDB status text, without its header.
 pub fn semaphores_section(status: &str) -> Option<String> {
     let start = status.find("\nSEMAPHORES\n")?;
@@ -131,8 +173,9 @@ pub fn semaphores_section(status: &str) -> Option<String> {
 }
 
 /// The counters of a SEMAPHORES section in any of its layouts: MySQL 5.5
-/// and 5.6 (`Mutex spin waits …`), 5.7, 8.0 and MariaDB before 10.6 (an
-/// `RW-sx` line, the OS wait array on one or two lines). MariaDB 10.6 and
+/// and 5.6 and MariaDB 10.1's XtraDB (`Mutex spin waits …`), 5.7, 8.0 and
+/// MariaDB 10.2 to 10.5 (an `RW-sx` line), the OS wait array on one or two
+/// lines. MariaDB 10.6 and
 /// later print none, so the result is empty.
 pub fn parse_semaphores(section: &str) -> Vec<(String, u64)> {
     let mut out = Vec::new();
@@ -226,6 +269,25 @@ mod tests {
         assert_eq!(get(&v, "os_wait_signals"), Some(8766));
         assert_eq!(get(&v, "rw_sx_spins"), Some(43));
         assert_eq!(get(&v, "rw_sx_os_waits"), Some(33));
+        assert_eq!(get(&v, "mutex_spins"), None);
+    }
+
+    #[test]
+    fn reads_mariadb_10_1_and_10_2_semaphores() {
+        // 10.1's XtraDB: the Mutex line of 5.5, the wait array on two lines.
+        let v = parse_semaphores(&semaphores_section(&fixture("mariadb-10.1.txt")).unwrap());
+        assert_eq!(get(&v, "os_wait_reservations"), Some(399));
+        assert_eq!(get(&v, "os_wait_signals"), Some(319));
+        assert_eq!(get(&v, "mutex_spins"), Some(1215));
+        assert_eq!(get(&v, "mutex_os_waits"), Some(225));
+        assert_eq!(get(&v, "rw_shared_os_waits"), Some(74));
+        assert_eq!(get(&v, "rw_excl_os_waits"), Some(59));
+        assert_eq!(get(&v, "rw_sx_spins"), None);
+        // 10.2's InnoDB (MySQL 5.7's): no Mutex line, an RW-sx one.
+        let v = parse_semaphores(&semaphores_section(&fixture("mariadb-10.2.txt")).unwrap());
+        assert_eq!(get(&v, "os_wait_reservations"), Some(2086));
+        assert_eq!(get(&v, "rw_excl_os_waits"), Some(39));
+        assert_eq!(get(&v, "rw_sx_os_waits"), Some(2));
         assert_eq!(get(&v, "mutex_spins"), None);
     }
 

@@ -84,11 +84,19 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
 }
 
 /// Samples the wait events of the active client backends into `r`.
+///
+/// `backend_type` came with PostgreSQL 10; before it (9.6, where
+/// `wait_event` began) the view holds client backends and autovacuum
+/// workers, told apart by the latter's `autovacuum:` query. The column is
+/// read through the row's JSON so that one statement serves every version.
 pub fn read_waits(conn: &mut dyn Connection, r: &mut Reading) {
     match conn.query_text(
-        "SELECT coalesce(wait_event_type || ':' || wait_event, 'running'), count(*) \
-         FROM pg_stat_activity \
-         WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() \
+        "SELECT coalesce(a.wait_event_type || ':' || a.wait_event, 'running'), count(*) \
+         FROM pg_stat_activity a \
+         WHERE a.state = 'active' AND a.pid <> pg_backend_pid() \
+         AND coalesce(to_jsonb(a) ->> 'backend_type', \
+                      CASE WHEN a.query LIKE 'autovacuum:%' THEN 'autovacuum worker' ELSE 'client backend' END) \
+             = 'client backend' \
          GROUP BY 1",
     ) {
         Ok(rows) => {
