@@ -196,6 +196,12 @@ fn bad_pacing_values_are_refused_with_exit_2() {
             vec!["--rate", "10", "--think-time", "fixed:1s"],
             "--think-time",
         ),
+        // Users started one after another need users.
+        (vec!["--ramp-up", "10"], "add --users N (--eus N"),
+        (
+            vec!["--users", "4294967296", "--threads", "2"],
+            "at most 4294967295 users",
+        ),
     ] {
         let mut all = vec!["run", "oltp_point_select", "--db", &url, "--time", "1"];
         all.extend(args.iter());
@@ -205,6 +211,61 @@ fn bad_pacing_values_are_refused_with_exit_2() {
         assert!(!r.stderr.contains("panicked"));
     }
     assert!(dir.files().iter().all(|f| !f.ends_with(".json")));
+}
+
+#[test]
+fn users_that_would_not_fit_in_memory_are_refused_before_the_run() {
+    // 4,294,967,295 users of 20 bytes each: 86 GB.
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let available_kb: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("MemAvailable");
+    let fit = available_kb * 1024 / 20;
+    assert!(
+        fit < 4_294_967_295,
+        "this machine has room for every user; the test needs less memory"
+    );
+    let dir = Dir::new();
+    let url = dir.sqlite_url("m.db");
+    let started = std::time::Instant::now();
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &url,
+        "--users",
+        "4294967295",
+        "--threads",
+        "2",
+        "--think-time",
+        "exp:1s",
+        "--time",
+        "2",
+    ]);
+    r.expect_status(2);
+    assert!(
+        r.stderr.contains("--users 4,294,967,295 would need"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("MemAvailable"), "{}", r.stderr);
+    // How many fit, to the thousand (memory moves between the two readings).
+    let said: u64 = r
+        .stderr
+        .split("at most ")
+        .nth(1)
+        .and_then(|t| t.split(" users fit").next())
+        .map(|n| n.replace(',', "").parse().unwrap())
+        .expect("how many fit");
+    assert!(
+        (said as f64 / fit as f64 - 1.0).abs() < 0.05,
+        "{said} said to fit, {fit} expected"
+    );
+    assert!(!r.stderr.contains("panicked"));
+    // Refused before anything was built or connected.
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
 
 /// A sustainable rate is met; one far above the server's capacity shows
