@@ -4,10 +4,34 @@
 
 use std::fmt::Write;
 
-use super::model::Panel;
+use super::model::{Panel, Unit};
 use super::{Metric, Options};
 use crate::report::analysis;
 use crate::store::{Metrics, PointStatus, StoredPoint};
+
+/// The unit of the workload named `workload` (its name in the registry,
+/// not a study's label).
+pub fn unit(workload: &str) -> Unit {
+    if workload == "dbt1" {
+        Unit {
+            noun: "web interactions",
+            per_s: "web interactions/s (BT/s)",
+            per_second: "web interactions per second (BT/s)",
+        }
+    } else if workload.starts_with("smack") || workload.ends_with(".smack") {
+        Unit {
+            noun: "query barrel rounds",
+            per_s: "rounds/s",
+            per_second: "query barrel rounds per second",
+        }
+    } else {
+        Unit {
+            noun: "transactions",
+            per_s: "transactions/s",
+            per_second: "transactions per second",
+        }
+    }
+}
 
 pub(super) fn finished(p: &StoredPoint) -> Option<&Metrics> {
     (p.row.status == PointStatus::Finished)
