@@ -162,13 +162,13 @@ pub fn memory_shortfall(
     let fit = available / per;
     let what = if workload_bytes > 0 {
         format!(
-            "{BYTES_PER_USER} bytes for its timer and think times, {workload_bytes} for {workload_what}"
+            ": {BYTES_PER_USER} for its timer and think times, {workload_bytes} for {workload_what}"
         )
     } else {
-        format!("{BYTES_PER_USER} bytes for its timer and think times")
+        ", for its timer and think times".to_string()
     };
     Some(format!(
-        "--users {} would need about {} of memory ({per} bytes a user: {what}), but the machine has {} available (MemAvailable in /proc/meminfo): at most {} users fit; lower --users (--eus), or free memory first",
+        "--users {} would need about {} of memory ({per} bytes a user{what}), but the machine has {} available (MemAvailable in /proc/meminfo): at most {} users fit; lower --users (--eus), or free memory first",
         group(users),
         size(need),
         size(available),
