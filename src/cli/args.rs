@@ -20,9 +20,9 @@ const EXAMPLES: &str = "\
 Examples:
   sysbench's OLTP workloads (SQLite by default; --db mysql://… or postgres://…):
     dbsweep run oltp_read_only                      # temporary SQLite database, prepared for you
-    dbsweep run oltp_point_select --db postgres://bench@127.0.0.1/bench --threads 8 --rate 5000 --time 30
-    dbsweep prepare oltp_read_write --db sqlite://bench.db --tables 4 --table-size 100000
-    dbsweep run oltp_read_write --db sqlite://bench.db --tables 4 --table-size 100000 --json out.json
+    dbsweep run oltp_point_select --db postgres://u@127.0.0.1/db --rate 5000 --time 30
+    dbsweep prepare oltp_read_write --db sqlite://bench.db --tables 4
+    dbsweep run oltp_read_write --db sqlite://bench.db --tables 4 --threads 8 --json out.json
   Super Smack (seed 000's tests built in, or .smack files as they are):
     dbsweep run smack_select --threads 4
     dbsweep smack select-key.smack 10 1000 --db mysql://root@127.0.0.1/test
