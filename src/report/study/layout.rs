@@ -150,7 +150,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             blocks.push(Block::Table(t));
         }
         if let Some(sw) = &p.sweep {
-            blocks.extend(sweep_blocks(sw));
+            blocks.extend(sweep_blocks(sw, unit));
         }
         sections.push(Section {
             title: title.clone(),

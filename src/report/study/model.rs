@@ -220,6 +220,8 @@ pub struct Unit {
     pub per_s: &'static str,
     /// A rate in words, for captions: "transactions per second".
     pub per_second: &'static str,
+    /// A rate in a sentence's figures: "tps".
+    pub short: &'static str,
 }
 
 /// A workload entry's offered-load sweep on one CPU set (its `rates` or

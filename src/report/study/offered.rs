@@ -303,7 +303,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
     let mut blocks = Vec::new();
     blocks.push(Block::Table(table(p)));
     for sw in &p.sweeps {
-        blocks.extend(super::sections::sweep_blocks(sw));
+        blocks.extend(super::sections::sweep_blocks(sw, p.unit));
     }
     if p.axis == "users" {
         blocks.extend(super::users::blocks(p));
