@@ -446,7 +446,23 @@ fn run_help_shows_usage_and_sysbench_options() {
     );
     let top = dbsweep(&["--help"]);
     top.ok();
-    assert_mentions(&top.stdout, &["Examples:", "dbsweep run oltp_read_only"]);
+    assert_mentions(
+        &top.stdout,
+        &[
+            "Examples:",
+            "dbsweep run oltp_read_only",
+            "Super Smack",
+            "dbsweep smack ",
+            "DBT-1",
+            "dbsweep run dbt1 ",
+            "dbsweep study ",
+            "Reproductions",
+            "studies/seed002-cpus.toml",
+        ],
+    );
+    assert!(!top
+        .stdout
+        .contains("sysbench's OLTP workloads, honest latency"));
 }
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! Files written by dbsweep 0.1.0 (tests/fixtures/v0.1: a run file, a
 //! results database, and what that version printed and rendered from
-//! them) load with the current code and render the same, byte for byte.
+//! them) load with the current code and render the same, byte for byte
+//! (but for the changes made on purpose since, each undone by name).
 
 mod util;
 
@@ -39,6 +40,68 @@ fn assert_same(what: &str, got: &str, want: &str) {
             want.len()
         );
     }
+}
+
+/// `got` and `want` with one change made on purpose since 0.1.0 undone:
+/// a chart title that ran past the chart's right edge (cut there) is now
+/// wrapped, moving the plot down a line per line. In each chart of `got`
+/// with a wrapped title, and its counterpart in `want`, the title element
+/// is left out and every number inside a tag masked (one `#`), so the charts'
+/// elements, labels and data still compare; every other chart compares as
+/// it is.
+fn wrapped_titles_masked(got: &str, want: &str) -> (String, String) {
+    fn charts(s: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut rest = s;
+        while let Some(i) = rest.find("<svg") {
+            let j = rest[i..].find("</svg>").map_or(rest.len(), |j| i + j + 6);
+            out.push(&rest[..i]);
+            out.push(&rest[i..j]);
+            rest = &rest[j..];
+        }
+        out.push(rest);
+        out
+    }
+    fn masked(chart: &str) -> String {
+        let mut s = chart.to_string();
+        if let Some(i) = s.find("<text class=\"title\"") {
+            let j = i + s[i..].find("</text>").unwrap() + "</text>".len();
+            s.replace_range(i..j, "");
+        }
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in s.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                _ => {}
+            }
+            if in_tag && (c.is_ascii_digit() || c == '.') {
+                // A number of any length is one mark.
+                if !out.ends_with('#') {
+                    out.push('#');
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+    let (g, w) = (charts(got), charts(want));
+    if g.len() != w.len() {
+        return (got.to_string(), want.to_string());
+    }
+    let (mut a, mut b) = (String::new(), String::new());
+    for (x, y) in g.iter().zip(&w) {
+        if x.starts_with("<svg") && x.contains("<tspan") {
+            a.push_str(&masked(x));
+            b.push_str(&masked(y));
+        } else {
+            a.push_str(x);
+            b.push_str(y);
+        }
+    }
+    (a, b)
 }
 
 #[test]
@@ -125,11 +188,9 @@ fn a_version_1_results_database_renders_the_same_reports() {
             &["report", "results.db", "--format", format, "--out", file],
         )
         .ok();
-        assert_same(
-            file,
-            &read(&dir.join(file)),
-            &intended(&read(&fixture(file))),
-        );
+        let (got, want) =
+            wrapped_titles_masked(&read(&dir.join(file)), &intended(&read(&fixture(file))));
+        assert_same(file, &got, &want);
     }
     // The Markdown report's charts.
     let charts = fixture("charts");
@@ -141,11 +202,11 @@ fn a_version_1_results_database_renders_the_same_reports() {
     assert!(!names.is_empty());
     for name in names {
         let name = name.to_string_lossy();
-        assert_same(
-            &name,
+        let (got, want) = wrapped_titles_masked(
             &read(&dir.join(name.as_ref())),
             &read(&charts.join(name.as_ref())),
         );
+        assert_same(&name, &got, &want);
     }
     let r = dbsweep_in(dir.path(), &["results", "results.db"]);
     r.ok();

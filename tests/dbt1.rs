@@ -453,6 +453,31 @@ time = 1
     ] {
         assert!(out.contains(words), "{words}: {out}");
     }
+    // DBT-1's throughput is web interactions (BT/s), wherever it is named.
+    if out.contains("sustains at most") {
+        assert!(out.contains("web interactions/s (BT/s) (users="), "{out}");
+    }
+    assert!(!out.contains("transactions/s"), "{out}");
+    let html = dir.join("report.html");
+    util::dbsweep_in(
+        dir.path(),
+        &[
+            "report",
+            "out",
+            "--format",
+            "html",
+            "--out",
+            html.to_str().unwrap(),
+        ],
+    )
+    .ok();
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(
+        html.contains("axis-label y\" x=\"14\"")
+            && html.contains(">completed web interactions/s (BT/s)</text>"),
+        "the throughput chart's y axis"
+    );
+    assert!(html.contains(">achieved web interactions/s (BT/s)</text>"));
     let json = dir.join("report.json");
     util::dbsweep_in(
         dir.path(),

@@ -196,6 +196,12 @@ fn bad_pacing_values_are_refused_with_exit_2() {
             vec!["--rate", "10", "--think-time", "fixed:1s"],
             "--think-time",
         ),
+        // Users started one after another need users.
+        (vec!["--ramp-up", "10"], "add --users N (--eus N"),
+        (
+            vec!["--users", "4294967296", "--threads", "2"],
+            "at most 4294967295 users",
+        ),
     ] {
         let mut all = vec!["run", "oltp_point_select", "--db", &url, "--time", "1"];
         all.extend(args.iter());
@@ -205,6 +211,72 @@ fn bad_pacing_values_are_refused_with_exit_2() {
         assert!(!r.stderr.contains("panicked"));
     }
     assert!(dir.files().iter().all(|f| !f.ends_with(".json")));
+}
+
+#[test]
+fn users_that_would_not_fit_in_memory_are_refused_before_the_run() {
+    // 4,294,967,295 users, the most there can be, need 86 GB at 20 bytes
+    // each, and 3.8 TB with DBT-1's sessions: whichever the machine lacks.
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let available: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .expect("MemAvailable")
+        * 1024;
+    let workload = if available < 4_294_967_295 * 20 {
+        "oltp_point_select"
+    } else {
+        "dbt1"
+    };
+    let dir = Dir::new();
+    let url = dir.sqlite_url("m.db");
+    let started = std::time::Instant::now();
+    let r = dbsweep(&[
+        "run",
+        workload,
+        "--db",
+        &url,
+        "--users",
+        "4294967295",
+        "--threads",
+        "2",
+        "--think-time",
+        "exp:1s",
+        "--time",
+        "2",
+    ]);
+    r.expect_status(2);
+    assert!(
+        r.stderr.contains("--users 4,294,967,295 would need"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("MemAvailable"), "{}", r.stderr);
+    // How many fit, within 5 % (memory moves between the two readings).
+    let per: u64 = r
+        .stderr
+        .split(" bytes a user")
+        .next()
+        .and_then(|t| t.rsplit('(').next())
+        .and_then(|n| n.parse().ok())
+        .expect("bytes a user");
+    assert!(per >= 20, "{per} bytes a user");
+    let fit = available / per;
+    let said: u64 = r
+        .stderr
+        .split("at most ")
+        .nth(1)
+        .and_then(|t| t.split(" users fit").next())
+        .map(|n| n.replace(',', "").parse().unwrap())
+        .expect("how many fit");
+    assert!(
+        (said as f64 / fit as f64 - 1.0).abs() < 0.05,
+        "{said} said to fit, {fit} expected"
+    );
+    assert!(!r.stderr.contains("panicked"));
+    // Refused before anything was built or connected.
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
 
 /// A sustainable rate is met; one far above the server's capacity shows

@@ -18,13 +18,26 @@ use super::values;
 
 const EXAMPLES: &str = "\
 Examples:
-  dbsweep run oltp_read_only                      # temporary SQLite database, prepared for you
-  dbsweep run oltp_read_write --threads 8 --time 30 --report-interval 1
-  dbsweep prepare oltp_read_write --db sqlite://bench.db --tables 4 --table-size 100000
-  dbsweep run oltp_read_write --db sqlite://bench.db --tables 4 --table-size 100000 --json out.json
-  dbsweep cleanup oltp_read_write --db sqlite://bench.db --tables 4
-  dbsweep workloads                               # what can run, with every option and default
-  dbsweep dist special --min 1 --max 10000 --n 100000";
+  sysbench's OLTP workloads (SQLite by default; --db mysql://… or postgres://…):
+    dbsweep run oltp_read_only                      # temporary SQLite database, prepared for you
+    dbsweep run oltp_point_select --db postgres://u@127.0.0.1/db --rate 5000 --time 30
+    dbsweep prepare oltp_read_write --db sqlite://bench.db --tables 4
+    dbsweep run oltp_read_write --db sqlite://bench.db --tables 4 --threads 8 --json out.json
+  Super Smack (seed 000's tests built in, or .smack files as they are):
+    dbsweep run smack_select --threads 4
+    dbsweep smack select-key.smack 10 1000 --db mysql://root@127.0.0.1/test
+  DBT-1's online bookstore with emulated users:
+    dbsweep prepare dbt1 --db sqlite://shop.db --items 1000 --ebs 1
+    dbsweep run dbt1 --db sqlite://shop.db --items 1000 --ebs 1 --eus 100 --threads 4 --time 60
+  Studies (servers, settings, CPU sets and client sweeps from one file, resumable):
+    dbsweep study studies/quickstart.toml --out results/quickstart
+    dbsweep report results/quickstart --format md
+  Reproductions (a publication's figures and conclusions beside the measured ones):
+    dbsweep study studies/seed002-cpus.toml --out results/seed002
+  And:
+    dbsweep workloads                               # what can run, with every option and default
+    dbsweep server start postgres --dir /tmp/pg     # a managed server to run against
+    dbsweep dist special --min 1 --max 10000 --n 100000";
 
 const PREPARE_EXAMPLES: &str = "\
 Examples:
@@ -47,7 +60,10 @@ Examples:
 #[command(
     name = "dbsweep",
     version,
-    about = "A database benchmark laboratory: sysbench's OLTP workloads, honest latency, concurrency sweeps.",
+    about = "A database benchmark laboratory for SQLite, MariaDB/MySQL and PostgreSQL: \
+             sysbench's OLTP workloads, Super Smack and DBT-1's online bookstore (emulated users), \
+             closed loops or offered rates with honest latency, and studies — sweeps of servers, \
+             settings, CPUs and clients stored point by point — that reproduce published comparisons.",
     after_help = EXAMPLES
 )]
 pub struct Cli {

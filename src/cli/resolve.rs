@@ -255,6 +255,13 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
             "invalid --users (--eus) 0: give at least 1 emulated user".into(),
         ));
     }
+    if let (Some(r), None) = (a.ramp_up, a.users) {
+        // Without users the option would pace nothing anyone asked for.
+        return Err(UsageError(format!(
+            "--ramp-up {r} starts emulated users one after another, and this run has none: \
+             add --users N (--eus N, at least --threads), or drop --ramp-up"
+        )));
+    }
     pacing.check(a.target.threads).map_err(UsageError)?;
     let cfg = RunConfig {
         threads: a.target.threads,

@@ -131,6 +131,8 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
             cfg.rounds = Some(rounds);
         }
     }
+    // Before anything is prepared or connected (the point checks again).
+    point::check_memory(&cfg, &[w.as_ref()])?;
     if t.db.is_some() {
         check_sqlite_path(&target, false, w.name())?;
     }

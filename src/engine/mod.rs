@@ -22,6 +22,7 @@ pub mod pacing;
 pub mod point;
 pub mod recorder;
 mod result;
+pub mod users;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
@@ -291,6 +292,30 @@ pub fn run_instances(
         handles.push(h);
     }
 
+    // The queue, and what the workload keeps per user, are built before
+    // the clients are released: a hundred million users take seconds to
+    // build, and a window that spent them would report the client's set-up
+    // as the server's throughput.
+    let queued = cfg.pacing.queued(threads);
+    let setup_start = Instant::now();
+    let users = cfg.pacing.users.unwrap_or(threads);
+    for w in instances {
+        w.users(users);
+    }
+    let source = if let Some((rate, arrival)) = cfg.pacing.rate {
+        Some(pacing::Source::rate(rate, arrival, cfg.seed))
+    } else if queued {
+        Some(pacing::Source::users(
+            users,
+            cfg.pacing.think_time,
+            cfg.pacing.ramp_up,
+            cfg.seed,
+        ))
+    } else {
+        None
+    };
+    let setup = setup_start.elapsed();
+
     let t0 = Instant::now();
     let measure_start = t0 + cfg.warmup;
     let end = cfg.time.map(|t| measure_start + t);
@@ -299,20 +324,8 @@ pub fn run_instances(
         measure_start,
         end,
     });
-    let queued = cfg.pacing.queued(threads);
-    if let Some((rate, arrival)) = cfg.pacing.rate {
-        let _ = shared
-            .dispatch
-            .set(pacing::Dispatch::rate(t0, rate, arrival, cfg.seed));
-    } else if queued {
-        let users = cfg.pacing.users.unwrap_or(threads);
-        let _ = shared.dispatch.set(pacing::Dispatch::users(
-            t0,
-            users,
-            cfg.pacing.think_time,
-            cfg.pacing.ramp_up,
-            cfg.seed,
-        ));
+    if let Some(source) = source {
+        let _ = shared.dispatch.set(pacing::Dispatch::new(t0, source));
     }
     let mut queue_before = 0u64;
     let mut cpu_start = (cfg.warmup.is_zero()).then(CpuTimes::now);
@@ -510,6 +523,7 @@ pub fn run_instances(
         cpus: cpu::available_cpus(),
         stop,
         connect: connect_stats,
+        setup: queued.then_some(setup),
         fatal,
         server,
     })

@@ -11,9 +11,10 @@
 //!   server stall shows in the percentiles instead of thinning the load
 //!   (coordinated omission);
 //! - **users on a pool** (`--users U` > `--threads C`): U users, each a
-//!   timer (its wake time and its random stream, 40 bytes) in a heap, not a
-//!   thread; a user whose think time ends queues for a free connection, and
-//!   its latency includes that wait.
+//!   timer (its wake time and its random stream, 20 bytes: `users.rs`) in
+//!   a heap, not a thread, built before the clients are released; a user
+//!   whose think time ends queues for a free connection, and its latency
+//!   includes that wait.
 //!
 //! The queue of an open loop or a pool is the [`Dispatch`]: a schedule or a
 //! heap behind one mutex, handed out in order of intended start. Idle
@@ -22,14 +23,12 @@
 //! arrival wakes one thread, not every idle one. A user who becomes due
 //! earlier than the leader's target wakes the leader.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::users::Users;
 use crate::rand::pacing::{Arrival, Schedule, ThinkTime};
-use crate::rand::Rng;
 
 /// How a run's transactions are paced (part of `RunConfig`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -98,6 +97,12 @@ impl Pacing {
             }
         }
         if let Some(u) = self.users {
+            if u as u64 > super::users::MAX_USERS {
+                return Err(format!(
+                    "--users {u}: at most {} users (they are numbered with 32 bits)",
+                    super::users::MAX_USERS
+                ));
+            }
             if u < threads {
                 return Err(format!(
                     "--users {u} is fewer than --threads {threads}: each connection serves at least one user (lower --threads)"
@@ -117,15 +122,38 @@ pub(super) struct Ticket {
     pub user: u32,
 }
 
-/// Where queued work comes from.
-enum Source {
+/// Where queued work comes from: built before the run's start is known
+/// (a pool of many users takes a while), then given it ([`Dispatch::new`]).
+pub(super) enum Source {
     Rate(Schedule),
-    Users {
-        /// (wake time in ns from the start, user) of every thinking user.
-        heap: BinaryHeap<Reverse<(u64, u32)>>,
-        rngs: Vec<Rng>,
+    Users(Users),
+}
+
+impl Source {
+    /// An open loop at `rate` per second.
+    pub fn rate(rate: f64, arrival: Arrival, seed: u64) -> Source {
+        Source::Rate(Schedule::new(rate, arrival, seed))
+    }
+
+    /// `users` users, all due at the start or, with a `ramp_up` rate, one
+    /// after another from it (each starts with a transaction, then
+    /// thinks), each with its own stream.
+    pub fn users(
+        users: usize,
         think: Option<ThinkTime>,
-    },
+        ramp_up: Option<f64>,
+        seed: u64,
+    ) -> Source {
+        Source::Users(Users::new(users, think, ramp_up, seed))
+    }
+
+    /// When the next transaction is due, ns from the start.
+    fn due(&self) -> Option<u64> {
+        match self {
+            Source::Rate(s) => Some(s.peek()),
+            Source::Users(u) => u.due(),
+        }
+    }
 }
 
 struct State {
@@ -147,13 +175,13 @@ pub(super) struct Dispatch {
 
 impl Dispatch {
     /// An open loop at `rate` per second from `t0`.
+    #[cfg(test)]
     pub fn rate(t0: Instant, rate: f64, arrival: Arrival, seed: u64) -> Dispatch {
-        Dispatch::new(t0, Source::Rate(Schedule::new(rate, arrival, seed)))
+        Dispatch::new(t0, Source::rate(rate, arrival, seed))
     }
 
-    /// `users` users, all due at `t0` or, with a `ramp_up` rate, one
-    /// after another from it (each starts with a transaction, then
-    /// thinks), each with its own stream.
+    /// A pool of users from `t0` (see [`Source::users`]).
+    #[cfg(test)]
     pub fn users(
         t0: Instant,
         users: usize,
@@ -161,15 +189,11 @@ impl Dispatch {
         ramp_up: Option<f64>,
         seed: u64,
     ) -> Dispatch {
-        let start = |u: u32| ramp_up.map_or(0, |r| (f64::from(u) / r * 1e9) as u64);
-        let heap = (0..users as u32).map(|u| Reverse((start(u), u))).collect();
-        let rngs = (0..users as u64)
-            .map(|u| Rng::for_client(seed ^ 0x7573_6572_7573_6572, u))
-            .collect();
-        Dispatch::new(t0, Source::Users { heap, rngs, think })
+        Dispatch::new(t0, Source::users(users, think, ramp_up, seed))
     }
 
-    fn new(t0: Instant, source: Source) -> Dispatch {
+    /// The queue of `source`, whose times count from `t0`.
+    pub fn new(t0: Instant, source: Source) -> Dispatch {
         Dispatch {
             t0,
             state: Mutex::new(State {
@@ -208,17 +232,14 @@ impl Dispatch {
                 return None;
             }
             let now = Instant::now();
-            let due = match &mut st.source {
-                Source::Rate(s) => Some(s.peek()),
-                Source::Users { heap, .. } => heap.peek().map(|Reverse((t, _))| *t),
-            };
+            let due = st.source.due();
             if let Some(ns) = due {
                 let at = self.at(ns);
                 if end.is_some_and(|e| at >= e) {
                     // The schedule has passed the end (heap: this user's
                     // next transaction would start after it).
-                    if let Source::Users { heap, .. } = &mut st.source {
-                        heap.pop();
+                    if let Source::Users(u) = &mut st.source {
+                        u.pop();
                         continue;
                     }
                     give_up(&mut st, leading);
@@ -235,7 +256,7 @@ impl Dispatch {
                             s.take();
                             u32::MAX
                         }
-                        Source::Users { heap, .. } => heap.pop().expect("peeked").0 .1,
+                        Source::Users(u) => u.pop().expect("due"),
                     };
                     if leading {
                         st.leader = false;
@@ -249,10 +270,7 @@ impl Dispatch {
                     let idle = st.followers;
                     let more = match &st.source {
                         Source::Rate(s) => s.pending_at(due_ns, idle as u64) as usize,
-                        Source::Users { heap, .. } => heap
-                            .peek()
-                            .is_some_and(|Reverse((t, _))| *t <= due_ns)
-                            .into(),
+                        Source::Users(u) => u.due().is_some_and(|t| t <= due_ns).into(),
                     };
                     // One more to lead, when the leader just left.
                     // (Each notify is a system call, waiters or not: none
@@ -293,12 +311,9 @@ impl Dispatch {
     /// A user's transaction ended at `now`: it thinks, then queues again.
     pub fn user_done(&self, user: u32, now: Instant) {
         let mut st = self.lock();
-        if let Source::Users { heap, rngs, think } = &mut st.source {
-            let pause = think.map_or(Duration::ZERO, |t| t.draw(&mut rngs[user as usize]));
-            let wake = (now + pause).saturating_duration_since(self.t0).as_nanos() as u64;
-            let earlier = heap.peek().is_none_or(|Reverse((t, _))| wake < *t);
-            heap.push(Reverse((wake, user)));
-            if earlier {
+        if let Source::Users(u) = &mut st.source {
+            let now_ns = now.saturating_duration_since(self.t0).as_nanos() as u64;
+            if u.done(user, now_ns) {
                 self.leader_cv.notify_one();
             }
         }
@@ -315,27 +330,20 @@ impl Dispatch {
     /// Transactions due at `now` that no connection has taken (the queue's
     /// length).
     pub fn pending(&self, now: Instant) -> u64 {
-        self.untaken(self.t0, now + Duration::from_nanos(1), 100_000_000)
+        self.untaken_between(self.t0, now + Duration::from_nanos(1))
     }
 
     /// Arrivals intended in [`from`, `to`) that no connection took: the
-    /// offered load the connections never started.
+    /// offered load the connections never started. Counted, not stepped
+    /// through, however many there are (see `Schedule::untaken_between`
+    /// and `Users::due_between`).
     pub fn untaken_between(&self, from: Instant, to: Instant) -> u64 {
-        self.untaken(from, to, 1_000_000_000)
-    }
-
-    /// Untaken arrivals in [`from`, `to`), stepping a schedule at most
-    /// `limit` arrivals.
-    fn untaken(&self, from: Instant, to: Instant, limit: u64) -> u64 {
         let ns = |i: Instant| i.saturating_duration_since(self.t0).as_nanos() as u64;
         let (from, to) = (ns(from), ns(to));
         let st = self.lock();
         match &st.source {
-            Source::Rate(s) => s.untaken_between(from, to, limit),
-            Source::Users { heap, .. } => heap
-                .iter()
-                .filter(|Reverse((t, _))| (from..to).contains(t))
-                .count() as u64,
+            Source::Rate(s) => s.untaken_between(from, to),
+            Source::Users(u) => u.due_between(from, to),
         }
     }
 }
@@ -416,8 +424,8 @@ mod tests {
         // User b returns with no think time: due now, earlier than a.
         {
             let mut st = d.lock();
-            if let Source::Users { think, .. } = &mut st.source {
-                *think = None;
+            if let Source::Users(u) = &mut st.source {
+                u.no_think();
             }
         }
         d.user_done(b.user, Instant::now());

@@ -219,6 +219,82 @@ fn users_with_think_time_run_u_over_t_per_second() {
 }
 
 #[test]
+fn ten_million_users_start_in_the_first_second_of_the_window() {
+    // Built before the clients are released: the window opens with the
+    // connections busy, not with the client setting up.
+    let cfg = RunConfig {
+        time: Some(ms(1000)),
+        report_interval: Some(ms(250)),
+        pacing: Pacing {
+            users: Some(10_000_000),
+            think_time: Some(ThinkTime::Exp {
+                mean: ms(1000),
+                cap: None,
+            }),
+            ..Pacing::default()
+        },
+        ..config(2)
+    };
+    let r = run_fake("fake://", &cfg);
+    let first = &r.intervals[0];
+    assert!(
+        first.counters.transactions >= 100,
+        "{} transactions in the window's first quarter second",
+        first.counters.transactions
+    );
+    assert!(r.counters.transactions >= 1000, "{:?}", r.counters);
+    // The set-up was timed, apart from the window.
+    let setup = r.setup.expect("a queued run's set-up time");
+    assert!(setup > Duration::ZERO && setup < ms(30_000), "{setup:?}");
+    assert!(
+        r.measured < ms(1000) + cfg.grace + ms(500),
+        "{:?}",
+        r.measured
+    );
+    // Every user was due in the window: the offered load is theirs.
+    assert!(r.offered.unwrap() >= 10_000_000, "{:?}", r.offered);
+    assert_accounted(&r);
+}
+
+#[test]
+fn a_huge_rate_is_counted_from_the_schedule_and_ends_in_time() {
+    // 1e12 a second: no client can take more than a sliver of it, and the
+    // rest is counted, not stepped through.
+    for (arrival, slack) in [
+        (Arrival::Uniform, 1.0),
+        (Arrival::Poisson, 5.0 * 1e12f64.sqrt()),
+    ] {
+        let mut cfg = open(1e12, arrival, 2, ms(1000));
+        cfg.grace = ms(500);
+        let started = std::time::Instant::now();
+        let r = run_fake("fake://", &cfg);
+        let wall = started.elapsed();
+        // The window ends at its end (the run at most its grace later):
+        // rate × window arrivals were offered.
+        let window = ms(1000).as_secs_f64();
+        let offered = r.offered.unwrap() as f64;
+        assert!(
+            (offered - 1e12 * window).abs() <= slack,
+            "{arrival:?}: offered {offered}"
+        );
+        assert!(r.counters.transactions > 0);
+        assert!(
+            r.counters.unstarted as f64
+                >= 1e12 * window - slack - r.counters.transactions as f64 - 10.0,
+            "{arrival:?}: unstarted {}",
+            r.counters.unstarted
+        );
+        assert_accounted(&r);
+        // Connecting to the fake driver takes no time: the run ends by the
+        // deadline (end + grace), with a little room for a busy machine.
+        assert!(
+            wall < ms(1000) + cfg.grace + ms(400),
+            "{arrival:?}: {wall:?}"
+        );
+    }
+}
+
+#[test]
 fn think_time_on_own_connections_paces_a_closed_loop() {
     let cfg = RunConfig {
         time: Some(ms(1000)),

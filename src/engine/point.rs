@@ -108,6 +108,7 @@ pub fn execute(
     let started_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    check_memory(point.config, point.instances)?;
     let (per, what) = point.target.descriptors_per_connection();
     let connections = (point.config.threads * point.instances.len()) as u64;
     if let Some(why) = crate::util::fds::shortfall(connections, per, what) {
@@ -139,6 +140,24 @@ pub fn execute(
         run.result.metrics = Some(s.finish(c.transactions, c.queries()));
     }
     Ok(run)
+}
+
+/// Refuses, before anything starts, a run whose users (the pool's and
+/// what each instance of the workload keeps per user) would not fit in
+/// the memory available.
+pub fn check_memory(cfg: &RunConfig, instances: &[&dyn Workload]) -> Result<(), crate::UsageError> {
+    let Some(users) = cfg.pacing.users else {
+        return Ok(());
+    };
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let (bytes, what) = instances.iter().fold((0, ""), |(n, what), w| {
+        let (b, w) = w.bytes_per_user();
+        (n + b, if w.is_empty() { what } else { w })
+    });
+    match super::users::memory_shortfall(users as u64, bytes, what, &meminfo) {
+        Some(why) => Err(crate::UsageError(why)),
+        None => Ok(()),
+    }
 }
 
 /// The point's config with what the workload and the pacing imply: the
@@ -262,6 +281,7 @@ fn pacing_outcome(
         unstarted: queued.then_some(c.unstarted),
         service: summary(&res.service),
         lag: summary(&res.lag),
+        setup_s: res.setup.map(|d| d.as_secs_f64()),
     })
 }
 

@@ -81,6 +81,10 @@ pub struct RunResult {
     pub stop: StopReason,
     /// Opening and preparing the clients' connections before the run.
     pub connect: ConnectStats,
+    /// Queued runs: building the queue — the users' timers and streams,
+    /// and what the workload keeps per user — before the clients were
+    /// released.
+    pub setup: Option<Duration>,
     /// The error that aborted the run, if one did.
     pub fatal: Option<String>,
     pub server: ServerInfo,

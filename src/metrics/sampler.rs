@@ -172,6 +172,18 @@ impl Inner {
         self.charge(cpu_before);
     }
 
+    /// Was the machine saturated between reading `i` and the reading
+    /// before it: more runnable threads than CPUs at the reading, or less
+    /// than a tenth of the CPU time idle in between.
+    fn saturated(&self, i: usize) -> bool {
+        let snaps = self.snaps.lock().unwrap();
+        let cpu = |k: usize| snaps.get(k)?.machine.as_ref();
+        let (Some(cur), Some(prev)) = (cpu(i), i.checked_sub(1).and_then(cpu)) else {
+            return false;
+        };
+        saturated(prev, cur)
+    }
+
     /// Notes a gap once.
     fn gap(&self, what: &str, why: String) {
         let mut gaps = self.gaps.lock().unwrap();
@@ -182,6 +194,20 @@ impl Inner {
             });
         }
     }
+}
+
+/// Whether the machine was saturated from `prev` to `cur`: more runnable
+/// threads than CPUs now (`procs_running` counts the reader itself), or at
+/// most 10 % of the CPU time idle (idle and iowait) in between.
+pub(super) fn saturated(prev: &MachineSnap, cur: &MachineSnap) -> bool {
+    let cpus = cur.per_cpu.len().max(1) as u64;
+    let total = cur
+        .cpu
+        .iter()
+        .sum::<u64>()
+        .saturating_sub(prev.cpu.iter().sum());
+    let idle = (cur.cpu[3] + cur.cpu[4]).saturating_sub(prev.cpu[3] + prev.cpu[4]);
+    cur.procs_running > cpus + 1 || (total > 0 && idle * 10 <= total)
 }
 
 /// A running sampler; see the module docs.
@@ -246,7 +272,13 @@ impl Sampler {
             std::thread::Builder::new()
                 .name("metrics".into())
                 .spawn(move || {
-                    crate::util::priority::realtime_thread();
+                    // Real-time only while the machine is saturated (see
+                    // `saturated`): then an ordinary thread's reading waits
+                    // seconds behind the load; with room to spare a
+                    // real-time reading would take a CPU from a connection
+                    // about to start a transaction, and show in its lag.
+                    crate::util::priority::background_thread();
+                    let mut realtime = false;
                     let mut next = Instant::now() + interval;
                     let mut stop = inner.stop.lock().unwrap();
                     loop {
@@ -259,8 +291,15 @@ impl Sampler {
                         }
                         drop(stop);
                         if Instant::now() >= next {
-                            inner.snap();
+                            let i = inner.snap();
                             next += interval;
+                            let busy = inner.saturated(i);
+                            if busy != realtime {
+                                realtime = busy && crate::util::priority::realtime_thread();
+                                if !realtime {
+                                    crate::util::priority::background_thread();
+                                }
+                            }
                         } else {
                             inner.sample_waits();
                         }

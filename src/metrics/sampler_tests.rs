@@ -99,3 +99,24 @@ fn a_refused_monitoring_connection_is_a_gap() {
         "the machine is still measured"
     );
 }
+
+#[test]
+fn the_machine_is_saturated_with_no_idle_cpu_or_a_queue() {
+    use super::proc::MachineSnap;
+    let snap = |busy: u64, idle: u64, running: u64| MachineSnap {
+        // user, nice, system, idle, iowait, …
+        cpu: [busy, 0, 0, idle, 0, 0, 0, 0],
+        per_cpu: vec![[0; 8]; 2],
+        procs_running: running,
+        ..MachineSnap::default()
+    };
+    let before = snap(1000, 1000, 1);
+    // 10 % of the load's time busy (the rate sweep's low level): room.
+    assert!(!saturated(&before, &snap(1020, 1180, 2)));
+    // Every tick busy, or more runnable threads than two CPUs and the reader.
+    assert!(saturated(&before, &snap(1200, 1000, 1)));
+    assert!(saturated(&before, &snap(1190, 1010, 2)));
+    assert!(saturated(&before, &snap(1020, 1180, 4)));
+    // No time passed: nothing to judge by but the queue.
+    assert!(!saturated(&before, &before));
+}

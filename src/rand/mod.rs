@@ -19,6 +19,7 @@
 
 pub mod dist;
 pub mod pacing;
+pub mod poisson;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -52,6 +53,27 @@ fn mix64(mut z: u64) -> u64 {
 fn splitmix64_next(state: &mut u64) -> u64 {
     *state = state.wrapping_add(GOLDEN_GAMMA);
     mix64(*state)
+}
+
+/// An 8-byte stream (splitmix64): for where millions of streams are kept
+/// at once — each emulated user's think times — and xoshiro's 32 bytes
+/// each would be most of a user's memory. splitmix64 passes BigCrush; its
+/// period (2^64) is far beyond one user's draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SmallRng(u64);
+
+impl SmallRng {
+    /// Stream number `n` of `seed`, unrelated to its neighbours.
+    pub fn for_index(seed: u64, n: u64) -> SmallRng {
+        SmallRng(mix64(mix64(seed ^ CLIENT_SALT).wrapping_add(n)))
+    }
+
+    /// Uniform double in [0, 1), a multiple of 2^-53 (as [`Rng::next_f64`]).
+    #[inline]
+    pub fn next_f64(&mut self) -> f64 {
+        const SCALE: f64 = 1.0 / (1u64 << 53) as f64;
+        (splitmix64_next(&mut self.0) >> 11) as f64 * SCALE
+    }
 }
 
 /// xoshiro256** PRNG, seeded through splitmix64. sysbench uses the same
@@ -333,6 +355,26 @@ mod tests {
         // The standard error of the mean is 0.289 / 1000 = 0.0003.
         let mean = sum / n as f64;
         assert!((mean - 0.5).abs() < 0.002, "mean {mean}");
+    }
+
+    #[test]
+    fn small_streams_are_uniform_and_apart() {
+        // Neighbouring streams (users 0, 1, 2, …) are unrelated: their first
+        // draws are as spread as one stream's successive draws.
+        let n = 200_000u64;
+        let firsts: Vec<f64> = (0..n)
+            .map(|u| SmallRng::for_index(7, u).next_f64())
+            .collect();
+        let mean = firsts.iter().sum::<f64>() / n as f64;
+        // Standard error 0.289 / 447 = 0.00065.
+        assert!((mean - 0.5).abs() < 0.004, "mean {mean}");
+        let below = firsts.iter().filter(|&&x| x < 0.1).count() as f64 / n as f64;
+        assert!((below - 0.1).abs() < 0.005, "{below} below 0.1");
+        let mut a = SmallRng::for_index(7, 3);
+        let b = a;
+        a.next_f64();
+        assert_ne!(a, b, "a draw moves the stream");
+        assert_ne!(SmallRng::for_index(7, 3), SmallRng::for_index(8, 3));
     }
 
     #[test]

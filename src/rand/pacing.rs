@@ -11,7 +11,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::Rng;
+use super::{poisson, Rng};
 use crate::util::duration;
 
 /// How arrivals are spaced at a rate of R per second.
@@ -91,11 +91,14 @@ impl Schedule {
     /// Hands out the next arrival: its intended start, ns from the start.
     pub fn take(&mut self) -> u64 {
         let t = self.next_ns as u64;
-        self.next_ns += match self.kind {
-            Arrival::Poisson => exponential(&mut self.rng, self.gap_ns),
-            Arrival::Uniform => self.gap_ns,
-        };
         self.taken += 1;
+        self.next_ns = match self.kind {
+            Arrival::Poisson => self.next_ns + exponential(&mut self.rng, self.gap_ns),
+            // A multiple of the gap, not a sum of gaps: a million million
+            // sums would drift, and the count over any span then follows
+            // from the gap alone (`untaken_between`).
+            Arrival::Uniform => self.taken as f64 * self.gap_ns,
+        };
         t
     }
 
@@ -105,27 +108,68 @@ impl Schedule {
     }
 
     /// Arrivals due at `now_ns` that have not been handed out (the queue's
-    /// length), counting at most `limit`.
+    /// length), counting at most `limit` (cheap for a small limit).
     pub fn pending_at(&self, now_ns: u64, limit: u64) -> u64 {
-        self.untaken_between(0, now_ns + 1, limit)
+        match self.kind {
+            Arrival::Uniform => self.untaken_between(0, now_ns + 1).min(limit),
+            Arrival::Poisson => self.clone().step(0, now_ns + 1, limit).0,
+        }
     }
 
     /// Arrivals not handed out yet whose intended start lies in
-    /// [`from_ns`, `to_ns`), stepping at most `limit` arrivals: a copy of
-    /// the schedule is stepped forward, so the count is exact, and costs
-    /// one draw per arrival stepped.
-    pub fn untaken_between(&self, from_ns: u64, to_ns: u64, limit: u64) -> u64 {
-        let mut s = self.clone();
-        let (mut n, mut steps) = (0, 0);
-        while steps < limit && s.peek() < to_ns {
-            if s.take() >= from_ns {
+    /// [`from_ns`, `to_ns`), for any rate without stepping through them:
+    /// evenly spaced ones are counted from the gap (exact), Poisson ones
+    /// are stepped exactly for the first [`STEPPED`] and counted by one
+    /// Poisson draw beyond (the count the stream would give, in
+    /// distribution; a Poisson process forgets its past).
+    pub fn untaken_between(&self, from_ns: u64, to_ns: u64) -> u64 {
+        if to_ns <= from_ns {
+            return 0;
+        }
+        match self.kind {
+            Arrival::Uniform => {
+                // Arrival k is intended at ⌊k × gap⌋ ns: inside the span
+                // when from ≤ k × gap < to.
+                let first = ((from_ns as f64 / self.gap_ns).ceil() as u64).max(self.taken);
+                let end = (to_ns as f64 / self.gap_ns).ceil() as u64;
+                end.saturating_sub(first)
+            }
+            Arrival::Poisson => {
+                let mut s = self.clone();
+                let (n, done) = s.step(from_ns, to_ns, STEPPED);
+                if done {
+                    return n;
+                }
+                // The next arrival, drawn, is at `next_ns` (below `to`);
+                // after it the process starts afresh.
+                let start = s.next_ns.max(from_ns as f64);
+                let at_next = u64::from(s.next_ns >= from_ns as f64);
+                let mean = (to_ns as f64 - start).max(0.0) / self.gap_ns;
+                n + at_next + poisson::draw(&mut s.rng, mean)
+            }
+        }
+    }
+
+    /// Takes arrivals before `to_ns`, at most `limit`: how many of them lie
+    /// at or after `from_ns`, and whether `to_ns` was reached.
+    fn step(&mut self, from_ns: u64, to_ns: u64, limit: u64) -> (u64, bool) {
+        let mut n = 0;
+        for _ in 0..limit {
+            if self.peek() >= to_ns {
+                return (n, true);
+            }
+            if self.take() >= from_ns {
                 n += 1;
             }
-            steps += 1;
         }
-        n
+        (n, self.peek() >= to_ns)
     }
 }
+
+/// Poisson arrivals counted one by one before the rest of a span is counted
+/// by a draw: exact for the spans of ordinary rates, a fraction of a
+/// millisecond at most.
+pub const STEPPED: u64 = 10_000;
 
 /// A draw from the exponential distribution of mean `mean` (inverse
 /// transform of a uniform in (0, 1]).
@@ -196,14 +240,20 @@ impl ThinkTime {
 
     /// One pause.
     pub fn draw(&self, rng: &mut Rng) -> Duration {
+        self.at(rng.next_f64())
+    }
+
+    /// The pause a uniform draw `r` in [0, 1) gives (inverse transform):
+    /// so a stream of any size can feed it (a user's is 8 bytes).
+    pub fn at(&self, r: f64) -> Duration {
         match *self {
             ThinkTime::Fixed(d) => d,
             ThinkTime::Uniform(a, b) => {
                 let span = (b - a).as_nanos() as f64;
-                a + Duration::from_nanos((rng.next_f64() * span) as u64)
+                a + Duration::from_nanos((r * span) as u64)
             }
             ThinkTime::Exp { mean, cap } => {
-                let x = exponential(rng, mean.as_nanos() as f64);
+                let x = -(1.0 - r).ln() * mean.as_nanos() as f64;
                 let d = Duration::from_nanos(x.min(u64::MAX as f64 / 2.0) as u64);
                 cap.map_or(d, |c| d.min(c))
             }
@@ -314,6 +364,45 @@ mod tests {
         assert_eq!(u.pending_at(10_000_000, u64::MAX), 10);
         assert_eq!(u.pending_at(10_000_000, 4), 4);
         assert_eq!(u.taken(), 1, "counting takes nothing");
+        let mut p = Schedule::new(1000.0, Arrival::Poisson, 7);
+        let due: Vec<u64> = (0..20).map(|_| p.take()).collect();
+        let p = Schedule::new(1000.0, Arrival::Poisson, 7);
+        let at = due[9];
+        assert_eq!(p.pending_at(at, u64::MAX), 10);
+        assert_eq!(p.pending_at(at, 3), 3);
+        assert_eq!(p.untaken_between(due[2], due[12]), 10);
+    }
+
+    #[test]
+    fn huge_rates_are_counted_from_the_schedule_without_stepping() {
+        // 1e12 a second, evenly: 1000 arrivals in each ns. Two seconds hold
+        // 2e12, of which the first 1000 were taken.
+        let mut u = Schedule::new(1e12, Arrival::Uniform, 1);
+        for _ in 0..1000 {
+            u.take();
+        }
+        let window = 2_000_000_000;
+        let n = u.untaken_between(0, window) as f64;
+        assert!((n - (2e12 - 1000.0)).abs() <= 1.0, "{n}");
+        // The window's second second: 1e12.
+        let n = u.untaken_between(window / 2, window) as f64;
+        assert!((n - 1e12).abs() <= 1.0, "{n}");
+        // Exact at ordinary rates, at the boundaries: arrivals at 0, ⅓ s,
+        // ⅔ s, 1 s.
+        let t = Schedule::new(3.0, Arrival::Uniform, 1);
+        assert_eq!(t.untaken_between(0, 1_000_000_000), 3);
+        assert_eq!(t.untaken_between(0, 1_000_000_001), 4);
+        assert_eq!(t.untaken_between(333_333_334, 1_000_000_000), 1);
+        // Poisson: within five standard deviations (√(2e12) = 1.4e6) of
+        // the mean, counted at once.
+        let p = Schedule::new(1e12, Arrival::Poisson, 5);
+        let started = std::time::Instant::now();
+        let n = p.untaken_between(0, window) as f64;
+        assert!((n - 2e12).abs() < 5.0 * 2e12f64.sqrt(), "{n}");
+        assert!(started.elapsed() < Duration::from_millis(200));
+        // A span that starts after a backlog counts only itself.
+        let n = p.untaken_between(window / 2, window) as f64;
+        assert!((n - 1e12).abs() < 5.0 * 1e12f64.sqrt(), "{n}");
     }
 
     #[test]

@@ -82,4 +82,10 @@ pub struct PacingOutcome {
     /// Queued runs: intended start → actual start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag: Option<Latency>,
+    /// Queued runs: building the queue — the users' timers and think-time
+    /// streams, and what the workload keeps per user — before the clients
+    /// were released (outside the window), seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub setup_s: Option<f64>,
 }

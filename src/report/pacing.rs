@@ -29,7 +29,13 @@ pub fn doc_section(r: &Run) -> Option<Section> {
         if let Some(l) = s.latency_limit_ms {
             how.push(format!("latency limit {l} ms"));
         }
-        blocks.push(Block::Paragraph(format!("Paced as {}.", how.join(", "))));
+        let mut text = format!("Paced as {}.", how.join(", "));
+        if let (Some(_), Some(t)) = (s.users, p.setup_s) {
+            text.push_str(&format!(
+                " The users were set up in {t:.3} s, before the window opened."
+            ));
+        }
+        blocks.push(Block::Paragraph(text));
     }
     blocks.push(Block::Table(counts(r, p)));
     if p.offered.is_some() {

@@ -190,8 +190,9 @@ fn summary(r: &Run) -> Section {
             .map(|p| p.us)
     });
     blocks.push(Block::Paragraph(format!(
-        "{:.2} transactions/s and {:.2} queries/s with {} client(s) over {:.2} s{}.",
+        "{:.2} {} and {:.2} queries/s with {} client(s) over {:.2} s{}.",
         res.tps,
+        super::study::unit(&r.workload.name).per_s,
         res.qps,
         r.run.threads,
         res.measured_s,
@@ -381,8 +382,9 @@ fn over_time(r: &Run) -> Section {
             .iter()
             .map(|s| (s.t_s, per_s(s.failed, s.duration_s)))
             .collect();
+        let unit = super::study::unit(&r.workload.name);
         let mut tseries = vec![Series {
-            name: "transactions/s".into(),
+            name: unit.per_s.into(),
             points: tps,
             spread: None,
             reference: false,
@@ -399,7 +401,7 @@ fn over_time(r: &Run) -> Section {
             id: "throughput-over-time".into(),
             title: "Throughput over time".into(),
             x: Axis::linear("time (s)"),
-            y: Axis::linear("transactions/s"),
+            y: Axis::linear(unit.per_s),
             kind: ChartKind::Line,
             series: tseries,
         }));

@@ -266,6 +266,7 @@ mod tests {
                 wall: Duration::from_millis(500),
                 latency: conn,
             },
+            setup: None,
             fatal: None,
             server: Default::default(),
         }

@@ -293,6 +293,14 @@ fn line(s: &mut String, label: &str, v: String) {
 /// unstarted transactions, service time and schedule lag.
 fn pacing_section(s: &mut String, r: &Run, p: &crate::record::PacingOutcome) {
     let _ = writeln!(s, "Pacing:");
+    let users = r.run.pacing.as_ref().and_then(|x| x.users);
+    if let (Some(u), Some(t)) = (users, p.setup_s) {
+        line(
+            s,
+            "users set up",
+            format!("{u} in {t:.3} s, before the window opened"),
+        );
+    }
     if let (Some(n), Some(rate)) = (p.offered, p.offered_per_s) {
         line(s, "offered", format!("{n:<6} ({rate:.2} per sec.)"));
     }

@@ -22,6 +22,19 @@ pub fn normal_thread() {
     unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &param) };
 }
 
+/// Gives the calling thread the normal policy at nice 10: it still runs
+/// when a CPU is free, but a thread of the load waking beside it takes the
+/// CPU first (the sampler's periodic readings while the machine has room).
+pub fn background_thread() {
+    normal_thread();
+    // SAFETY: gettid and setpriority take and return plain integers; on
+    // Linux a thread id given to PRIO_PROCESS names that thread alone.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -43,5 +56,18 @@ mod tests {
         }
         // The caller's own thread is untouched.
         assert_eq!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_OTHER);
+    }
+
+    #[test]
+    fn a_background_thread_is_niced_alone() {
+        let nice = std::thread::spawn(|| {
+            super::background_thread();
+            unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(nice, 10);
+        let mine = unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) };
+        assert!(mine < 10, "the caller keeps its nice level ({mine})");
     }
 }

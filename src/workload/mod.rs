@@ -154,6 +154,18 @@ pub trait Workload: Send + Sync {
         Vec::new()
     }
 
+    /// A run is about to serve `users` users: make room for what the
+    /// workload keeps per user now, before the clients are released, so
+    /// the measured window does not pay for it (DBT-1's sessions).
+    fn users(&self, _users: usize) {}
+
+    /// The memory a user may take in the workload once it has run (its
+    /// session), bytes, and what it is called: a run's users are checked
+    /// against the memory available before it starts.
+    fn bytes_per_user(&self) -> (u64, &'static str) {
+        (0, "")
+    }
+
     /// The think time a run of this workload uses when none is given
     /// (DBT-1's users think between interactions).
     fn default_think_time(&self) -> Option<crate::rand::pacing::ThinkTime> {

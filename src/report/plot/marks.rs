@@ -111,3 +111,63 @@ pub(super) fn style_attrs_of(i: usize, reference: bool) -> String {
 pub(super) fn text_width(s: &str, font: f64) -> f64 {
     s.chars().count() as f64 * CHAR_W * font / TICK_FONT
 }
+
+/// The width of `s` in the bold sans of the titles at `font` px: each
+/// character's advance in DejaVu Sans Bold (the font the PNG rasteriser
+/// finds, and one of the widest of the stack) by its class, in em.
+pub(super) fn bold_width(s: &str, font: f64) -> f64 {
+    let em = |c: char| match c {
+        ' ' => 0.348,
+        'i' | 'l' | 'j' | 'I' | '|' | '.' | ',' | ':' | ';' | '!' | '\'' => 0.343,
+        'f' | 't' | 'r' | '(' | ')' | '[' | ']' | '-' => 0.47,
+        'm' => 1.042,
+        'w' => 0.924,
+        'M' => 1.0,
+        'W' => 1.1,
+        '%' => 1.0,
+        '_' => 0.5,
+        '=' | '+' | '<' | '>' | '×' => 0.838,
+        c if c.is_ascii_digit() => 0.696,
+        c if c.is_uppercase() => 0.77,
+        c if c.is_lowercase() => 0.67,
+        _ => 0.75,
+    };
+    s.chars().map(em).sum::<f64>() * font
+}
+
+/// `s` in lines no wider than `width` in the title's bold at `font` (with
+/// 3 % to spare for other fonts of the stack), broken between words; a
+/// word wider than a line on its own is broken where the line ends.
+/// Nothing is left out.
+pub(super) fn wrap(s: &str, font: f64, width: f64) -> Vec<String> {
+    let fits = |t: &str| bold_width(t, font) * 1.03 <= width;
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in s.split_whitespace() {
+        let joined = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if fits(&joined) {
+            line = joined;
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        // The word alone, cut where a line is full.
+        for c in word.chars() {
+            line.push(c);
+            if !fits(&line) && line.chars().count() > 1 {
+                let c = line.pop().expect("pushed");
+                lines.push(std::mem::take(&mut line));
+                line.push(c);
+            }
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}

@@ -54,6 +54,10 @@ pub const FONT_STACK: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Hel
 const WIDTH: f64 = 720.0;
 const PLOT_HEIGHT: f64 = 280.0;
 const TICK_FONT: f64 = 11.0;
+/// The title's font size, and the distance between its lines when it
+/// wraps.
+const TITLE_FONT: f64 = 15.0;
+const TITLE_LINE: f64 = 19.0;
 /// Average advance of a character of the tick/legend font, for layout.
 const CHAR_W: f64 = 6.4;
 /// Above this many points a line series gets no markers, and its spread is

@@ -58,7 +58,17 @@ pub fn svg(chart: &Chart) -> String {
         .fold(0.0, f64::max);
     let left = 30.0 + ylabel_w + 8.0;
     let right = WIDTH - 22.0;
-    let top = if chart.title.is_empty() { 14.0 } else { 42.0 };
+    // A title that would reach the chart's right edge is wrapped and the
+    // plot moves down: an SVG cuts text at its edge.
+    let title = if chart.title.is_empty() {
+        Vec::new()
+    } else {
+        wrap(&chart.title, TITLE_FONT, WIDTH - 8.0 - left)
+    };
+    let top = match title.len() {
+        0 => 14.0,
+        n => 42.0 + (n - 1) as f64 * TITLE_LINE,
+    };
     let bottom = top + PLOT_HEIGHT;
     let show_legend = chart.series.len() > 1 || chart.series.iter().any(|s| !s.name.is_empty());
     let mut legend = Vec::new(); // (x, row, index, text)
@@ -112,12 +122,24 @@ pub fn svg(chart: &Chart) -> String {
         o,
         "<rect class=\"background\" x=\"0\" y=\"0\" width=\"{WIDTH}\" height=\"{height}\" fill=\"#ffffff\"/>"
     );
-    if !chart.title.is_empty() {
+    if !title.is_empty() {
         let _ = write!(
             o,
-            "<text class=\"title\" x=\"{left}\" y=\"24\" font-size=\"15\" font-weight=\"600\" fill=\"#222\">{}</text>",
-            escape(&chart.title)
+            "<text class=\"title\" x=\"{left}\" y=\"24\" font-size=\"{TITLE_FONT}\" font-weight=\"600\" fill=\"#222\">"
         );
+        if title.len() == 1 {
+            // As written (wrapping rejoins words with single spaces).
+            o.push_str(&escape(&chart.title));
+        }
+        for (i, line) in title.iter().enumerate().filter(|_| title.len() > 1) {
+            let dy = if i == 0 { 0.0 } else { TITLE_LINE };
+            let _ = write!(
+                o,
+                "<tspan x=\"{left}\" dy=\"{dy}\">{}</tspan>",
+                escape(line)
+            );
+        }
+        o.push_str("</text>");
     }
 
     // Grid and ticks.

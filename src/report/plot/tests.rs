@@ -444,3 +444,38 @@ fn stacked_areas_add_up_and_fill_down_to_the_layer_below() {
     // Legend entries are filled boxes.
     assert_eq!(count(&s, "<rect x="), 3);
 }
+
+#[test]
+fn long_titles_wrap_between_words_and_long_words_break() {
+    let width = 600.0;
+    let title = "oltp_read_only table-size=2000 tables=1: throughput over time at 2 clients, \
+                 and more words than one line holds";
+    let lines = wrap(title, 15.0, width);
+    assert!(lines.len() >= 2, "{lines:?}");
+    assert_eq!(
+        lines.join(" "),
+        title.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    for l in &lines {
+        assert!(bold_width(l, 15.0) * 1.03 <= width, "{l}");
+    }
+    // A word wider than a line is cut where the line ends, nothing lost.
+    let w = "W".repeat(72);
+    let lines = wrap(&w, 15.0, width);
+    assert!(lines.len() >= 2);
+    assert_eq!(lines.concat(), w);
+    // A title that fits is one line, as written.
+    assert_eq!(
+        wrap("Throughput by clients", 15.0, width),
+        ["Throughput by clients"]
+    );
+    let s = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("x"),
+        Axis::linear("y"),
+        vec![series("a", &[(1.0, 1.0)])],
+    ));
+    assert!(s.contains(">Throughput by clients</text>") && !s.contains("<tspan"));
+    // Wide letters are measured as wide: 40 W's do not fit where 40 i's do.
+    assert!(bold_width(&"W".repeat(40), 15.0) > 3.0 * bold_width(&"i".repeat(40), 15.0));
+}

@@ -23,7 +23,7 @@ pub(super) fn metric_chart(p: &Panel, metric: Metric, id: &str, title: String) -
         id: format!("{}-{id}", p.id),
         title,
         x: Axis::new("clients", Scale::log_if(log_clients(&p.clients))),
-        y: Axis::linear(metric.axis()),
+        y: Axis::linear(metric.axis_in(super::unit(&p.workload_name))),
         kind: ChartKind::Line,
         series: p
             .series

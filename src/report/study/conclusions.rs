@@ -15,14 +15,16 @@ use crate::util::civil::utc_minutes as utc;
 /// than the best by Y %"), sag and collapse; the CPU scalability; the
 /// parameter sweep's significant changes; the comparison's.
 pub(super) fn conclusions(r: &Report) -> Vec<String> {
-    let tp = if r.metric == Metric::Qps {
-        "qps"
-    } else {
-        "tps"
-    };
     let several = several_cpus(&r.panels);
     let mut out = Vec::new();
     for p in &r.panels {
+        // Throughput in the workload's own unit (DBT-1's BT/s, …).
+        let unit = super::unit(&p.workload_name);
+        let tp = if r.metric == Metric::Qps {
+            "qps"
+        } else {
+            unit.short
+        };
         // One paragraph per panel: the ranking, then each series' peak.
         let mut said: Vec<String> = Vec::new();
         if p.series.len() > 1 {
@@ -76,8 +78,8 @@ pub(super) fn conclusions(r: &Report) -> Vec<String> {
                     _ => continue,
                 };
                 said.push(format!(
-                    "On {}, {} = {} {word}: {:.2} tps against {:.2}{pct}, beyond the repeat noise.",
-                    row.target, row.setting, row.value, c.value, c.baseline
+                    "On {}, {} = {} {word}: {:.2} {} against {:.2}{pct}, beyond the repeat noise.",
+                    row.target, row.setting, row.value, c.value, unit.short, c.baseline
                 ));
             }
             if !sw.rows.iter().any(|r| {

@@ -56,6 +56,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
     }
     for p in &r.panels {
         let title = panel_title(p, several);
+        let unit = super::unit(&p.workload_name);
         let mut blocks = Vec::new();
         let more = if metric.higher_is_better() {
             "more is better"
@@ -67,7 +68,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             metric,
             format!(
                 "{} by clients (mean of repeats; {more})",
-                capitalize(metric.title())
+                capitalize(metric.title_in(unit))
             ),
             metric == tp,
         )));
@@ -76,14 +77,14 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             p,
             tp,
             "throughput",
-            format!("{title}: {} vs clients", tp.axis()),
+            format!("{title}: {} vs clients", tp.axis_in(unit)),
         )));
         if metric != tp {
             blocks.push(Block::Chart(metric_chart(
                 p,
                 metric,
                 metric.name(),
-                format!("{title}: {} vs clients", metric.axis()),
+                format!("{title}: {} vs clients", metric.axis_in(unit)),
             )));
         }
         blocks.push(Block::Table(peak_table(p, tp)));
@@ -149,7 +150,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             blocks.push(Block::Table(t));
         }
         if let Some(sw) = &p.sweep {
-            blocks.extend(sweep_blocks(sw));
+            blocks.extend(sweep_blocks(sw, unit));
         }
         sections.push(Section {
             title: title.clone(),
@@ -177,7 +178,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                     id: format!("{}-at-{c}-tps-over-time", p.id),
                     title: format!("{title}: throughput over time at {c} clients"),
                     x: Axis::linear("time (s)"),
-                    y: Axis::linear("transactions/s"),
+                    y: Axis::linear(unit.per_s),
                     kind: ChartKind::Line,
                     series: tps_ts,
                 }));

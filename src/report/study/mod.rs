@@ -47,6 +47,8 @@ mod machine;
 mod measured;
 mod model;
 mod names;
+pub use model::Unit;
+pub use names::unit;
 mod offered;
 pub mod reference;
 pub mod reproduce;
@@ -141,6 +143,23 @@ impl Metric {
             Metric::P99 => "p99 latency (ms)",
             Metric::Errors => "errors/s",
             Metric::ServerCpu => "server CPU per transaction (µs)",
+        }
+    }
+
+    /// [`Metric::title`] for a workload of `unit`: throughput in its own
+    /// words.
+    pub fn title_in(self, unit: Unit) -> &'static str {
+        match self {
+            Metric::Tps => unit.per_second,
+            m => m.title(),
+        }
+    }
+
+    /// [`Metric::axis`] for a workload of `unit`.
+    pub fn axis_in(self, unit: Unit) -> &'static str {
+        match self {
+            Metric::Tps => unit.per_s,
+            m => m.axis(),
         }
     }
 

@@ -209,6 +209,21 @@ pub struct Panel {
     pub sweep: Option<Sweep>,
 }
 
+/// What a workload's throughput counts, in the workload's own words:
+/// DBT-1 completes web interactions (its BT/s), Super Smack rounds of its
+/// query barrel (each several queries), sysbench transactions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unit {
+    /// Plural: "transactions".
+    pub noun: &'static str,
+    /// A rate, for axes and figures: "transactions/s".
+    pub per_s: &'static str,
+    /// A rate in words, for captions: "transactions per second".
+    pub per_second: &'static str,
+    /// A rate in a sentence's figures: "tps".
+    pub short: &'static str,
+}
+
 /// A workload entry's offered-load sweep on one CPU set (its `rates` or
 /// `users` axis): per series and client count, what each level brought.
 #[derive(Debug, Clone, Serialize)]
@@ -219,6 +234,10 @@ pub struct LoadPanel {
     pub cpus: Option<String>,
     /// `rate` or `users`: what the levels are.
     pub axis: String,
+    /// What its throughput counts (the workload's, so not repeated in
+    /// the JSON).
+    #[serde(skip)]
+    pub unit: Unit,
     pub series: Vec<LoadSeries>,
     /// The p99 latency an offered load must keep to count as sustained, ms.
     pub goal_ms: f64,

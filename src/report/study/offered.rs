@@ -102,6 +102,7 @@ pub(super) fn load_panels(data: &StudyData) -> Vec<LoadPanel> {
                 workload: title,
                 cpus,
                 axis: axis.into(),
+                unit: super::unit(&points[0].row.workload),
                 series,
                 goal_ms,
                 goal_from,
@@ -275,10 +276,11 @@ pub(super) fn conclusions(p: &LoadPanel) -> Vec<String> {
                 Some(i) => {
                     let l = &s.levels[i];
                     format!(
-                        "{}: {} sustains at most {:.0} transactions/s ({}{}) with p99 ≤ {goal} ms (p99 {} ms){}.",
+                        "{}: {} sustains at most {:.0} {} ({}{}) with p99 ≤ {goal} ms (p99 {} ms){}.",
                         p.workload,
                         s.label,
                         l.achieved_per_s.unwrap_or(0.0),
+                        p.unit.per_s,
                         l.level,
                         l.offered_per_s.map_or(String::new(), |o| format!(", offered {o:.0}/s")),
                         l.p99_ms.map_or("-".into(), ms_ms),
@@ -301,7 +303,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
     let mut blocks = Vec::new();
     blocks.push(Block::Table(table(p)));
     for sw in &p.sweeps {
-        blocks.extend(super::sections::sweep_blocks(sw));
+        blocks.extend(super::sections::sweep_blocks(sw, p.unit));
     }
     if p.axis == "users" {
         blocks.extend(super::users::blocks(p));
@@ -328,7 +330,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
         blocks.push(Block::Chart(Chart {
             id: format!("{}-{}-latency", p.id, slug(&s.label)),
             title: format!("{}: {}: latency against achieved rate", p.workload, s.label),
-            x: Axis::linear("achieved transactions/s"),
+            x: Axis::linear(format!("achieved {}", p.unit.per_s)),
             y: Axis::log("latency (ms)"),
             kind: ChartKind::Line,
             series: lines
@@ -372,8 +374,8 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
         blocks.push(Block::Chart(Chart {
             id: format!("{}-achieved", p.id),
             title: format!("{}: achieved against offered rate", p.workload),
-            x: Axis::linear("offered transactions/s"),
-            y: Axis::linear("achieved transactions/s"),
+            x: Axis::linear(format!("offered {}", p.unit.per_s)),
+            y: Axis::linear(format!("achieved {}", p.unit.per_s)),
             kind: ChartKind::Line,
             series,
         }));

@@ -4,12 +4,13 @@
 use super::tables::{text_cell, wrap};
 
 use super::names::{cpus_label, distinct};
-use super::{Comparison, Scalability, Sweep};
+use super::{Comparison, Scalability, Sweep, Unit};
 use crate::report::analysis::{Scaling, Verdict};
 use crate::report::doc::{Block, Cell, Mark, Row, Table};
 use crate::report::text::ms_ms;
 
-pub(super) fn sweep_blocks(sw: &Sweep) -> Vec<Block> {
+/// The parameter sweep's table and note; throughput in `unit`.
+pub(super) fn sweep_blocks(sw: &Sweep, unit: Unit) -> Vec<Block> {
     let rows = sw
         .rows
         .iter()
@@ -65,9 +66,15 @@ pub(super) fn sweep_blocks(sw: &Sweep) -> Vec<Block> {
             sw.baseline
         ),
         corner: "variant".into(),
-        columns: ["tps", "± 95 %", "repeats", "change vs baseline", "p95 ms"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            unit.short,
+            "± 95 %",
+            "repeats",
+            "change vs baseline",
+            "p95 ms",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
         wrap: None,
         prose: false,

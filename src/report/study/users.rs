@@ -97,7 +97,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
             id: format!("{}-users-throughput", p.id),
             title: format!("{}: throughput against users", p.workload),
             x: Axis::linear("users"),
-            y: Axis::linear("completed transactions/s (DBT-1: BT/s)"),
+            y: Axis::linear(format!("completed {}", p.unit.per_s)),
             kind: ChartKind::Line,
             series: throughput,
         }));

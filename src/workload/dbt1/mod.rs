@@ -219,6 +219,14 @@ impl Workload for Dbt1 {
         &self.options
     }
 
+    fn users(&self, users: usize) {
+        self.sessions.reserve(users);
+    }
+
+    fn bytes_per_user(&self) -> (u64, &'static str) {
+        (session::BYTES_PER_SESSION, "its DBT-1 session")
+    }
+
     fn transaction_types(&self) -> Vec<TxnType> {
         let share = self.mix.stationary();
         Interaction::ALL

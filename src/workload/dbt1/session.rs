@@ -83,6 +83,16 @@ impl Sessions {
         self.slots.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
+    /// Room for `users` users' slots, made before the run's window opens
+    /// (growing the list one user at a time would copy it, inside the
+    /// window, under the lock every connection takes).
+    pub fn reserve(&self, users: usize) {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        if slots.len() < users {
+            slots.resize_with(users, || None);
+        }
+    }
+
     fn take(&self, user: u32) -> Box<Session> {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         let u = user as usize;
@@ -102,6 +112,16 @@ impl Sessions {
         slots[user as usize] = Some(s);
     }
 }
+
+/// What a user's session may take once the user has run: its slot, the
+/// session (boxed: the allocator's 16 bytes), a page of results, a cart of
+/// a dozen lines and the customer's names.
+pub const BYTES_PER_SESSION: u64 = (std::mem::size_of::<Option<Box<Session>>>()
+    + std::mem::size_of::<Session>()
+    + 16
+    + PAGE * std::mem::size_of::<i64>()
+    + 12 * std::mem::size_of::<(i64, i64)>()
+    + 32) as u64;
 
 /// One user's state between interactions.
 pub struct Session {
