@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod resolve;
+mod server_args;
 pub mod values;
 
 pub use args::{parse, Cli, Command};
