@@ -39,6 +39,10 @@ Examples:
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10";
 
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  dbsweep check tpcc --db postgres://bench@127.0.0.1/bench";
+
 const CLEANUP_EXAMPLES: &str = "\
 Examples:
   dbsweep cleanup oltp_read_write --db sqlite://bench.db --tables 8";
@@ -66,6 +70,10 @@ pub enum Command {
     /// Drop what `prepare` created.
     #[command(after_help = CLEANUP_EXAMPLES)]
     Cleanup(TargetArgs),
+    /// Check a workload's consistency conditions on its database (TPC-C's
+    /// clause 3.3.2): exit status 1 when one fails.
+    #[command(after_help = CHECK_EXAMPLES)]
+    Check(TargetArgs),
     /// List the built-in workloads with their options and defaults.
     Workloads,
     /// Draw numbers from a distribution and show the access pattern it produces.
@@ -486,6 +494,7 @@ pub fn command() -> clap::Command {
         .mut_subcommand("prepare", with_workload_options)
         .mut_subcommand("run", with_workload_options)
         .mut_subcommand("cleanup", with_workload_options)
+        .mut_subcommand("check", with_workload_options)
 }
 
 fn with_workload_options(cmd: clap::Command) -> clap::Command {
@@ -525,7 +534,7 @@ where
     if let Some((_, sub)) = matches.subcommand() {
         let given = workload_options(sub);
         match &mut cli.command {
-            Command::Prepare(t) | Command::Cleanup(t) => t.options = given,
+            Command::Prepare(t) | Command::Cleanup(t) | Command::Check(t) => t.options = given,
             Command::Run(r) => r.target.options = given,
             _ => {}
         }

@@ -4,6 +4,7 @@
 //! match) and returns how the run ended.
 //!
 //! - [`run`]: `prepare`, `run` and `cleanup`, sysbench's three verbs.
+//! - [`check`]: `check`, a workload's consistency conditions (TPC-C's).
 //! - [`study`]: `study`, a whole campaign into a results database.
 //! - [`report`]: `report` and `results`, what a results database holds.
 //! - [`smack`]: `smack` (a `.smack` file's main block) and `gen-data`.
@@ -11,6 +12,7 @@
 //! - [`dist`]: `dist`, what an access pattern looks like.
 //! - [`workloads`]: `workloads`, every workload with its options.
 
+pub mod check;
 pub mod dist;
 pub mod report;
 pub mod run;
@@ -34,6 +36,7 @@ pub enum Request {
     Prepare(run::TargetRequest),
     Run(Box<run::RunRequest>),
     Cleanup(run::TargetRequest),
+    Check(run::TargetRequest),
     Workloads,
     Dist(dist::DistRequest),
     Server(server::ServerRequest),
@@ -61,6 +64,7 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
         Request::Prepare(t) => ok(run::prepare(&t)),
         Request::Run(r) => run::run(*r),
         Request::Cleanup(t) => ok(run::cleanup(&t)),
+        Request::Check(t) => check::check(&t),
         Request::Workloads => ok(workloads::list()),
         Request::Dist(d) => ok(dist::dist(&d)),
         Request::Server(s) => ok(server::server(s)),

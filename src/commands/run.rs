@@ -52,7 +52,7 @@ pub struct RunRequest {
     pub metrics: Option<Duration>,
 }
 
-fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
+pub(super) fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
     t.db.clone().ok_or_else(|| {
         UsageError(format!(
             "`dbsweep {verb}` needs --db URL (e.g. --db sqlite://bench.db); \
@@ -61,7 +61,7 @@ fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
     })
 }
 
-fn build(t: &TargetRequest, target: &Target) -> anyhow::Result<Box<dyn Workload>> {
+pub(super) fn build(t: &TargetRequest, target: &Target) -> anyhow::Result<Box<dyn Workload>> {
     workload::build(&t.workload, &t.options, target.dialect(), t.rand)
 }
 

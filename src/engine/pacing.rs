@@ -290,11 +290,14 @@ impl Dispatch {
         }
     }
 
-    /// A user's transaction ended at `now`: it thinks, then queues again.
-    pub fn user_done(&self, user: u32, now: Instant) {
+    /// A user's transaction ended at `now`: it pauses — for `pause` when
+    /// the workload chose it, else for a think time — then queues again.
+    pub fn user_done(&self, user: u32, now: Instant, pause: Option<Duration>) {
         let mut st = self.lock();
         if let Source::Users { heap, rngs, think } = &mut st.source {
-            let pause = think.map_or(Duration::ZERO, |t| t.draw(&mut rngs[user as usize]));
+            let pause = pause.unwrap_or_else(|| {
+                think.map_or(Duration::ZERO, |t| t.draw(&mut rngs[user as usize]))
+            });
             let wake = (now + pause).saturating_duration_since(self.t0).as_nanos() as u64;
             let earlier = heap.peek().is_none_or(|Reverse((t, _))| wake < *t);
             heap.push(Reverse((wake, user)));
@@ -407,7 +410,7 @@ mod tests {
         let b = d.next(None).unwrap();
         assert_ne!(a.user, b.user);
         // User a thinks 200 ms; meanwhile a waiting connection is the leader.
-        d.user_done(a.user, Instant::now());
+        d.user_done(a.user, Instant::now(), None);
         let waiter = {
             let d = d.clone();
             std::thread::spawn(move || d.next(None).unwrap())
@@ -420,7 +423,7 @@ mod tests {
                 *think = None;
             }
         }
-        d.user_done(b.user, Instant::now());
+        d.user_done(b.user, Instant::now(), None);
         let got = waiter.join().unwrap();
         assert_eq!(got.user, b.user, "the earlier user first");
         assert!(got.intended.elapsed() < Duration::from_millis(100));
@@ -441,7 +444,7 @@ mod tests {
             1,
         ));
         let u = d.next(None).unwrap();
-        d.user_done(u.user, Instant::now());
+        d.user_done(u.user, Instant::now(), None);
         let waiters: Vec<_> = (0..4)
             .map(|_| {
                 let d = d.clone();
