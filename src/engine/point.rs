@@ -153,13 +153,15 @@ fn effective(point: &Point<'_>) -> anyhow::Result<RunConfig> {
     }
     if cfg.pacing.users.is_none() && cfg.pacing.rate.is_none() {
         if let Some(users) = point.instances[0].default_users() {
-            cfg.pacing.users = Some(users);
-            cfg.pacing.check(cfg.threads).map_err(|e| {
-                crate::UsageError(format!(
-                    "{e} ({} has {users} users)",
+            if users < cfg.threads {
+                return Err(crate::UsageError(format!(
+                    "--threads {} is more than {}'s {users} users: each connection serves at least one (lower --threads, or scale the workload up)",
+                    cfg.threads,
                     point.instances[0].name()
                 ))
-            })?;
+                .into());
+            }
+            cfg.pacing.users = Some(users);
         }
     }
     if let Some(rate) = cfg.pacing.ramp_up {
