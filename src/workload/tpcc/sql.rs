@@ -219,7 +219,7 @@ pub fn statements(dialect: Dialect) -> Vec<StatementDef> {
     };
     let def = |kind: &'static str, sql: String| StatementDef {
         kind: Cow::Borrowed(kind),
-        sql,
+        sql: crate::workload::sysbench::render(dialect, &sql),
     };
     let mut out: Vec<StatementDef> = ALL
         .iter()
@@ -233,4 +233,27 @@ pub fn statements(dialect: Dialect) -> Vec<StatementDef> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_enum_indexes_the_list_and_each_district_has_its_stock_read() {
+        assert_eq!(Stmt::SlCount as usize + 1, ALL.len());
+        assert_eq!(ALL[Stmt::DlOldest as usize].0, "dl_oldest");
+        let all = statements(Dialect::Postgres);
+        assert_eq!(all.len(), ALL.len() + 9);
+        for d in 1..=10 {
+            assert!(
+                all[stock(d)].sql.contains(&format!("s_dist_{d:02} ")),
+                "{d}"
+            );
+        }
+        assert!(all[0].sql.ends_with("w_id = $1"), "{}", all[0].sql);
+        assert!(statements(Dialect::Mysql)[Stmt::DlOldest as usize]
+            .sql
+            .ends_with("FOR UPDATE"));
+    }
 }
