@@ -198,9 +198,10 @@ pub struct Terminals {
 
 impl Terminals {
     pub fn new(warehouses: u32, weights: [u32; 5], waits: Option<Waits>, seed: u64) -> Terminals {
-        // Until the load's constant is known (`check_prepared` reads it),
-        // the run's obeys the delta rule against 0.
-        let c = Constants::run(seed, 0);
+        // Until `check_prepared` reads the load's constant from the
+        // database, the run's obeys the delta rule against the constant a
+        // load with the run's seed draws (a study prepares with it).
+        let c = Constants::run(seed, Constants::load(seed).c_last);
         Terminals {
             warehouses,
             weights,
