@@ -510,3 +510,61 @@ fn bad_input_is_refused_with_the_fix_named() {
         );
     }
 }
+
+/// Transactions of 10 terminals over `secs` seconds on the fake driver,
+/// keying and think times at 1/100 of the spec's, on `threads`
+/// connections.
+fn paced_run(threads: usize, secs: u64) -> u64 {
+    let w = Tpcc::new(
+        1,
+        DEFAULT_WEIGHTS,
+        Some(Waits {
+            keying_scale: 0.01,
+            think_scale: 0.01,
+        }),
+        Dialect::Sqlite,
+        5,
+        OptionValues::default(),
+    );
+    let target = Target::parse("fake://?rows=5").unwrap();
+    let connect: engine::Connect = Arc::new(move || driver::connect(&target));
+    let cfg = RunConfig {
+        threads,
+        time: Some(Duration::from_secs(secs)),
+        events: None,
+        rounds: None,
+        warmup: Duration::ZERO,
+        report_interval: None,
+        interval_percentile: 95.0,
+        max_retries: None,
+        ignore_errors: Default::default(),
+        grace: Duration::from_secs(5),
+        seed: 5,
+        reconnect_every: None,
+        timeout: None,
+        pacing: Pacing {
+            users: Some(10),
+            ..Pacing::default()
+        },
+    };
+    let res = engine::run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    res.types.iter().map(|t| t.latency.count()).sum()
+}
+
+#[test]
+fn the_engine_waits_each_terminals_keying_and_think_times() {
+    // A terminal's mean cycle at the deck's mix: keying + mean think,
+    // 0.45 × 30 s + 0.43 × 15 s + 0.04 × (12 + 7 + 7) s = 20.99 s; at
+    // 1/100, 0.21 s, so 10 terminals run about 48 transactions a second
+    // (the fake driver's own time is negligible), the first of each at
+    // once.
+    let cycle = 0.2099;
+    for (threads, secs) in [(10, 4), (3, 4)] {
+        let n = paced_run(threads, secs) as f64;
+        let want = 10.0 * (1.0 + secs as f64 / cycle);
+        assert!(
+            (n - want).abs() < 0.2 * want,
+            "{threads} connections: {n} transactions, about {want} expected"
+        );
+    }
+}
