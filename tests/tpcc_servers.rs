@@ -250,7 +250,7 @@ fn transactions_write_exactly_their_rows(url: &str, dialect: Dialect) {
 fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
     let dir = Dir::new();
     let json = dir.join("run.json");
-    dbsweep(&[
+    let run = dbsweep(&[
         "run",
         "tpcc",
         "--db",
@@ -264,8 +264,16 @@ fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
         seconds,
         "--json",
         json.to_str().unwrap(),
-    ])
-    .ok();
+        "--check",
+    ]);
+    run.ok();
+    let after = run
+        .stdout
+        .split("Consistency after the run:")
+        .nth(1)
+        .unwrap_or("");
+    assert!(after.contains("12 of 12 conditions hold"), "{}", run.stdout);
+    assert!(run.stdout.contains("tpmC: "), "{}", run.stdout);
     let doc = read_json(&json);
     let res = &doc["result"];
     let new_orders = res["transaction_types"][0]["count"].as_u64().unwrap();

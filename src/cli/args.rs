@@ -445,6 +445,11 @@ pub struct RunArgs {
     /// the measured window begins once the last one has started.
     #[arg(long, value_name = "R", help_heading = "Pacing")]
     pub ramp_up: Option<f64>,
+    /// After the run, check the workload's consistency conditions (TPC-C's
+    /// clause 3.3.2, as `dbsweep check`): the report says whether they
+    /// hold, and the exit status is 1 if one does not.
+    #[arg(long)]
+    pub check: bool,
     /// Write the full result as JSON to FILE (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,

@@ -209,6 +209,7 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
         json: json_out(a.json.as_deref())?,
         report: a.report.as_deref().map(report_path).transpose()?,
         metrics: metrics(a.metrics, a.metrics_interval)?,
+        check: a.check,
         target,
     })
 }

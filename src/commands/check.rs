@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use super::run::{build, require_target, TargetRequest};
-use super::{check_sqlite_path, connect_checked, RunStatus};
+use super::{check_sqlite_path, connect_checked, print_conditions, RunStatus};
 use crate::UsageError;
 
 pub fn check(t: &TargetRequest) -> anyhow::Result<RunStatus> {
@@ -23,30 +23,11 @@ pub fn check(t: &TargetRequest) -> anyhow::Result<RunStatus> {
         ))
         .into());
     };
-    let failed = conditions.iter().filter(|c| !c.holds).count();
-    for c in &conditions {
-        if c.holds {
-            println!("ok    {}", c.name);
+    Ok(
+        if print_conditions(&conditions, &target.display, started, "") {
+            RunStatus::Ok
         } else {
-            println!("FAIL  {} ({} broken)", c.name, c.count);
-            for f in &c.failures {
-                println!("        {f}");
-            }
-            if c.count > c.failures.len() as u64 {
-                println!("        … and {} more", c.count - c.failures.len() as u64);
-            }
-        }
-    }
-    println!(
-        "{} of {} conditions hold on {} ({:.2}s)",
-        conditions.len() - failed,
-        conditions.len(),
-        target.display,
-        started.elapsed().as_secs_f64()
-    );
-    Ok(if failed == 0 {
-        RunStatus::Ok
-    } else {
-        RunStatus::Aborted
-    })
+            RunStatus::Aborted
+        },
+    )
 }

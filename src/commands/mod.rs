@@ -161,3 +161,37 @@ fn status_of<'a>(stops: impl IntoIterator<Item = &'a crate::record::StopReason>)
         RunStatus::Ok
     }
 }
+
+/// Prints one line per condition (a broken one with what breaks it),
+/// each after `indent`, and a summary; true when every one holds.
+fn print_conditions(
+    conditions: &[crate::workload::Condition],
+    display: &str,
+    started: std::time::Instant,
+    indent: &str,
+) -> bool {
+    let failed = conditions.iter().filter(|c| !c.holds).count();
+    for c in conditions {
+        if c.holds {
+            println!("{indent}ok    {}", c.name);
+        } else {
+            println!("{indent}FAIL  {} ({} broken)", c.name, c.count);
+            for f in &c.failures {
+                println!("{indent}        {f}");
+            }
+            if c.count > c.failures.len() as u64 {
+                println!(
+                    "{indent}        … and {} more",
+                    c.count - c.failures.len() as u64
+                );
+            }
+        }
+    }
+    println!(
+        "{indent}{} of {} conditions hold on {display} ({:.2}s)",
+        conditions.len() - failed,
+        conditions.len(),
+        started.elapsed().as_secs_f64()
+    );
+    failed == 0
+}
