@@ -440,7 +440,6 @@ pub struct Inputs {
     /// Stock-Level's count of distinct items below the threshold.
     pub low_stock: i64,
     pub(super) now: String,
-    pub(super) k: usize,
     pub(super) price: f64,
     pub(super) dist_info: String,
     pub(super) w_name: String,

@@ -48,7 +48,6 @@ impl Script {
         x.lines.clear();
         x.rollback = false;
         x.o_id = 0;
-        x.k = 0;
         x.now = sql_datetime(unix_now());
         x.delivered = [0; DISTRICTS as usize];
         let other = |rng: &mut crate::rand::Rng| {
