@@ -497,6 +497,18 @@ fn bad_input_is_refused_with_the_fix_named() {
             ],
             "--threads 11 is more than tpcc's 10 users",
         ),
+        (
+            vec![
+                "run",
+                "tpcc",
+                "--db",
+                &url,
+                "--all-warehouses",
+                "--time",
+                "1",
+            ],
+            "--all-warehouses is for --no-wait runs",
+        ),
         (vec!["check", "tpcc", "--db", &fresh], "does not exist"),
     ] {
         let r = dbsweep(&args);
@@ -567,4 +579,31 @@ fn the_engine_waits_each_terminals_keying_and_think_times() {
             "{threads} connections: {n} transactions, about {want} expected"
         );
     }
+}
+
+#[test]
+fn all_warehouses_spreads_a_terminals_transactions() {
+    let seen = |all: bool| {
+        let w = Tpcc::new(
+            3,
+            DEFAULT_WEIGHTS,
+            None,
+            Dialect::Sqlite,
+            2,
+            OptionValues::default(),
+        )
+        .with_all_warehouses(all);
+        let mut s = w.script();
+        s.user(0);
+        let mut homes = std::collections::BTreeSet::new();
+        for _ in 0..2000 {
+            s.start();
+            homes.insert(s.inputs().w);
+            s.end(true);
+            s.user(0);
+        }
+        homes
+    };
+    assert_eq!(seen(false), [1].into());
+    assert_eq!(seen(true), [1, 2, 3].into());
 }

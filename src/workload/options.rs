@@ -193,6 +193,11 @@ pub const ALL: &[OptionSpec] = &[
         "off",
         "TPC-C: no keying or think time (a saturation run; not a TPC-C result)",
     ),
+    boolean(
+        "all-warehouses",
+        "off",
+        "TPC-C with --no-wait: each transaction on a random warehouse and district, not its terminal's",
+    ),
     float(
         "keying-time-scale",
         "1",

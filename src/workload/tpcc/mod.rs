@@ -51,6 +51,7 @@ pub static WORKLOADS: &[WorkloadInfo] = &[WorkloadInfo {
     options: &[
         "warehouses",
         "no-wait",
+        "all-warehouses",
         "keying-time-scale",
         "think-time-scale",
         "weights",
@@ -96,19 +97,20 @@ fn build(
         }
         None
     } else {
+        if o.bool("all-warehouses") {
+            return Err(usage(
+                "--all-warehouses is for --no-wait runs: with keying and think times each terminal keeps its home warehouse (clause 2.8.1.1); add --no-wait or drop --all-warehouses".into(),
+            ));
+        }
         Some(Waits {
             keying_scale: k,
             think_scale: t,
         })
     };
-    Ok(Box::new(Tpcc::new(
-        w,
-        weights,
-        waits,
-        dialect,
-        rand.seed,
-        o.clone(),
-    )))
+    Ok(Box::new(
+        Tpcc::new(w, weights, waits, dialect, rand.seed, o.clone())
+            .with_all_warehouses(o.bool("all-warehouses")),
+    ))
 }
 
 /// The workload at one scale.
@@ -152,6 +154,15 @@ impl Tpcc {
             seed,
             OptionValues::default(),
         )
+    }
+
+    /// Puts every transaction on a random warehouse and district instead
+    /// of its terminal's (`--all-warehouses`).
+    pub fn with_all_warehouses(mut self, on: bool) -> Tpcc {
+        Arc::get_mut(&mut self.terminals)
+            .expect("no script shares the terminals yet")
+            .all_warehouses = on;
+        self
     }
 
     /// A script to drive by hand (tests of each transaction's rows).

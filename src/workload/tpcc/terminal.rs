@@ -189,6 +189,9 @@ pub struct Terminals {
     pub weights: [u32; 5],
     /// None: `--no-wait`.
     pub waits: Option<Waits>,
+    /// Each transaction on a random warehouse and district instead of
+    /// the terminal's (`--all-warehouses`, a no-wait run's option).
+    pub all_warehouses: bool,
     seed: u64,
     /// The run's C for C_LAST, set from the load's once it is read.
     c_last: AtomicU32,
@@ -206,6 +209,7 @@ impl Terminals {
             warehouses,
             weights,
             waits,
+            all_warehouses: false,
             seed,
             c_last: AtomicU32::new(c.c_last),
             c,

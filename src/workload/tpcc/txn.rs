@@ -38,6 +38,12 @@ impl Script {
         let txn = self.txn;
         let mut x = std::mem::take(&mut self.x);
         let rng = self.rng();
+        // `--all-warehouses`: a home for this transaction only, at random.
+        let (w, home_d) = if shared.all_warehouses {
+            (rng.uniform(1, warehouses), rng.uniform(1, DISTRICTS))
+        } else {
+            (w, home_d)
+        };
         x.w = w;
         x.d = force.district.unwrap_or_else(|| rng.uniform(1, DISTRICTS));
         x.c_w = w;
