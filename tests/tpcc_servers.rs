@@ -274,6 +274,7 @@ fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
         .unwrap_or("");
     assert!(after.contains("12 of 12 conditions hold"), "{}", run.stdout);
     assert!(run.stdout.contains("tpmC: "), "{}", run.stdout);
+    assert!(run.stdout.contains("NOPM: "), "{}", run.stdout);
     let doc = read_json(&json);
     let res = &doc["result"];
     let new_orders = res["transaction_types"][0]["count"].as_u64().unwrap();

@@ -103,6 +103,13 @@ impl Txn {
     }
 }
 
+/// The transaction type of a New-Order that rolls back on its unused
+/// item: a completed New-Order, counted apart from the committed ones.
+pub const ROLLED_BACK_NEW_ORDER: u16 = 5;
+
+/// Its name in the run's types.
+pub const ROLLED_BACK_NAME: &str = "new_order_rollback";
+
 /// The spec's mix as a deck: 45 New-Order, 43 Payment, 4 of each other.
 pub const DEFAULT_WEIGHTS: [u32; 5] = [45, 43, 4, 4, 4];
 
@@ -375,6 +382,12 @@ impl ClientScript for Script {
     }
 
     fn kind(&self) -> Option<u16> {
+        // A New-Order that rolls back is counted apart, after the five
+        // types, so the report can tell committed New-Orders (NOPM) from
+        // all of them (tpmC).
+        if self.txn == Txn::NewOrder && self.x.rollback {
+            return Some(ROLLED_BACK_NEW_ORDER);
+        }
         Some(self.txn.index() as u16)
     }
 
