@@ -106,3 +106,63 @@ pub fn lines(f: &Figures) -> Vec<String> {
     });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Pairs, TransactionType};
+
+    fn run(no_wait: &str, counts: [u64; 6]) -> Run {
+        let mut r = Run::sample();
+        r.workload.name = "tpcc".into();
+        r.workload.options = [("warehouses", "2"), ("no-wait", no_wait)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<Pairs>();
+        r.result.measured_s = 120.0;
+        let total: u64 = counts.iter().sum();
+        let names = [
+            "new_order",
+            "payment",
+            "order_status",
+            "delivery",
+            "stock_level",
+            ROLLED_BACK_NAME,
+        ];
+        r.result.transaction_types = names
+            .iter()
+            .zip(counts)
+            .map(|(n, c)| TransactionType {
+                name: n.to_string(),
+                count: c,
+                failed: 0,
+                per_s: c as f64 / 120.0,
+                share_pct: 100.0 * c as f64 / total as f64,
+                expected_pct: None,
+                latency: None,
+                p90_limit_s: None,
+                p90_exceeded: None,
+                queries: true,
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn tpmc_counts_rollbacks_nopm_does_not() {
+        // Two minutes: 44 + 1 New-Orders a minute, 2 warehouses.
+        let f = figures(&run("off", [88, 86, 8, 8, 8, 2])).unwrap();
+        assert_eq!(f.tpmc, 45.0);
+        assert_eq!(f.nopm, 44.0);
+        let e = f.efficiency_pct.unwrap();
+        assert!((e - 100.0 * 45.0 / 25.72).abs() < 1e-9, "{e}");
+        assert!(f.mix_short().is_empty(), "{:?}", f.mix);
+        // Without waits there is no efficiency; a short Payment share is named.
+        let f = figures(&run("on", [90, 80, 10, 10, 10, 0])).unwrap();
+        assert_eq!(f.efficiency_pct, None);
+        assert_eq!(f.mix_short().len(), 1);
+        assert!(lines(&f)[3].contains("payment 40.00 %"), "{:?}", lines(&f));
+        // Not a TPC-C run: nothing.
+        assert_eq!(figures(&Run::sample()), None);
+    }
+}
