@@ -16,6 +16,11 @@ pub fn doc_section(r: &Run) -> Option<Section> {
     if types.is_empty() {
         return None;
     }
+    let spec = if r.workload.name == "tpcc" {
+        "TPC-C"
+    } else {
+        "TPC-W"
+    };
     let rows = types
         .iter()
         .map(|t| Row {
@@ -24,7 +29,7 @@ pub fn doc_section(r: &Run) -> Option<Section> {
                 .into_iter()
                 .map(|(text, exceeded)| Cell {
                     text,
-                    detail: exceeded.then(|| "above TPC-W's 90th-percentile limit".to_string()),
+                    detail: exceeded.then(|| format!("above {spec}'s 90th-percentile limit")),
                     mark: if exceeded { Mark::Worse } else { Mark::None },
                 })
                 .collect(),
