@@ -42,6 +42,7 @@ fn interact(s: &mut Script, c: &mut dyn Connection, it: Interaction) {
         match op {
             Op::Begin { writes } => c.begin(writes),
             Op::Commit => c.commit(),
+            Op::Rollback => c.rollback(),
             Op::Exec(id, p) => c.execute(id, p),
             Op::Fetch(id, p, f) => c.execute_fetch(id, p, f),
         }

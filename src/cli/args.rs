@@ -53,6 +53,10 @@ Examples:
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10";
 
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  dbsweep check tpcc --db postgres://bench@127.0.0.1/bench";
+
 const CLEANUP_EXAMPLES: &str = "\
 Examples:
   dbsweep cleanup oltp_read_write --db sqlite://bench.db --tables 8";
@@ -83,6 +87,10 @@ pub enum Command {
     /// Drop what `prepare` created.
     #[command(after_help = CLEANUP_EXAMPLES)]
     Cleanup(TargetArgs),
+    /// Check a workload's consistency conditions on its database (TPC-C's
+    /// clause 3.3.2): exit status 1 when one fails.
+    #[command(after_help = CHECK_EXAMPLES)]
+    Check(TargetArgs),
     /// List the built-in workloads with their options and defaults.
     Workloads,
     /// Draw numbers from a distribution and show the access pattern it produces.
@@ -401,6 +409,11 @@ pub struct RunArgs {
     /// the measured window begins once the last one has started.
     #[arg(long, value_name = "R", help_heading = "Pacing")]
     pub ramp_up: Option<f64>,
+    /// After the run, check the workload's consistency conditions (TPC-C's
+    /// clause 3.3.2, as `dbsweep check`): the report says whether they
+    /// hold, and the exit status is 1 if one does not.
+    #[arg(long)]
+    pub check: bool,
     /// Write the full result as JSON to FILE (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
@@ -450,6 +463,7 @@ pub fn command() -> clap::Command {
         .mut_subcommand("prepare", with_workload_options)
         .mut_subcommand("run", with_workload_options)
         .mut_subcommand("cleanup", with_workload_options)
+        .mut_subcommand("check", with_workload_options)
 }
 
 fn with_workload_options(cmd: clap::Command) -> clap::Command {
@@ -489,7 +503,7 @@ where
     if let Some((_, sub)) = matches.subcommand() {
         let given = workload_options(sub);
         match &mut cli.command {
-            Command::Prepare(t) | Command::Cleanup(t) => t.options = given,
+            Command::Prepare(t) | Command::Cleanup(t) | Command::Check(t) => t.options = given,
             Command::Run(r) => r.target.options = given,
             _ => {}
         }

@@ -35,6 +35,7 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
         Command::Prepare(t) => Request::Prepare(target_request(&t)?),
         Command::Run(r) => Request::Run(Box::new(run_request(&r)?)),
         Command::Cleanup(t) => Request::Cleanup(target_request(&t)?),
+        Command::Check(t) => Request::Check(target_request(&t)?),
         Command::Workloads => Request::Workloads,
         Command::Dist(d) => Request::Dist(dist_request(&d)?),
         Command::Server(s) => Request::Server(server_request(s)?),
@@ -209,6 +210,7 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
         json: json_out(a.json.as_deref())?,
         report: a.report.as_deref().map(report_path).transpose()?,
         metrics: metrics(a.metrics, a.metrics_interval)?,
+        check: a.check,
         target,
     })
 }

@@ -4,6 +4,7 @@
 //! match) and returns how the run ended.
 //!
 //! - [`run`]: `prepare`, `run` and `cleanup`, sysbench's three verbs.
+//! - [`check`]: `check`, a workload's consistency conditions (TPC-C's).
 //! - [`study`]: `study`, a whole campaign into a results database.
 //! - [`report`]: `report` and `results`, what a results database holds.
 //! - [`smack`]: `smack` (a `.smack` file's main block) and `gen-data`.
@@ -11,6 +12,7 @@
 //! - [`dist`]: `dist`, what an access pattern looks like.
 //! - [`workloads`]: `workloads`, every workload with its options.
 
+pub mod check;
 pub mod dist;
 pub mod report;
 pub mod run;
@@ -34,6 +36,7 @@ pub enum Request {
     Prepare(run::TargetRequest),
     Run(Box<run::RunRequest>),
     Cleanup(run::TargetRequest),
+    Check(run::TargetRequest),
     Workloads,
     Dist(dist::DistRequest),
     Server(server::ServerRequest),
@@ -61,6 +64,7 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
         Request::Prepare(t) => ok(run::prepare(&t)),
         Request::Run(r) => run::run(*r),
         Request::Cleanup(t) => ok(run::cleanup(&t)),
+        Request::Check(t) => check::check(&t),
         Request::Workloads => ok(workloads::list()),
         Request::Dist(d) => ok(dist::dist(&d)),
         Request::Server(s) => ok(server::server(s)),
@@ -156,4 +160,38 @@ fn status_of<'a>(stops: impl IntoIterator<Item = &'a crate::record::StopReason>)
     } else {
         RunStatus::Ok
     }
+}
+
+/// Prints one line per condition (a broken one with what breaks it),
+/// each after `indent`, and a summary; true when every one holds.
+fn print_conditions(
+    conditions: &[crate::workload::Condition],
+    display: &str,
+    started: std::time::Instant,
+    indent: &str,
+) -> bool {
+    let failed = conditions.iter().filter(|c| !c.holds).count();
+    for c in conditions {
+        if c.holds {
+            println!("{indent}ok    {}", c.name);
+        } else {
+            println!("{indent}FAIL  {} ({} broken)", c.name, c.count);
+            for f in &c.failures {
+                println!("{indent}        {f}");
+            }
+            if c.count > c.failures.len() as u64 {
+                println!(
+                    "{indent}        … and {} more",
+                    c.count - c.failures.len() as u64
+                );
+            }
+        }
+    }
+    println!(
+        "{indent}{} of {} conditions hold on {display} ({:.2}s)",
+        conditions.len() - failed,
+        conditions.len(),
+        started.elapsed().as_secs_f64()
+    );
+    failed == 0
 }

@@ -50,9 +50,11 @@ pub struct RunRequest {
     /// The interval of the machine and server sampling beside the run;
     /// `None`: `--metrics off`.
     pub metrics: Option<Duration>,
+    /// `--check`: the workload's consistency conditions after the run.
+    pub check: bool,
 }
 
-fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
+pub(super) fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
     t.db.clone().ok_or_else(|| {
         UsageError(format!(
             "`dbsweep {verb}` needs --db URL (e.g. --db sqlite://bench.db); \
@@ -61,7 +63,7 @@ fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
     })
 }
 
-fn build(t: &TargetRequest, target: &Target) -> anyhow::Result<Box<dyn Workload>> {
+pub(super) fn build(t: &TargetRequest, target: &Target) -> anyhow::Result<Box<dyn Workload>> {
     workload::build(&t.workload, &t.options, target.dialect(), t.rand)
 }
 
@@ -192,5 +194,19 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         write_atomically(p, html.as_bytes())?;
         eprintln!("Report written to {}", p.display());
     }
-    Ok(status_of([&record.result.stop_reason]))
+    let status = status_of([&record.result.stop_reason]);
+    if req.check {
+        let mut conn = connect_checked(&target)?;
+        let started = Instant::now();
+        println!("Consistency after the run:");
+        match w.consistency(conn.as_mut())? {
+            Some(conditions) => {
+                if !super::print_conditions(&conditions, &target.display, started, "    ") {
+                    return Ok(RunStatus::Aborted);
+                }
+            }
+            None => println!("    {} defines no consistency conditions", w.name()),
+        }
+    }
+    Ok(status)
 }

@@ -47,6 +47,7 @@ pub(super) fn run(
     let mut measured_txns = 0u64;
     let mut on_this_connection = 0u64;
     let mut first = true;
+    let mut pause = None;
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             break;
@@ -66,8 +67,13 @@ pub(super) fn run(
                         break;
                     }
                 }
-                if let (Some(think), false) = (pacing.think_time, first) {
-                    let pause = think.draw(&mut think_rng);
+                // The workload's pause for this user, or the run's think time.
+                let pause = match (pause.take(), first) {
+                    (_, true) => None,
+                    (Some(p), false) => Some(p),
+                    (None, false) => pacing.think_time.map(|t| t.draw(&mut think_rng)),
+                };
+                if let Some(pause) = pause {
                     if !sleep_until(Instant::now() + pause, &shared.stop) {
                         break;
                     }
@@ -138,6 +144,7 @@ pub(super) fn run(
             timing.lag = Some((start - intended).as_nanos() as u64);
         }
         script.end(matches!(end, TxnEnd::Done));
+        pause = script.pause();
         match end {
             TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
             TxnEnd::Done => {
@@ -184,7 +191,7 @@ pub(super) fn run(
             }
         }
         if let (Some(d), Some(t)) = (shared.dispatch.get(), ticket) {
-            d.user_done(t.user, Instant::now());
+            d.user_done(t.user, Instant::now(), pause.take());
         }
         if measured {
             measured_txns += 1;
@@ -296,6 +303,7 @@ fn attempt(
         let (result, kind) = match op {
             Op::Begin { writes } => (conn.begin(writes), shared.begin_kind),
             Op::Commit => (conn.commit(), shared.commit_kind),
+            Op::Rollback => (conn.rollback(), shared.commit_kind),
             Op::Exec(stmt, params) => (conn.execute(stmt, params), stmt_kind[stmt]),
             Op::Fetch(stmt, params, fetch) => {
                 (conn.execute_fetch(stmt, params, fetch), stmt_kind[stmt])

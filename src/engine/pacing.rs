@@ -308,12 +308,13 @@ impl Dispatch {
         }
     }
 
-    /// A user's transaction ended at `now`: it thinks, then queues again.
-    pub fn user_done(&self, user: u32, now: Instant) {
+    /// A user's transaction ended at `now`: it pauses — for `pause` when
+    /// the workload chose it, else for a think time — then queues again.
+    pub fn user_done(&self, user: u32, now: Instant, pause: Option<Duration>) {
         let mut st = self.lock();
         if let Source::Users(u) = &mut st.source {
             let now_ns = now.saturating_duration_since(self.t0).as_nanos() as u64;
-            if u.done(user, now_ns) {
+            if u.done(user, now_ns, pause) {
                 self.leader_cv.notify_one();
             }
         }
@@ -415,7 +416,7 @@ mod tests {
         let b = d.next(None).unwrap();
         assert_ne!(a.user, b.user);
         // User a thinks 200 ms; meanwhile a waiting connection is the leader.
-        d.user_done(a.user, Instant::now());
+        d.user_done(a.user, Instant::now(), None);
         let waiter = {
             let d = d.clone();
             std::thread::spawn(move || d.next(None).unwrap())
@@ -428,7 +429,7 @@ mod tests {
                 u.no_think();
             }
         }
-        d.user_done(b.user, Instant::now());
+        d.user_done(b.user, Instant::now(), None);
         let got = waiter.join().unwrap();
         assert_eq!(got.user, b.user, "the earlier user first");
         assert!(got.intended.elapsed() < Duration::from_millis(100));
@@ -449,7 +450,7 @@ mod tests {
             1,
         ));
         let u = d.next(None).unwrap();
-        d.user_done(u.user, Instant::now());
+        d.user_done(u.user, Instant::now(), None);
         let waiters: Vec<_> = (0..4)
             .map(|_| {
                 let d = d.clone();

@@ -95,7 +95,7 @@ pub fn execute(
     cancel: &AtomicBool,
     on_interval: &mut dyn FnMut(&IntervalSample),
 ) -> anyhow::Result<record::Run> {
-    let cfg = effective(point);
+    let cfg = effective(point)?;
     let point = &Point {
         config: &cfg,
         target: point.target,
@@ -161,20 +161,34 @@ pub fn check_memory(cfg: &RunConfig, instances: &[&dyn Workload]) -> Result<(), 
 }
 
 /// The point's config with what the workload and the pacing imply: the
-/// workload's think time when none is given (DBT-1's users think), and
-/// with a ramp-up a warmup at least as long as starting every user takes,
-/// so the measured window sees them all.
-fn effective(point: &Point<'_>) -> RunConfig {
+/// workload's think time and users when none are given (DBT-1's users
+/// think; TPC-C has ten terminals per warehouse), and with a ramp-up a
+/// warmup at least as long as starting every user takes, so the measured
+/// window sees them all.
+fn effective(point: &Point<'_>) -> anyhow::Result<RunConfig> {
     let mut cfg = point.config.clone();
     if cfg.pacing.think_time.is_none() {
         cfg.pacing.think_time = point.instances[0].default_think_time();
+    }
+    if cfg.pacing.users.is_none() && cfg.pacing.rate.is_none() {
+        if let Some(users) = point.instances[0].default_users() {
+            if users < cfg.threads {
+                return Err(crate::UsageError(format!(
+                    "--threads {} is more than {}'s {users} users: each connection serves at least one (lower --threads, or scale the workload up)",
+                    cfg.threads,
+                    point.instances[0].name()
+                ))
+                .into());
+            }
+            cfg.pacing.users = Some(users);
+        }
     }
     if let Some(rate) = cfg.pacing.ramp_up {
         let users = cfg.pacing.users.unwrap_or(cfg.threads);
         let ramp = Duration::from_secs_f64(users.saturating_sub(1) as f64 / rate);
         cfg.warmup = cfg.warmup.max(ramp);
     }
-    cfg
+    Ok(cfg)
 }
 
 /// Where a target's server processes are when nobody says: SQLite runs

@@ -92,10 +92,15 @@ impl Users {
 
     /// A user's transaction ended at `now_ns`: it thinks, then is due
     /// again. True when it is now the earliest due.
-    pub fn done(&mut self, user: u32, now_ns: u64) -> bool {
-        let pause = self.think.map_or(0, |t| {
-            t.at(self.streams[user as usize].next_f64()).as_nanos() as u64
-        });
+    pub fn done(&mut self, user: u32, now_ns: u64, pause: Option<std::time::Duration>) -> bool {
+        // The workload's own pause (TPC-C's keying and think times for the
+        // type it drew next) stands for the run's think time.
+        let pause = match pause {
+            Some(p) => p.as_nanos() as u64,
+            None => self.think.map_or(0, |t| {
+                t.at(self.streams[user as usize].next_f64()).as_nanos() as u64
+            }),
+        };
         let wake = now_ns.saturating_add(pause);
         let earlier = self.due().is_none_or(|t| wake < t);
         self.heap.push(Reverse(Entry::new(wake, user)));
@@ -214,7 +219,7 @@ mod tests {
         let all: Vec<u32> = (0..1000).map(|_| u.pop().unwrap()).collect();
         assert_eq!(all, (0..1000).collect::<Vec<_>>(), "in user order at 0");
         for user in all {
-            u.done(user, 5);
+            u.done(user, 5, None);
         }
         assert_eq!(u.bytes(), 1000 * BYTES_PER_USER);
     }
@@ -230,9 +235,9 @@ mod tests {
         assert_eq!(u.due(), None, "all in transactions");
         // Wake times beyond 2^32 ns (4.3 s) keep their order.
         let late = 10 * 1_000_000_000;
-        assert!(u.done(3, late));
-        assert!(u.done(1, 5_000_000_000));
-        assert!(!u.done(2, late));
+        assert!(u.done(3, late, None));
+        assert!(u.done(1, 5_000_000_000, None));
+        assert!(!u.done(2, late, None));
         assert_eq!(u.pop(), Some(1));
         assert_eq!(u.due(), Some(late));
         assert_eq!(u.pop(), Some(2), "ties by user");
@@ -246,7 +251,7 @@ mod tests {
         let mut b = Users::new(3, Some(think), None, 9);
         let wake = |u: &mut Users, user: u32| {
             while u.pop().is_some() {}
-            u.done(user, 0);
+            u.done(user, 0, None);
             u.due().unwrap()
         };
         let (a1, b1) = (wake(&mut a, 1), wake(&mut b, 1));

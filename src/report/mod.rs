@@ -39,6 +39,7 @@ pub mod smack;
 pub mod study;
 pub mod table_text;
 pub mod text;
+pub mod tpcc;
 pub mod types;
 
 use crate::record::Run;

@@ -11,8 +11,9 @@
 //!   event-driven one, and the engine times each operation itself.
 //!
 //! Families live in their own folders: [`sysbench`] (sysbench 1.0.20's OLTP
-//! scripts), [`smack`] (Super Smack's, with seed 000's built-ins) and
-//! [`dbt1`] (DBT-1's online bookstore, with emulated users). They
+//! scripts), [`smack`] (Super Smack's, with seed 000's built-ins),
+//! [`dbt1`] (DBT-1's online bookstore, with emulated users) and [`tpcc`]
+//! (TPC-C, with terminals that key and think). They
 //! load their data with the shared parallel [`loader`]. The [`registry`]
 //! lists every built-in workload with its options.
 
@@ -21,6 +22,7 @@ pub mod loader;
 pub mod options;
 pub mod smack;
 pub mod sysbench;
+pub mod tpcc;
 
 use std::borrow::Cow;
 
@@ -47,6 +49,10 @@ pub enum Op<'a> {
         writes: bool,
     },
     Commit,
+    /// End the transaction undoing it, as the workload means to (TPC-C's
+    /// New-Order on an unused item): the transaction completed all the
+    /// same, and its time counts with the commits'.
+    Rollback,
     Exec(StmtId, &'a [Value]),
     /// Execute, keeping the values the [`Fetch`] asks for: the script
     /// reads them at its next [`ClientScript::next`] (for workloads whose
@@ -95,6 +101,26 @@ pub trait ClientScript: Send {
     /// state per user hands it back here, before the user can be queued
     /// again (possibly on another connection).
     fn end(&mut self, _done: bool) {}
+
+    /// The pause before this user's next transaction, when the workload
+    /// chooses it: asked once after each `end`. TPC-C's terminals choose
+    /// their next transaction type at `end` and pause for the think time
+    /// of the one done and the keying time of the next. None (every other
+    /// workload) leaves the pause to the run's `--think-time`.
+    fn pause(&mut self) -> Option<std::time::Duration> {
+        None
+    }
+}
+
+/// One consistency condition of a workload's data, as checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    pub name: String,
+    pub holds: bool,
+    /// How many warehouses, districts or rows break it.
+    pub count: u64,
+    /// The first that break it, with their numbers.
+    pub failures: Vec<String>,
 }
 
 /// Opens a new connection to the workload's target.
@@ -171,6 +197,18 @@ pub trait Workload: Send + Sync {
     fn default_think_time(&self) -> Option<crate::rand::pacing::ThinkTime> {
         None
     }
+
+    /// The users a run of this workload has when none are given (TPC-C:
+    /// ten terminals per warehouse).
+    fn default_users(&self) -> Option<usize> {
+        None
+    }
+
+    /// Checks the data's consistency conditions (`dbsweep check`); None
+    /// for a workload that defines none.
+    fn consistency(&self, _conn: &mut dyn Connection) -> anyhow::Result<Option<Vec<Condition>>> {
+        Ok(None)
+    }
 }
 
 /// Builds a workload from its name, its resolved options, the target's
@@ -198,6 +236,7 @@ pub fn registry() -> &'static [WorkloadInfo] {
             sysbench::WORKLOADS,
             smack::builtin::WORKLOADS,
             dbt1::WORKLOADS,
+            tpcc::WORKLOADS,
         ]
         .into_iter()
         .flatten()

@@ -183,6 +183,36 @@ pub const ALL: &[OptionSpec] = &[
         "shopping",
         "DBT-1: browsing, shopping, ordering (TPC-W's matrices) or ordering-dbt1 (DBT-1's, 56/44)",
     ),
+    int(
+        "warehouses",
+        "1",
+        "TPC-C: warehouses of the scale, 10 terminals each (the run's users)",
+    ),
+    boolean(
+        "no-wait",
+        "off",
+        "TPC-C: no keying or think time (a saturation run; not a TPC-C result)",
+    ),
+    boolean(
+        "all-warehouses",
+        "off",
+        "TPC-C with --no-wait: each transaction on a random warehouse and district, not its terminal's",
+    ),
+    float(
+        "keying-time-scale",
+        "1",
+        "TPC-C: factor on the spec's keying times (18 s New-Order, 3 s Payment, 2 s the others)",
+    ),
+    float(
+        "think-time-scale",
+        "1",
+        "TPC-C: factor on the spec's mean think times (12, 12, 10, 5, 5 s)",
+    ),
+    string(
+        "weights",
+        "45,43,4,4,4",
+        "TPC-C: cards of each type in a terminal's deck: New-Order,Payment,Order-Status,Delivery,Stock-Level",
+    ),
     float(
         "scale",
         "1",

@@ -95,6 +95,7 @@ pub fn run_txn(script: &mut dyn ClientScript, conn: &mut dyn Connection) -> Coun
         let out: Outcome = match op {
             Op::Begin { writes } => conn.begin(writes),
             Op::Commit => conn.commit(),
+            Op::Rollback => conn.rollback(),
             Op::Exec(id, params) => conn.execute(id, params),
             Op::Fetch(id, params, fetch) => conn.execute_fetch(id, params, fetch),
         }
