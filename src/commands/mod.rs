@@ -12,6 +12,7 @@
 //! - [`workloads`]: `workloads`, every workload with its options.
 
 pub mod dist;
+pub mod merge;
 pub mod report;
 pub mod run;
 pub mod server;
@@ -34,6 +35,7 @@ pub enum Request {
     Prepare(run::TargetRequest),
     Run(Box<run::RunRequest>),
     Cleanup(run::TargetRequest),
+    Merge(merge::MergeRequest),
     Workloads,
     Dist(dist::DistRequest),
     Server(server::ServerRequest),
@@ -61,6 +63,7 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
         Request::Prepare(t) => ok(run::prepare(&t)),
         Request::Run(r) => run::run(*r),
         Request::Cleanup(t) => ok(run::cleanup(&t)),
+        Request::Merge(m) => merge::merge(&m),
         Request::Workloads => ok(workloads::list()),
         Request::Dist(d) => ok(dist::dist(&d)),
         Request::Server(s) => ok(server::server(s)),

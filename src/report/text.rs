@@ -155,7 +155,7 @@ pub struct Text;
 
 impl Exporter for Text {
     fn render(&self, r: &Run) -> anyhow::Result<Vec<u8>> {
-        Ok(summary(r).into_bytes())
+        Ok((summary(r) + &super::shards::text(r)).into_bytes())
     }
 }
 
