@@ -49,12 +49,19 @@ fn rows(r: &Run, s: &Shards) -> (Vec<String>, Vec<(String, Vec<String>)>) {
     (columns, rows)
 }
 
-/// What the table is, in one sentence.
+/// What the table is, in one sentence; and a warning when the shards did
+/// not run together, since the rates are then over a longer span than any
+/// of them measured.
 fn caption(r: &Run, s: &Shards) -> String {
+    let apart = if s.common_s < 0.9 * r.result.measured_s {
+        " WARNING: the shards did not run together; the merged rates are over the whole span."
+    } else {
+        ""
+    };
     format!(
         "Merged from {} shards: counts and histograms summed, percentiles read from the sum. \
          The shards' windows have {:.3} s in common of the {:.3} s measured; they started within {:.1} ms \
-         by their own clocks (clock offsets are known only when a coordinator measured them).",
+         by their own clocks (clock offsets are known only when a coordinator measured them).{apart}",
         s.rows.len(),
         s.common_s,
         r.result.measured_s,
@@ -76,7 +83,7 @@ pub fn text(r: &Run) -> String {
     }
     let label = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
     let mut out = String::new();
-    let _ = writeln!(out, "Shards:\n    {}", caption(r, s));
+    let _ = writeln!(out, "\nShards:\n    {}", caption(r, s));
     let mut line = format!("    {:<label$}", "");
     for (c, w) in columns.iter().zip(&widths) {
         let _ = write!(line, "  {c:>w$}");
