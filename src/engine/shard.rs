@@ -127,6 +127,26 @@ mod tests {
     }
 
     #[test]
+    fn a_shard_takes_its_share_of_the_pacing() {
+        use crate::rand::pacing::Arrival;
+        let p = Pacing {
+            rate: Some((900.0, Arrival::Poisson)),
+            users: Some(100),
+            ramp_up: Some(30.0),
+            ..Pacing::default()
+        };
+        let users: Vec<usize> = (0..3)
+            .map(|i| {
+                let mine = Shard::new(i, 3).unwrap().pacing(&p);
+                assert_eq!(mine.rate, Some((300.0, Arrival::Poisson)));
+                assert_eq!(mine.ramp_up, Some(10.0));
+                mine.users.unwrap()
+            })
+            .collect();
+        assert_eq!(users, [33, 33, 34]);
+    }
+
+    #[test]
     fn refuses_more_shards_than_clients() {
         let e = Shard::new(0, 4).unwrap().check(3, None).unwrap_err();
         assert!(e.contains("--threads at least 4"), "{e}");
