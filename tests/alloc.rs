@@ -42,6 +42,7 @@ fn allocations(name: &str, events: u64) -> u64 {
         reconnect_every: None,
         timeout: None,
         pacing: Default::default(),
+        shard: None,
     };
     let before = util::alloc::process_allocations();
     let r = engine::run(

@@ -199,6 +199,7 @@ fn shares(mix: Mix, events: u64) -> BTreeMap<&'static str, (f64, f64)> {
             think_time: Some(ThinkTime::Fixed(Duration::ZERO)),
             ..Pacing::default()
         },
+        shard: None,
     };
     let res = engine::run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
     let total: u64 = res.types.iter().map(|t| t.latency.count()).sum();

@@ -746,6 +746,7 @@ fn sysbench_oltp_read_write_through_the_engine_in_both_protocols() {
             reconnect_every: None,
             timeout: None,
             pacing: Default::default(),
+            shard: None,
         };
         let r = engine::run(
             w.as_ref(),

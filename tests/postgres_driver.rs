@@ -836,6 +836,7 @@ fn sysbench_oltp_read_write_runs_through_the_engine_in_both_modes() {
             reconnect_every: None,
             timeout: None,
             pacing: Default::default(),
+            shard: None,
         };
         let connect = connector(s.target("oltp", mode));
         let r = engine::run(

@@ -52,7 +52,7 @@ fn run_doc(tps: f64, p95_us: f64, deadlocks: u64, stop: &str) -> Value {
         "intervals": intervals
     });
     json!({
-        "schema": "dbsweep-run/2",
+        "schema": "dbsweep-run/3",
         "tool": {"name": "dbsweep", "version": "0.1.0"},
         "started_unix_s": 1_700_000_000u64,
         "workload": {"name": "oltp_read_write", "options": {"table-size": "1000", "tables": "1"}},

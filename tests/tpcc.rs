@@ -328,6 +328,7 @@ fn the_mix_over_a_million_transactions_meets_the_minimums() {
         seed: 3,
         reconnect_every: None,
         timeout: None,
+        shard: None,
         pacing: Pacing {
             users: Some(20),
             ..Pacing::default()
@@ -569,6 +570,7 @@ fn paced_run(threads: usize, secs: u64) -> u64 {
         seed: 5,
         reconnect_every: None,
         timeout: None,
+        shard: None,
         pacing: Pacing {
             users: Some(10),
             ..Pacing::default()

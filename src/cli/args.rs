@@ -51,7 +51,13 @@ Examples:
   dbsweep run oltp_point_select --threads 8 --time 60 --warmup 10 --report-interval 1
   dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
-  dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10";
+  dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10
+  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json";
+
+const MERGE_EXAMPLES: &str = "\
+Examples:
+  dbsweep merge s0.json s1.json s2.json                 # the shards of one --shard I/3 run
+  dbsweep merge shards/*.json --json run.json --report run.html";
 
 const CHECK_EXAMPLES: &str = "\
 Examples:
@@ -91,6 +97,10 @@ pub enum Command {
     /// clause 3.3.2): exit status 1 when one fails.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(TargetArgs),
+    /// Add the records of a run's shards (`run --shard I/N --json`) into
+    /// the record of the whole run, and report it with a per-shard table.
+    #[command(after_help = MERGE_EXAMPLES)]
+    Merge(MergeArgs),
     /// List the built-in workloads with their options and defaults.
     Workloads,
     /// Draw numbers from a distribution and show the access pattern it produces.
@@ -429,6 +439,26 @@ pub struct RunArgs {
     /// Seconds between the samples of --metrics.
     #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
     pub metrics_interval: f64,
+    /// Run shard I of N (0-based) of a run split across machines: this
+    /// process's share of --threads, --users, --events and --rate, with
+    /// random streams derived from --rand-seed (give the same one to every
+    /// shard) and I; only shard 0 checks the data. Add the shards' --json
+    /// records with `dbsweep merge`.
+    #[arg(long, value_name = "I/N", value_parser = values::shard)]
+    pub shard: Option<crate::engine::Shard>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The records of every shard of one run (`run --shard I/N --json FILE`).
+    #[arg(required = true, value_name = "RUN.json")]
+    pub files: Vec<std::path::PathBuf>,
+    /// Write the merged record as JSON to FILE (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+    /// Write a self-contained HTML report of the merged run to FILE.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::commands::dist::DistRequest;
+use crate::commands::merge::MergeRequest;
 use crate::commands::report::{Format, ReportRequest, ResultsRequest};
 use crate::commands::run::{RunRequest, TargetRequest};
 use crate::commands::server::{ServerRequest, SERVERS_DIR};
@@ -36,6 +37,11 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
         Command::Run(r) => Request::Run(Box::new(run_request(&r)?)),
         Command::Cleanup(t) => Request::Cleanup(target_request(&t)?),
         Command::Check(t) => Request::Check(target_request(&t)?),
+        Command::Merge(m) => Request::Merge(MergeRequest {
+            json: json_out(m.json.as_deref())?,
+            report: m.report.as_deref().map(report_path).transpose()?,
+            files: m.files,
+        }),
         Command::Workloads => Request::Workloads,
         Command::Dist(d) => Request::Dist(dist_request(&d)?),
         Command::Server(s) => Request::Server(server_request(s)?),
@@ -265,6 +271,21 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         )));
     }
     pacing.check(a.target.threads).map_err(UsageError)?;
+    if let Some(s) = a.shard {
+        s.check(a.target.threads, a.users).map_err(UsageError)?;
+        if a.target.db.is_none() {
+            return Err(UsageError(format!(
+                "--shard {}/{} needs --db URL: every shard runs against the same database, which shard 0's machine cannot prepare for the others as a temporary file",
+                s.index, s.count
+            )));
+        }
+        if a.target.rand.rand_seed == 0 {
+            return Err(UsageError(format!(
+                "--shard {}/{} needs --rand-seed N, the same on every shard: their random streams derive from it, so the merged run is reproducible",
+                s.index, s.count
+            )));
+        }
+    }
     let cfg = RunConfig {
         threads: a.target.threads,
         time,
@@ -280,6 +301,7 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         reconnect_every: (a.reconnect > 0).then_some(a.reconnect),
         timeout: None,
         pacing,
+        shard: a.shard,
     };
     Ok((cfg, open))
 }

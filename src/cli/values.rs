@@ -99,6 +99,19 @@ pub fn duration_with_unit(s: &str) -> Result<std::time::Duration, String> {
     crate::util::duration::parse(s)
 }
 
+/// `--shard I/N`: shard I (0-based) of N.
+pub fn shard(s: &str) -> Result<crate::engine::Shard, String> {
+    let bad = || {
+        format!(
+            "invalid shard '{s}': expected I/N with 0 <= I < N, e.g. 0/3 for the first of three"
+        )
+    };
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let i: usize = i.trim().parse().map_err(|_| bad())?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    crate::engine::Shard::new(i, n).ok_or_else(bad)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

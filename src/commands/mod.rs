@@ -14,6 +14,7 @@
 
 pub mod check;
 pub mod dist;
+pub mod merge;
 pub mod report;
 pub mod run;
 pub mod server;
@@ -37,6 +38,7 @@ pub enum Request {
     Run(Box<run::RunRequest>),
     Cleanup(run::TargetRequest),
     Check(run::TargetRequest),
+    Merge(merge::MergeRequest),
     Workloads,
     Dist(dist::DistRequest),
     Server(server::ServerRequest),
@@ -65,6 +67,7 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
         Request::Run(r) => run::run(*r),
         Request::Cleanup(t) => ok(run::cleanup(&t)),
         Request::Check(t) => check::check(&t),
+        Request::Merge(m) => merge::merge(&m),
         Request::Workloads => ok(workloads::list()),
         Request::Dist(d) => ok(dist::dist(&d)),
         Request::Server(s) => ok(server::server(s)),

@@ -147,7 +147,11 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         let connect = || driver::connect(&target);
         w.prepare(&connect, t.threads.max(1), &Bar::new())?;
     }
-    w.check_prepared(probe.as_mut())?;
+    // One shard checks the data for all: the others would only repeat
+    // its queries against the same database while it warms up.
+    if cfg.shard.is_none_or(|s| s.index == 0) {
+        w.check_prepared(probe.as_mut())?;
+    }
     let info = probe.server_info().unwrap_or_default();
     drop(probe);
 

@@ -18,6 +18,7 @@ use super::recorder::{Timing, TxnBuffer};
 use super::{Shared, DONE, IDLE, IN_TXN, RECONNECTING};
 use crate::driver::ErrorSet;
 use crate::rand::Rng;
+use crate::util::clock;
 
 /// How one transaction ended.
 enum TxnEnd {
@@ -38,11 +39,16 @@ pub(super) fn run(
     shared: &Shared,
 ) {
     let timeline = shared.timeline.get().expect("timeline set before release");
-    let stmt_kind = shared.stmt_kind[id / shared.per_instance].as_slice();
-    let retry_also = shared.retry_also[id / shared.per_instance];
+    // `id` numbers this process's clients (slots, shards of the recorder);
+    // `g` is the client's number in the whole run, which decides its
+    // instance, its streams and its user, so a shard's client behaves as
+    // it would in one process.
+    let g = shared.first_client + id;
+    let stmt_kind = shared.stmt_kind[g / shared.per_instance].as_slice();
+    let retry_also = shared.retry_also[g / shared.per_instance];
     let pacing = &shared.pacing;
     // A closed loop's think times come from a stream of the client's own.
-    let mut think_rng = Rng::for_client(shared.seed ^ 0x7468_696e_6b74_696d, id as u64);
+    let mut think_rng = Rng::for_client(shared.seed ^ 0x7468_696e_6b74_696d, g as u64);
     let mut buf = TxnBuffer::default();
     let mut measured_txns = 0u64;
     let mut on_this_connection = 0u64;
@@ -62,7 +68,7 @@ pub(super) fn run(
                 if let (Some(rate), true) = (pacing.ramp_up, first) {
                     // Users start one after another, `rate` per second.
                     let at = timeline.t0
-                        + Duration::from_secs_f64((id % shared.per_instance) as f64 / rate);
+                        + Duration::from_secs_f64((g % shared.per_instance) as f64 / rate);
                     if !sleep_until(at, &shared.stop) {
                         break;
                     }
@@ -82,7 +88,7 @@ pub(super) fn run(
             }
         };
         first = false;
-        let start = Instant::now();
+        let start = clock::now();
         let intended = ticket.map_or(start, |t| t.intended);
         let measured = intended >= timeline.measure_start;
         buf.clear();
@@ -129,7 +135,7 @@ pub(super) fn run(
             }
         }
         shared.slots[id].state.store(IN_TXN, Ordering::Release);
-        script.user(ticket.map_or((id % shared.per_instance) as u32, |t| t.user));
+        script.user(ticket.map_or((g % shared.per_instance) as u32, |t| t.user));
         let end = transaction(
             conn.as_mut(),
             script.as_mut(),
@@ -138,7 +144,7 @@ pub(super) fn run(
             retry_also,
             &mut buf,
         );
-        let finished = Instant::now();
+        let finished = clock::now();
         let mut timing = Timing::default();
         if ticket.is_some() {
             timing.lag = Some((start - intended).as_nanos() as u64);
@@ -184,7 +190,7 @@ pub(super) fn run(
                 shared.recorder.flush(id, &buf, timing, measured);
                 let mut f = shared.fatal.lock().unwrap_or_else(|p| p.into_inner());
                 if f.is_none() {
-                    *f = Some(format!("client {id}: {e}"));
+                    *f = Some(format!("client {g}: {e}"));
                 }
                 shared.stop.store(true, Ordering::Relaxed);
                 break;
@@ -271,7 +277,7 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
         {
             return None;
         }
-        let sql = &shared.sql[id / shared.per_instance];
+        let sql = &shared.sql[(shared.first_client + id) / shared.per_instance];
         let attempt = (shared.connect)().and_then(|mut c| c.prepare_all(sql).map(|_| c));
         match attempt {
             Ok(c) => {
@@ -299,7 +305,7 @@ fn attempt(
     buf: &mut TxnBuffer,
 ) -> Result<(), DbError> {
     while let Some(op) = script.next() {
-        let t = Instant::now();
+        let t = clock::now();
         let (result, kind) = match op {
             Op::Begin { writes } => (conn.begin(writes), shared.begin_kind),
             Op::Commit => (conn.commit(), shared.commit_kind),
@@ -309,7 +315,7 @@ fn attempt(
                 (conn.execute_fetch(stmt, params, fetch), stmt_kind[stmt])
             }
         };
-        let ns = t.elapsed().as_nanos() as u64;
+        let ns = (clock::now() - t).as_nanos() as u64;
         let outcome = result?;
         buf.counters.count_query(outcome.class());
         buf.statements.push((kind, ns));

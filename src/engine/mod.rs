@@ -18,10 +18,13 @@
 
 mod client;
 mod connect;
+pub mod derive;
+pub mod merge;
 pub mod pacing;
 pub mod point;
 pub mod recorder;
 mod result;
+pub mod shard;
 pub mod users;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -80,6 +83,9 @@ pub struct RunConfig {
     /// Closed loop (the default), open loop at a rate, or users on a pool
     /// of connections; think time and the latency limit.
     pub pacing: Pacing,
+    /// Run only this shard of the clients, users, events and rate
+    /// (`--shard I/N`); None: the whole run.
+    pub shard: Option<Shard>,
 }
 
 pub use crate::record::StopReason;
@@ -87,6 +93,7 @@ use connect::connect_all;
 pub use pacing::Pacing;
 use result::sample;
 pub use result::{ConnectStats, IntervalSample, PacedSample, RunResult, TypeResult};
+pub use shard::Shard;
 
 /// One client's state and counters, as the coordinator reads them.
 #[repr(align(128))]
@@ -149,6 +156,8 @@ struct Shared {
     sql: Vec<Vec<String>>,
     /// Clients per instance: client `i` belongs to instance `i / per_instance`.
     per_instance: usize,
+    /// The run-wide number of this process's client 0 (a shard's first).
+    first_client: usize,
     reconnect_every: Option<u64>,
     /// Per client: how to interrupt its current connection at the deadline.
     interrupters: Vec<Mutex<Option<Box<dyn Interrupter>>>>,
@@ -189,7 +198,20 @@ pub fn run_instances(
     let started = Instant::now();
     let hard_end = cfg.timeout.map(|t| started + t);
     let per_instance = cfg.threads.max(1);
-    let threads = per_instance * instances.len();
+    // A shard runs its part of the run's clients under their run-wide
+    // numbers, its share of the events and the pacing (shard.rs).
+    let all = 0..per_instance * instances.len();
+    let clients = cfg.shard.map_or(all.clone(), |s| s.range(all.end));
+    let threads = clients.len();
+    let pacing = match cfg.shard {
+        Some(s) => s.pacing(&cfg.pacing),
+        None => cfg.pacing.clone(),
+    };
+    let events = match cfg.shard {
+        Some(s) => cfg.events.map(|e| s.share(e)),
+        None => cfg.events,
+    };
+    let stream_seed = cfg.shard.map_or(cfg.seed, |s| s.stream_seed(cfg.seed));
     let mut kinds: Vec<String> = Vec::new();
     let mut kind_of = |name: &str| -> u16 {
         match kinds.iter().position(|k| k == name) {
@@ -214,8 +236,9 @@ pub fn run_instances(
         .iter()
         .map(|w| w.statements().iter().map(|s| s.sql.clone()).collect())
         .collect();
-    let client_sql: Vec<&[String]> = (0..threads)
-        .map(|i| sql[i / per_instance].as_slice())
+    let client_sql: Vec<&[String]> = clients
+        .clone()
+        .map(|g| sql[g / per_instance].as_slice())
         .collect();
 
     let connect_start = Instant::now();
@@ -232,7 +255,7 @@ pub fn run_instances(
         stop: AtomicBool::new(false),
         abandon: AtomicBool::new(false),
         tickets: AtomicU64::new(0),
-        events: cfg.events,
+        events,
         rounds: cfg.rounds,
         max_retries: cfg.max_retries,
         ignore: cfg.ignore_errors,
@@ -263,26 +286,28 @@ pub fn run_instances(
         connect,
         sql,
         per_instance,
+        first_client: clients.start,
         reconnect_every: cfg.reconnect_every,
         interrupters,
-        pacing: cfg.pacing.clone(),
+        pacing: pacing.clone(),
         dispatch: OnceLock::new(),
-        skip_after: cfg.pacing.skip_after(),
+        skip_after: pacing.skip_after(),
         seed: cfg.seed,
     });
 
     let gate = Arc::new(Barrier::new(threads + 1));
     let mut handles = Vec::with_capacity(threads);
     for (id, conn) in conns.into_iter().enumerate() {
-        let script = instances[id / per_instance].client(
-            id % per_instance,
+        let g = clients.start + id;
+        let script = instances[g / per_instance].client(
+            g % per_instance,
             per_instance,
-            Rng::for_client(cfg.seed, id as u64),
+            Rng::for_client(cfg.seed, g as u64),
         );
         let shared = shared.clone();
         let gate = gate.clone();
         let h = std::thread::Builder::new()
-            .name(format!("client-{id}"))
+            .name(format!("client-{g}"))
             .stack_size(512 * 1024)
             .spawn(move || {
                 gate.wait();
@@ -296,20 +321,20 @@ pub fn run_instances(
     // the clients are released: a hundred million users take seconds to
     // build, and a window that spent them would report the client's set-up
     // as the server's throughput.
-    let queued = cfg.pacing.queued(threads);
+    let queued = pacing.queued(threads);
     let setup_start = Instant::now();
-    let users = cfg.pacing.users.unwrap_or(threads);
+    let users = pacing.users.unwrap_or(threads);
     for w in instances {
         w.users(users);
     }
-    let source = if let Some((rate, arrival)) = cfg.pacing.rate {
-        Some(pacing::Source::rate(rate, arrival, cfg.seed))
+    let source = if let Some((rate, arrival)) = pacing.rate {
+        Some(pacing::Source::rate(rate, arrival, stream_seed))
     } else if queued {
         Some(pacing::Source::users(
             users,
-            cfg.pacing.think_time,
-            cfg.pacing.ramp_up,
-            cfg.seed,
+            pacing.think_time,
+            pacing.ramp_up,
+            stream_seed,
         ))
     } else {
         None
@@ -317,6 +342,9 @@ pub fn run_instances(
     let setup = setup_start.elapsed();
 
     let t0 = Instant::now();
+    let released_unix_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64);
     let measure_start = t0 + cfg.warmup;
     let end = cfg.time.map(|t| measure_start + t);
     let _ = shared.timeline.set(Timeline {
@@ -494,7 +522,7 @@ pub fn run_instances(
         StopReason::Timeout
     } else if cfg.rounds.is_some() && end.is_none_or(|e| finished_at < e) {
         StopReason::Rounds
-    } else if cfg.events.is_some() && end.is_none_or(|e| finished_at < e) {
+    } else if events.is_some() && end.is_none_or(|e| finished_at < e) {
         StopReason::Events
     } else {
         StopReason::Time
@@ -526,6 +554,7 @@ pub fn run_instances(
         setup: queued.then_some(setup),
         fatal,
         server,
+        released_unix_us,
     })
 }
 
@@ -554,5 +583,7 @@ fn abandon(shared: &Shared) -> u64 {
 
 #[cfg(test)]
 mod pacing_tests;
+#[cfg(test)]
+mod shard_tests;
 #[cfg(test)]
 mod tests;

@@ -20,7 +20,7 @@ use crate::metrics::sampler::{self, Sampler};
 use crate::rand::RandConfig;
 use crate::record::{self, ErrorKindName, OrderedMap};
 use crate::stats::fairness::fairness;
-use crate::stats::summary::{summarize, LatencySummary};
+use crate::stats::histogram::Histogram;
 use crate::workload::Workload;
 
 /// What to run: a resolved point.
@@ -201,17 +201,20 @@ pub fn default_server_ref(target: &Target) -> ServerRef {
     }
 }
 
-/// The record of `result`, measured for `point` from `started_unix_s` on.
+/// The record of `result`, measured for `point` from `started_unix_s` on:
+/// the measured parts copied, every other figure derived from them
+/// (`derive`), as a merge of shards derives them.
 pub fn record(point: &Point<'_>, result: &RunResult, started_unix_s: u64) -> record::Run {
     let cfg = point.config;
     let rand = &point.rand;
-    record::Run {
+    let mut run = record::Run {
         schema: record::SCHEMA_ID.to_string(),
         tool: record::Tool {
             name: "dbsweep".into(),
             version: env!("CARGO_PKG_VERSION").into(),
         },
         started_unix_s,
+        released_unix_us: Some(result.released_unix_us),
         workload: point.workload.clone(),
         target: record::TargetInfo {
             url: point.target.display.clone(),
@@ -246,10 +249,18 @@ pub fn record(point: &Point<'_>, result: &RunResult, started_unix_s: u64) -> rec
             grace_s: cfg.grace.as_secs_f64(),
             timeout_s: cfg.timeout.map(|t| t.as_secs_f64()),
             pacing: pacing_settings(&cfg.pacing),
+            percentiles: point.percentiles.to_vec(),
+            shard: cfg.shard.map(|s| record::ShardOf {
+                index: s.index as u64,
+                count: s.count as u64,
+                threads: (cfg.threads * point.instances.len()) as u64,
+            }),
         },
         machine: crate::metrics::machine::describe(),
-        result: outcome(result, &cfg.pacing, point.percentiles),
-    }
+        result: outcome(result, &cfg.pacing),
+    };
+    super::derive::derive(&mut run).expect("the engine's own histograms are consistent");
+    run
 }
 
 /// The record's pacing settings; None for a plain closed loop.
@@ -269,88 +280,66 @@ fn pacing_settings(p: &super::Pacing) -> Option<record::PacingSettings> {
     })
 }
 
-/// What the pacing measured; None for a plain closed loop.
-fn pacing_outcome(
-    res: &RunResult,
-    p: &super::Pacing,
-    percentiles: &[f64],
-    per_s: &dyn Fn(u64) -> f64,
-) -> Option<record::PacingOutcome> {
+/// What the pacing measured (its counts; `derive` adds the rates and
+/// summaries); None for a plain closed loop.
+fn pacing_outcome(res: &RunResult, p: &super::Pacing) -> Option<record::PacingOutcome> {
     if p.is_closed_loop() {
         return None;
     }
     let c = &res.counters;
     let queued = res.offered.is_some();
-    let summary = |h: &Option<crate::stats::histogram::Histogram>| {
-        h.as_ref()
-            .and_then(|h| summarize(h, percentiles))
-            .map(|s| latency(&s))
-    };
     Some(record::PacingOutcome {
         offered: res.offered,
-        offered_per_s: res.offered.map(per_s),
-        achieved_per_s: per_s(c.transactions),
+        offered_per_s: None,
+        achieved_per_s: 0.0,
         late: p.latency_limit.map(|_| c.late),
         skipped: p.skip_after().map(|_| c.skipped),
         unstarted: queued.then_some(c.unstarted),
-        service: summary(&res.service),
-        lag: summary(&res.lag),
+        service: None,
+        lag: None,
         setup_s: res.setup.map(|d| d.as_secs_f64()),
     })
 }
 
-/// What the run measured, with every derived figure.
-fn outcome(res: &RunResult, pacing: &super::Pacing, percentiles: &[f64]) -> record::Outcome {
+/// What the run measured: counters, windows and histograms; the derived
+/// figures are left for `derive`.
+fn outcome(res: &RunResult, pacing: &super::Pacing) -> record::Outcome {
     let c = &res.counters;
-    let seconds = res.measured.as_secs_f64();
-    let per_s = |n: u64| {
-        if seconds > 0.0 {
-            n as f64 / seconds
-        } else {
-            0.0
-        }
-    };
     // The error that aborted the run is counted, but it did not pass by.
     let fatal_errors = u64::from(res.fatal.is_some());
     let ignored_errors = c.total_errors() - fatal_errors.min(c.total_errors());
-    let cpu_s = res.cpu.total().as_secs_f64();
-    let cpu_per = |n: u64| (n > 0).then(|| cpu_s * 1e6 / n as f64);
-    let statements = res
-        .statement_kinds
-        .iter()
-        .zip(&res.stmt_latency)
-        .filter_map(|(k, h)| {
-            summarize(h, percentiles).map(|s| record::StatementLatency {
-                kind: k.clone(),
-                latency: latency(&s),
-            })
-        })
-        .collect();
-    let histograms = record::Histograms {
-        transaction: record::Histogram::from(&res.txn_latency),
-        statements: res
-            .statement_kinds
+    let named = |kinds: &[String], hs: &[Histogram]| -> OrderedMap<record::Histogram> {
+        kinds
             .iter()
-            .zip(&res.stmt_latency)
+            .zip(hs)
             .filter(|(_, h)| !h.is_empty())
             .map(|(k, h)| (k.clone(), record::Histogram::from(h)))
-            .collect::<OrderedMap<_>>(),
+            .collect()
+    };
+    let histograms = record::Histograms {
+        transaction: record::Histogram::from(&res.txn_latency),
+        statements: named(&res.statement_kinds, &res.stmt_latency),
         service: res.service.as_ref().map(record::Histogram::from),
         lag: res.lag.as_ref().map(record::Histogram::from),
+        types: res
+            .types
+            .iter()
+            .map(|t| (t.t.name.to_string(), record::Histogram::from(&t.latency)))
+            .collect(),
     };
     record::Outcome {
         stop_reason: res.stop,
         fatal_error: res.fatal.clone(),
-        measured_s: seconds,
+        measured_s: res.measured.as_secs_f64(),
         transactions: c.transactions,
-        tps: per_s(c.transactions),
+        tps: 0.0,
         queries: record::Queries {
             read: c.reads,
             write: c.writes,
             other: c.others,
             total: c.queries(),
         },
-        qps: per_s(c.queries()),
+        qps: 0.0,
         failed_transactions: c.failed,
         retries: c.retries,
         ignored_errors,
@@ -358,19 +347,15 @@ fn outcome(res: &RunResult, pacing: &super::Pacing, percentiles: &[f64]) -> reco
         abandoned: res.abandoned,
         // Counters index kinds as ErrorKind::ALL, the record's order.
         errors: record::ErrorCounts::from_array(c.errors),
-        latency: summarize(&res.txn_latency, percentiles).map(|s| latency(&s)),
-        statements,
+        latency: None,
+        statements: Vec::new(),
         fairness: fairness(&res.clients),
         client_cpu: record::ClientCpu {
             user_s: res.cpu.user.as_secs_f64(),
             system_s: res.cpu.system.as_secs_f64(),
-            us_per_transaction: cpu_per(c.transactions),
-            us_per_query: cpu_per(c.queries()),
-            share_of_machine: if seconds > 0.0 {
-                cpu_s / (seconds * res.cpus as f64)
-            } else {
-                0.0
-            },
+            us_per_transaction: None,
+            us_per_query: None,
+            share_of_machine: 0.0,
             cpus: res.cpus as u64,
         },
         intervals: res.intervals.iter().map(|s| interval(s, pacing)).collect(),
@@ -380,67 +365,24 @@ fn outcome(res: &RunResult, pacing: &super::Pacing, percentiles: &[f64]) -> reco
         }),
         histograms: Some(histograms),
         metrics: None,
-        pacing: pacing_outcome(res, pacing, percentiles, &per_s),
-        transaction_types: transaction_types(res, &per_s),
-    }
-}
-
-/// The percentiles of each transaction type's summary: TPC-W's 90th
-/// (its limits are on it) between the median and the 99th.
-const TYPE_PERCENTILES: &[f64] = &[50.0, 90.0, 99.0];
-
-/// Each transaction type's count, share and response times.
-fn transaction_types(res: &RunResult, per_s: &dyn Fn(u64) -> f64) -> Vec<record::TransactionType> {
-    let total: u64 = res.types.iter().map(|t| t.latency.count()).sum();
-    res.types
-        .iter()
-        .map(|t| {
-            let count = t.latency.count();
-            let p90 = t.latency.value_at_percentile(90.0);
-            let limit = t.t.p90_limit;
-            record::TransactionType {
-                name: t.t.name.to_string(),
-                count,
-                failed: t.failed,
-                per_s: per_s(count),
-                share_pct: if total > 0 {
-                    100.0 * count as f64 / total as f64
-                } else {
-                    0.0
-                },
-                expected_pct: t.t.expected_pct,
-                latency: summarize(&t.latency, TYPE_PERCENTILES).map(|s| latency(&s)),
-                p90_limit_s: limit.map(|l| l.as_secs_f64()),
-                p90_exceeded: match (limit, p90) {
-                    (Some(l), Some(p)) => Some(p > l.as_nanos() as u64),
-                    _ => None,
-                },
-                queries: t.t.queries,
-            }
-        })
-        .collect()
-}
-
-fn us(ns: u64) -> f64 {
-    ns as f64 / 1e3
-}
-
-/// A latency summary in the record's unit (µs, measured in ns).
-fn latency(l: &LatencySummary) -> record::Latency {
-    record::Latency {
-        count: l.count,
-        min_us: us(l.min_ns),
-        avg_us: l.avg_ns / 1e3,
-        max_us: us(l.max_ns),
-        sum_us: l.sum_ns as f64 / 1e3,
-        percentiles: l
-            .percentiles
+        pacing: pacing_outcome(res, pacing),
+        transaction_types: res
+            .types
             .iter()
-            .map(|p| record::Percentile {
-                p: p.p,
-                us: us(p.ns),
+            .map(|t| record::TransactionType {
+                name: t.t.name.to_string(),
+                count: t.latency.count(),
+                failed: t.failed,
+                per_s: 0.0,
+                share_pct: 0.0,
+                expected_pct: t.t.expected_pct,
+                latency: None,
+                p90_limit_s: t.t.p90_limit.map(|l| l.as_secs_f64()),
+                p90_exceeded: None,
+                queries: t.t.queries,
             })
             .collect(),
+        shards: None,
     }
 }
 
@@ -458,15 +400,17 @@ fn interval(s: &IntervalSample, pacing: &super::Pacing) -> record::Interval {
         others: c.others,
         errors: c.total_errors(),
         reconnects: c.reconnects,
-        p50_us: s.p50_ns.map(us),
-        p95_us: s.p95_ns.map(us),
-        p99_us: s.p99_ns.map(us),
-        max_us: s.max_ns.map(us),
+        p50_us: None,
+        p95_us: None,
+        p99_us: None,
+        max_us: None,
         offered_per_s: s.paced.as_ref().map(|p| p.offered_per_s),
         queue: s.paced.as_ref().map(|p| p.queue),
-        lag_p99_us: s.paced.as_ref().and_then(|p| p.lag_p99_ns).map(us),
-        lag_max_us: s.paced.as_ref().and_then(|p| p.lag_max_ns).map(us),
+        lag_p99_us: None,
+        lag_max_us: None,
         late: pacing.latency_limit.map(|_| c.late),
         skipped: pacing.skip_after().map(|_| c.skipped),
+        histogram: Some(record::Histogram::from(&s.latency)),
+        lag_histogram: s.paced.as_ref().map(|_| record::Histogram::from(&s.lag)),
     }
 }

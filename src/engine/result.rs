@@ -32,6 +32,12 @@ pub struct IntervalSample {
     pub max_ns: Option<u64>,
     /// Queued runs: what the interval offered and its queue.
     pub paced: Option<PacedSample>,
+    /// The interval's transaction latency, and (queued runs) its schedule
+    /// lag: what the record keeps, so intervals merge.
+    #[serde(skip)]
+    pub latency: Histogram,
+    #[serde(skip)]
+    pub lag: Histogram,
 }
 
 /// An interval of a queued run (open loop, or users on a pool).
@@ -88,6 +94,9 @@ pub struct RunResult {
     /// The error that aborted the run, if one did.
     pub fatal: Option<String>,
     pub server: ServerInfo,
+    /// When the clients were released, µs since 1970 (UTC): the start of
+    /// the run's timeline, by which shards' windows are set side by side.
+    pub released_unix_us: u64,
 }
 
 /// One transaction type's measurements.
@@ -134,6 +143,8 @@ pub(super) fn sample(
         p99_ns: h.value_at_percentile(99.0),
         max_ns: h.max(),
         paced: queue.map(|(d, before)| paced_sample(d, acc, to, before, duration_s)),
+        latency: acc.latency.clone(),
+        lag: acc.lag.clone(),
     }
 }
 

@@ -107,6 +107,7 @@ pub(super) fn config(threads: usize) -> RunConfig {
         reconnect_every: None,
         timeout: None,
         pacing: Default::default(),
+        shard: None,
     }
 }
 

@@ -13,12 +13,18 @@
 //! # Versions
 //!
 //! - `dbsweep-run/1`: dbsweep 0.1.0.
-//! - `dbsweep-run/2` ([`SCHEMA_ID`]): adds `result.histograms`,
+//! - `dbsweep-run/2`: adds `result.histograms`,
 //!   `result.connect`, `result.metrics`, `run.percentile`, `run.timeout_s`,
 //!   `run.pacing` and `result.pacing` (rates, users, think time) and the
 //!   stop reason `timeout`.
 //!
-//! Both are read ([`read`]); a document of version 1 simply lacks the
+//! - `dbsweep-run/3` ([`SCHEMA_ID`]): a record that merges exactly. Adds
+//!   `released_unix_us`, `run.percentiles`, `run.shard`,
+//!   `result.histograms.types`, each interval's `histogram` and
+//!   `lag_histogram`, and `result.shards` (a merged run): every summary
+//!   in the record can be derived again from the histograms beside it.
+//!
+//! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.
 
 pub mod histogram;
@@ -36,18 +42,18 @@ pub use map::{OrderedMap, Pairs};
 pub use metrics::Metrics;
 pub use outcome::{
     ClientCpu, Connect, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
-    Queries, StatementLatency, StopReason, TransactionType,
+    Queries, ShardRow, Shards, StatementLatency, StopReason, TransactionType,
 };
 pub use pacing::{PacingOutcome, PacingSettings};
 pub use run::{
-    Dialect, ErrorKindName, Machine, Random, Run, Settings, TargetInfo, Tool, WorkloadInfo,
+    Dialect, ErrorKindName, Machine, Random, Run, Settings, ShardOf, TargetInfo, Tool, WorkloadInfo,
 };
 
 /// The format this version writes.
-pub const SCHEMA_ID: &str = "dbsweep-run/2";
+pub const SCHEMA_ID: &str = "dbsweep-run/3";
 
 /// Every format this version reads.
-pub const READABLE: [&str; 2] = ["dbsweep-run/1", SCHEMA_ID];
+pub const READABLE: [&str; 3] = ["dbsweep-run/1", "dbsweep-run/2", SCHEMA_ID];
 
 /// Writes `run` as pretty-printed JSON with a final newline.
 pub fn write(run: &Run, mut w: impl Write) -> anyhow::Result<()> {
@@ -138,5 +144,19 @@ mod tests {
         let old = from_value(v1).unwrap();
         assert_eq!(old.run.percentile, None);
         assert_eq!(old.result.histograms, None);
+    }
+
+    #[test]
+    fn reads_version_2_without_the_merge_fields() {
+        let mut v2 = serde_json::to_value(Run::sample()).unwrap();
+        v2["schema"] = "dbsweep-run/2".into();
+        let text = serde_json::to_string(&v2).unwrap();
+        assert!(!text.contains("released_unix_us") && !text.contains("\"histogram\""));
+        let old = from_value(v2).unwrap();
+        assert_eq!(old.released_unix_us, None);
+        assert!(old.run.percentiles.is_empty());
+        assert_eq!(old.run.shard, None);
+        assert_eq!(old.result.intervals[0].histogram, None);
+        assert_eq!(old.result.shards, None);
     }
 }

@@ -65,6 +65,56 @@ pub struct Outcome {
     /// interactions; version 4; absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transaction_types: Vec<TransactionType>,
+    /// A run merged from shards (`dbsweep merge`; version 3): one row per
+    /// shard and the window they had in common. Absent for one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<Shards>,
+}
+
+/// The shards a merged run was made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Shards {
+    /// The length of the span every shard's measured window covers, s
+    /// (`measured_s` spans from the first shard's window start to the last
+    /// one's end, as one process's window runs until its last client).
+    #[schemars(range(min = 0))]
+    pub common_s: f64,
+    /// The latest release minus the earliest, s: how far apart the shards
+    /// started.
+    #[schemars(range(min = 0))]
+    pub start_skew_s: f64,
+    pub rows: Vec<ShardRow>,
+}
+
+/// One shard of a merged run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShardRow {
+    pub index: u64,
+    /// The machine it ran on.
+    pub hostname: String,
+    /// Its clients.
+    pub clients: u64,
+    pub transactions: u64,
+    #[schemars(range(min = 0))]
+    pub tps: f64,
+    #[schemars(range(min = 0))]
+    pub measured_s: f64,
+    /// Its release after the earliest shard's, s, by the shards' own
+    /// clocks (so it includes their clock offsets).
+    #[schemars(range(min = 0))]
+    pub start_offset_s: f64,
+    /// Its clock minus the coordinator's, s; null when nobody measured it
+    /// (records made by hand and merged).
+    pub clock_offset_s: Option<f64>,
+    /// Its client CPU (user + system) over its window, s.
+    #[schemars(range(min = 0))]
+    pub client_cpu_s: f64,
+    /// Its transaction latency at `run.percentile`, µs; null when none
+    /// completed.
+    #[schemars(range(min = 0))]
+    pub latency_us: Option<f64>,
 }
 
 /// One transaction type of a workload with several (DBT-1's interactions):
@@ -318,6 +368,13 @@ pub struct Interval {
     pub late: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<u64>,
+    /// The interval's transaction latency, ns: what its percentiles are
+    /// read from (version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Histogram>,
+    /// Queued runs: the interval's schedule lag, ns (version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_histogram: Option<Histogram>,
 }
 
 /// Opening (and preparing) every client's connection before the clients
@@ -345,6 +402,10 @@ pub struct Histograms {
     pub service: Option<Histogram>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag: Option<Histogram>,
+    /// Transaction type → its histogram, for a workload with several
+    /// (version 3).
+    #[serde(default, skip_serializing_if = "OrderedMap::is_empty")]
+    pub types: OrderedMap<Histogram>,
 }
 
 /// Why the run stopped.

@@ -20,11 +20,17 @@ use super::outcome::Outcome;
 )]
 pub struct Run {
     /// The format and its version.
-    #[schemars(extend("const" = "dbsweep-run/2"))]
+    #[schemars(extend("const" = "dbsweep-run/3"))]
     pub schema: String,
     pub tool: Tool,
     /// When the run started, seconds since 1970 (UTC).
     pub started_unix_s: u64,
+    /// When the clients were released (the start of the run's timeline;
+    /// the measured window begins `run.warmup_s` later), microseconds since
+    /// 1970 (UTC): what sets the windows of a run's shards side by side
+    /// (version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released_unix_us: Option<u64>,
     pub workload: WorkloadInfo,
     pub target: TargetInfo,
     pub random: Random,
@@ -153,6 +159,30 @@ pub struct Settings {
     /// closed loop, one user per connection).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<super::PacingSettings>,
+    /// The percentiles of every latency summary, as asked for
+    /// (`--percentiles`; version 3): what a summary is derived with again
+    /// when shards are merged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percentiles: Vec<f64>,
+    /// This record is one shard of a run split across processes
+    /// (`--shard I/N`; version 3): `threads`, `events`, users and the rate
+    /// are this shard's share; absent: the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardOf>,
+}
+
+/// Which shard of a run a record is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShardOf {
+    /// 0-based; shard 0 prepares and checks the data.
+    pub index: u64,
+    /// Shards in the run.
+    #[schemars(range(min = 1))]
+    pub count: u64,
+    /// Clients in the whole run (all shards).
+    #[schemars(range(min = 1))]
+    pub threads: u64,
 }
 
 /// The name of an error kind.

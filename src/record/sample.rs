@@ -14,6 +14,7 @@ impl Run {
                 version: "0.1.0".into(),
             },
             started_unix_s: 1_700_000_000,
+            released_unix_us: None,
             workload: WorkloadInfo {
                 name: "oltp_read_write".into(),
                 options: Pairs::default(),
@@ -46,6 +47,8 @@ impl Run {
                 grace_s: 1.0,
                 timeout_s: None,
                 pacing: None,
+                percentiles: Vec::new(),
+                shard: None,
             },
             machine: Machine {
                 hostname: "host".into(),
@@ -117,12 +120,15 @@ impl Run {
                     lag_max_us: None,
                     late: None,
                     skipped: None,
+                    histogram: None,
+                    lag_histogram: None,
                 }],
                 connect: None,
                 histograms: None,
                 metrics: None,
                 pacing: None,
                 transaction_types: Vec::new(),
+                shards: None,
             },
         }
     }

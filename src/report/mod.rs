@@ -35,6 +35,7 @@ pub mod plot;
 pub mod report_json;
 pub mod results;
 pub mod run_doc;
+pub mod shards;
 pub mod smack;
 pub mod study;
 pub mod table_text;

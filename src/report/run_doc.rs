@@ -98,6 +98,7 @@ pub fn build(r: &Run) -> Doc {
             .chain(super::pacing::doc_section(r))
             .chain(super::types::doc_section(r))
             .chain([over_time(r), clients(r)])
+            .chain(super::shards::doc_section(r))
             .chain(r.result.metrics.as_ref().map(super::metrics::doc_section))
             .collect(),
     }

@@ -208,6 +208,7 @@ mod tests {
             reconnect_every: None,
             timeout: None,
             pacing: Default::default(),
+            shard: None,
         };
         let p = Point {
             target: &target,
@@ -269,6 +270,7 @@ mod tests {
             setup: None,
             fatal: None,
             server: Default::default(),
+            released_unix_us: 0,
         }
     }
 

@@ -56,6 +56,14 @@ pub fn preamble(workload: &str, target: &str, server: &str, cfg: &RunConfig, see
     let _ = writeln!(s);
     let _ = writeln!(s, "Running {workload} on {target} ({server})");
     let _ = writeln!(s, "Number of threads: {}", cfg.threads);
+    if let Some(sh) = cfg.shard {
+        let mine = sh.range(cfg.threads).len();
+        let _ = writeln!(
+            s,
+            "Shard {} of {} (0-based): {mine} of the {} clients and this share of the load below; merge the shards' --json records with `dbsweep merge`",
+            sh.index, sh.count, cfg.threads
+        );
+    }
     let p = &cfg.pacing;
     if let Some((rate, arrival)) = p.rate {
         let _ = writeln!(
@@ -155,7 +163,7 @@ pub struct Text;
 
 impl Exporter for Text {
     fn render(&self, r: &Run) -> anyhow::Result<Vec<u8>> {
-        Ok(summary(r).into_bytes())
+        Ok((summary(r) + &super::shards::text(r)).into_bytes())
     }
 }
 

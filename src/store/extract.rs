@@ -247,6 +247,7 @@ mod tests {
             statements: Default::default(),
             service: None,
             lag: None,
+            types: Default::default(),
         });
         let x = extract(&run);
         assert_eq!(x.metrics.lat_p50_us, Some(1.0)); // the record's

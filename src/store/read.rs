@@ -98,6 +98,7 @@ fn attach_histograms(run: &mut Run, stored: Vec<(String, String)>) -> anyhow::Re
     let mut transaction = None;
     let (mut service, mut lag) = (None, None);
     let mut statements = OrderedMap::default();
+    let mut types = OrderedMap::default();
     for (name, json) in stored {
         let h: record::Histogram =
             serde_json::from_str(&json).with_context(|| format!("histogram '{name}'"))?;
@@ -105,7 +106,10 @@ fn attach_histograms(run: &mut Run, stored: Vec<(String, String)>) -> anyhow::Re
             "transaction" if transaction.is_none() => transaction = Some(h),
             "#service" => service = Some(h),
             "#lag" => lag = Some(h),
-            _ => statements.0.push((name, h)),
+            _ => match name.strip_prefix("#type:") {
+                Some(t) => types.0.push((t.to_string(), h)),
+                None => statements.0.push((name, h)),
+            },
         }
     }
     if let Some(transaction) = transaction {
@@ -114,6 +118,7 @@ fn attach_histograms(run: &mut Run, stored: Vec<(String, String)>) -> anyhow::Re
             statements,
             service,
             lag,
+            types,
         });
     }
     Ok(())

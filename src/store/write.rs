@@ -252,6 +252,11 @@ fn insert_children(
         {
             ins.execute(params![point, name, serde_json::to_string(h)?])?;
         }
+        // Transaction types likewise, under `#type:` and their name.
+        for (name, h) in hs.types.iter() {
+            let name = format!("#type:{name}");
+            ins.execute(params![point, name, serde_json::to_string(h)?])?;
+        }
     }
     let mut ins = tx.prepare(
         "INSERT INTO point_setting (point_id, name, value) VALUES (?1, ?2, ?3)

@@ -288,6 +288,7 @@ impl WorkloadSpec {
             reconnect_every: None,
             timeout: None,
             pacing: Default::default(),
+            shard: None,
         }
     }
 

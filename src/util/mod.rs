@@ -1,11 +1,12 @@
-//! Small things every layer may use: calendar dates of Unix times
-//! ([`civil`]), durations as people write them ([`duration`]), the
+//! Small things every layer may use: the engine's clock ([`clock`]),
+//! calendar dates of Unix times ([`civil`]), durations as people write them ([`duration`]), the
 //! descriptor limit ([`fds`]), the
 //! directory of a path ([`paths`]), the progress of long operations
 //! ([`progress`]), a real-time priority for threads that keep time
 //! ([`priority`]) and passwords out of kept text ([`secrets`]).
 
 pub mod civil;
+pub mod clock;
 pub mod duration;
 pub mod fds;
 pub mod paths;

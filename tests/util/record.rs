@@ -26,6 +26,7 @@ pub fn with_histograms(doc: Value, histograms: &[(&str, Histogram)]) -> Run {
             .collect::<OrderedMap<_>>(),
         service: None,
         lag: None,
+        types: Default::default(),
     });
     run
 }

@@ -292,6 +292,7 @@ impl Shared<'_> {
             reconnect_every: None,
             timeout: None,
             pacing: Default::default(),
+            shard: None,
         };
         // Dictionaries draw uniformly; the seed is the session's.
         let rand = RandConfig {

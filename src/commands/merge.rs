@@ -1,0 +1,50 @@
+//! `dbsweep merge RUN.json…`: the records of a run's shards (`run --shard
+//! I/N --json`) added into the record of the whole run (`engine::merge`),
+//! reported as one run with a per-shard table, and written with `--json`
+//! and `--report` like a run's.
+
+use std::path::PathBuf;
+
+use super::{status_of, write_atomically, JsonOut, RunStatus};
+use crate::engine::merge::{self, Input};
+use crate::record;
+use crate::report::{self, Exporter};
+use crate::UsageError;
+
+/// `dbsweep merge`.
+pub struct MergeRequest {
+    pub files: Vec<PathBuf>,
+    pub json: Option<JsonOut>,
+    pub report: Option<PathBuf>,
+}
+
+pub fn merge(req: &MergeRequest) -> anyhow::Result<RunStatus> {
+    let mut runs = Vec::with_capacity(req.files.len());
+    for f in &req.files {
+        let text = std::fs::read_to_string(f).map_err(|e| {
+            UsageError(format!(
+                "cannot read {}: {e} (name each shard's --json file)",
+                f.display()
+            ))
+        })?;
+        let run = record::from_str(&text).map_err(|e| {
+            UsageError(format!(
+                "{} is not a run record dbsweep can read: {e}",
+                f.display()
+            ))
+        })?;
+        runs.push((f.display().to_string(), run));
+    }
+    let inputs: Vec<Input<'_>> = runs.iter().map(|(name, run)| Input { name, run }).collect();
+    let merged = merge::merge(&inputs).map_err(UsageError)?;
+    std::io::Write::write_all(&mut std::io::stdout(), &report::text::Text.render(&merged)?)?;
+    if let Some(out) = &req.json {
+        out.write(&report::json::Json.render(&merged)?)?;
+    }
+    if let Some(p) = &req.report {
+        let html = report::html::render(&report::run_doc::build(&merged));
+        write_atomically(p, html.as_bytes())?;
+        eprintln!("Report written to {}", p.display());
+    }
+    Ok(status_of([&merged.result.stop_reason]))
+}

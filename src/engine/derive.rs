@@ -1,0 +1,139 @@
+//! Every figure of a run record that is derived from others: rates per
+//! second of the window, latency summaries read from the histograms beside
+//! them, transaction types' shares, client CPU per transaction, the
+//! intervals' percentiles.
+//!
+//! [`derive`] reads only the record, never the engine's `RunResult`: the
+//! record of one process (`point::record`) and the merge of shards'
+//! records (`merge`) both fill in the measured parts — counters, windows,
+//! histograms — and then call it, so a merged run's figures are computed
+//! by the same code as one process's, from the same kind of data.
+
+use crate::record::{self, Histogram as RecordHistogram};
+use crate::stats::histogram::Histogram;
+use crate::stats::summary::{summarize, LatencySummary};
+
+/// The percentiles of each transaction type's summary: TPC-W's 90th
+/// (its limits are on it) between the median and the 99th.
+pub const TYPE_PERCENTILES: &[f64] = &[50.0, 90.0, 99.0];
+
+/// Fills in every derived figure of `run` from its measured parts. Fails
+/// (naming it) on a histogram whose parts disagree.
+pub fn derive(run: &mut record::Run) -> Result<(), String> {
+    let percentiles = run.run.percentiles.clone();
+    let r = &mut run.result;
+    let seconds = r.measured_s;
+    let per_s = |n: u64| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
+    r.queries.total = r.queries.read + r.queries.write + r.queries.other;
+    r.tps = per_s(r.transactions);
+    r.qps = per_s(r.queries.total);
+    let cpu_s = r.client_cpu.total_s();
+    let cpu_per = |n: u64| (n > 0).then(|| cpu_s * 1e6 / n as f64);
+    r.client_cpu.us_per_transaction = cpu_per(r.transactions);
+    r.client_cpu.us_per_query = cpu_per(r.queries.total);
+    r.client_cpu.share_of_machine = if seconds > 0.0 {
+        cpu_s / (seconds * r.client_cpu.cpus as f64)
+    } else {
+        0.0
+    };
+    if let Some(hs) = &r.histograms {
+        r.latency = summary(&hs.transaction, &percentiles)?;
+        r.statements = Vec::new();
+        for (kind, h) in hs.statements.iter() {
+            if let Some(latency) = summary(h, &percentiles)? {
+                r.statements.push(record::StatementLatency {
+                    kind: kind.to_string(),
+                    latency,
+                });
+            }
+        }
+        let total: u64 = hs.types.iter().map(|(_, h)| h.count).sum();
+        for t in &mut r.transaction_types {
+            let h = match hs.types.get(&t.name) {
+                Some(h) => stats(h)?,
+                None => Histogram::new(),
+            };
+            t.count = h.count();
+            t.per_s = per_s(t.count);
+            t.share_pct = if total > 0 {
+                100.0 * t.count as f64 / total as f64
+            } else {
+                0.0
+            };
+            t.latency = summarize(&h, TYPE_PERCENTILES).map(|s| latency(&s));
+            let p90 = h.value_at_percentile(90.0);
+            t.p90_exceeded = match (t.p90_limit_s, p90) {
+                (Some(l), Some(p)) => Some(p > (l * 1e9).round() as u64),
+                _ => None,
+            };
+        }
+        if let Some(p) = &mut r.pacing {
+            p.service = opt_summary(hs.service.as_ref(), &percentiles)?;
+            p.lag = opt_summary(hs.lag.as_ref(), &percentiles)?;
+        }
+    }
+    if let Some(p) = &mut r.pacing {
+        p.achieved_per_s = r.tps;
+        p.offered_per_s = p.offered.map(per_s);
+    }
+    for i in &mut r.intervals {
+        if let Some(h) = &i.histogram {
+            let h = stats(h)?;
+            i.p50_us = h.value_at_percentile(50.0).map(us);
+            i.p95_us = h.value_at_percentile(95.0).map(us);
+            i.p99_us = h.value_at_percentile(99.0).map(us);
+            i.max_us = h.max().map(us);
+        }
+        if let Some(h) = &i.lag_histogram {
+            let h = stats(h)?;
+            i.lag_p99_us = h.value_at_percentile(99.0).map(us);
+            i.lag_max_us = h.max().map(us);
+        }
+    }
+    Ok(())
+}
+
+/// The stats module's histogram of a recorded one, checked.
+pub fn stats(h: &RecordHistogram) -> Result<Histogram, String> {
+    Histogram::try_from(h)
+}
+
+fn summary(h: &RecordHistogram, percentiles: &[f64]) -> Result<Option<record::Latency>, String> {
+    Ok(summarize(&stats(h)?, percentiles).map(|s| latency(&s)))
+}
+
+fn opt_summary(
+    h: Option<&RecordHistogram>,
+    percentiles: &[f64],
+) -> Result<Option<record::Latency>, String> {
+    h.map_or(Ok(None), |h| summary(h, percentiles))
+}
+
+pub(super) fn us(ns: u64) -> f64 {
+    ns as f64 / 1e3
+}
+
+/// A latency summary in the record's unit (µs, measured in ns).
+fn latency(l: &LatencySummary) -> record::Latency {
+    record::Latency {
+        count: l.count,
+        min_us: us(l.min_ns),
+        avg_us: l.avg_ns / 1e3,
+        max_us: us(l.max_ns),
+        sum_us: l.sum_ns as f64 / 1e3,
+        percentiles: l
+            .percentiles
+            .iter()
+            .map(|p| record::Percentile {
+                p: p.p,
+                us: us(p.ns),
+            })
+            .collect(),
+    }
+}
