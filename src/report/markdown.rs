@@ -76,8 +76,10 @@ fn table(out: &mut String, t: &Table) {
             let _ = write!(out, " {} |", escape_cell(c));
         }
         out.push_str("\n|---|");
+        // Figures right-aligned; sentences (a reproduction's words) left.
+        let align = if t.prose { "---|" } else { "--:|" };
         for _ in start..end {
-            out.push_str("--:|");
+            out.push_str(align);
         }
         out.push('\n');
         for r in &t.rows {
