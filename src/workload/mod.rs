@@ -20,6 +20,7 @@
 pub mod dbt1;
 pub mod loader;
 pub mod options;
+pub mod slots;
 pub mod smack;
 pub mod sysbench;
 pub mod tpcc;

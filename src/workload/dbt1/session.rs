@@ -29,6 +29,7 @@ use super::text;
 use crate::driver::{Col, Fetch, Value};
 use crate::rand::Rng;
 use crate::util::civil::sql_datetime;
+use crate::workload::slots::UserSlots;
 use crate::workload::{ClientScript, Op};
 
 /// The mean and the cap of a session's minimum duration (TPC-W clause
@@ -49,7 +50,7 @@ pub struct Sessions {
     pub a: u32,
     pub matrix: [[u16; N]; N],
     pub(super) seed: u64,
-    pub(super) slots: Mutex<Vec<Option<Box<Session>>>>,
+    pub(super) slots: UserSlots<Session>,
     pub(super) ids: Ids,
 }
 
@@ -73,33 +74,23 @@ impl Sessions {
             scale,
             matrix,
             seed,
-            slots: Mutex::new(Vec::new()),
+            slots: UserSlots::default(),
             ids: Ids::default(),
         }
     }
 
     /// Forgets every session: a new run's users start at Home.
     pub fn reset(&self) {
-        self.slots.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.slots.reset();
     }
 
-    /// Room for `users` users' slots, made before the run's window opens
-    /// (growing the list one user at a time would copy it, inside the
-    /// window, under the lock every connection takes).
+    /// Room for `users` users' sessions, made before the window opens.
     pub fn reserve(&self, users: usize) {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        if slots.len() < users {
-            slots.resize_with(users, || None);
-        }
+        self.slots.reserve(users);
     }
 
     fn take(&self, user: u32) -> Box<Session> {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        let u = user as usize;
-        if slots.len() <= u {
-            slots.resize_with(u + 1, || None);
-        }
-        slots[u].take().unwrap_or_else(|| {
+        self.slots.take(user, || {
             Box::new(Session::new(Rng::for_client(
                 self.seed ^ 0x6575_7365_7373_696f,
                 u64::from(user),
@@ -108,8 +99,7 @@ impl Sessions {
     }
 
     fn give_back(&self, user: u32, s: Box<Session>) {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        slots[user as usize] = Some(s);
+        self.slots.give_back(user, s);
     }
 }
 
@@ -353,11 +343,7 @@ impl Script {
         if let Some(s) = &self.s {
             return s.c_id;
         }
-        let slots = self.shared.slots.lock().unwrap_or_else(|p| p.into_inner());
-        slots
-            .get(self.user as usize)
-            .and_then(|s| s.as_ref())
-            .and_then(|s| s.c_id)
+        self.shared.slots.peek(self.user, |s| s.c_id).flatten()
     }
 }
 

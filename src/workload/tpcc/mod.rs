@@ -332,6 +332,10 @@ impl Workload for Tpcc {
         types
     }
 
+    fn users(&self, users: usize) {
+        self.terminals.reserve(users);
+    }
+
     fn default_users(&self) -> Option<usize> {
         Some((self.warehouses * TERMINALS_PER_WAREHOUSE) as usize)
     }

@@ -19,13 +19,14 @@
 //! transaction's response time runs from the end of that pause.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::random::Constants;
 use super::schema::DISTRICTS;
 use crate::driver::{Col, Fetch, Value};
 use crate::rand::Rng;
+use crate::workload::slots::UserSlots;
 use crate::workload::{ClientScript, Op};
 
 /// The five transaction types, in the order of their clauses.
@@ -203,7 +204,7 @@ pub struct Terminals {
     /// The run's C for C_LAST, set from the load's once it is read.
     c_last: AtomicU32,
     c: Constants,
-    slots: Mutex<Vec<Option<Box<Terminal>>>>,
+    slots: UserSlots<Terminal>,
 }
 
 impl Terminals {
@@ -220,7 +221,7 @@ impl Terminals {
             seed,
             c_last: AtomicU32::new(c.c_last),
             c,
-            slots: Mutex::new(Vec::new()),
+            slots: UserSlots::default(),
         }
     }
 
@@ -240,16 +241,16 @@ impl Terminals {
 
     /// Forgets every terminal: a new run's terminals start afresh.
     pub fn reset(&self) {
-        self.slots.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.slots.reset();
+    }
+
+    /// Room for `users` terminals' slots, made before the window opens.
+    pub fn reserve(&self, users: usize) {
+        self.slots.reserve(users);
     }
 
     fn take(&self, user: u32) -> Box<Terminal> {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        let u = user as usize;
-        if slots.len() <= u {
-            slots.resize_with(u + 1, || None);
-        }
-        slots[u].take().unwrap_or_else(|| {
+        self.slots.take(user, || {
             Box::new(Terminal::new(
                 self.seed,
                 user,
@@ -260,8 +261,7 @@ impl Terminals {
     }
 
     fn give_back(&self, user: u32, t: Box<Terminal>) {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        slots[user as usize] = Some(t);
+        self.slots.give_back(user, t);
     }
 }
 
