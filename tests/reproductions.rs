@@ -119,14 +119,9 @@ fn squash(s: &str) -> String {
 
 #[test]
 fn every_quote_is_in_its_seed_at_its_line() {
-    let seeds = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/seeds"));
-    if !seeds.is_dir() {
-        eprintln!(
-            "skipped: the seed texts are not beside the repository ({}), so the quotes cannot be compared with them",
-            seeds.display()
-        );
+    let Some(seeds) = util::shared_dir("seeds", "the quotes' check against the seed texts") else {
         return;
-    }
+    };
     let mut checked = 0;
     for study in SEED_STUDIES {
         for c in spec(study).conclusions {
