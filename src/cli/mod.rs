@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod resolve;
+mod nodes_args;
 mod server_args;
 pub mod values;
 
