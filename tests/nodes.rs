@@ -43,8 +43,16 @@ fn local_workers_start_together_and_merge_into_one_run() {
         html.to_str().unwrap(),
     ]);
     r.expect_status(0);
-    assert!(r.stdout.contains("Coordinator at 127.0.0.1:"), "{}", r.stdout);
-    assert!(r.stdout.contains("Shards:") && r.stdout.contains("skew ms"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("Coordinator at 127.0.0.1:"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("Shards:") && r.stdout.contains("skew ms"),
+        "{}",
+        r.stdout
+    );
     let doc = read_json(&json);
     // Three processes on one machine: they should start within a few ms;
     // 50 ms leaves room for a loaded test machine.
@@ -54,11 +62,20 @@ fn local_workers_start_together_and_merge_into_one_run() {
     for x in &rows {
         assert_eq!(x["clients"], 2, "{x}");
         // One machine, one clock: the offset is within the round trip.
-        let (offset, rtt) = (x["clock_offset_s"].as_f64().unwrap(), x["clock_rtt_s"].as_f64().unwrap());
-        assert!(offset.abs() <= rtt / 2.0 + 1e-4, "offset {offset} s, round trip {rtt} s");
+        let (offset, rtt) = (
+            x["clock_offset_s"].as_f64().unwrap(),
+            x["clock_rtt_s"].as_f64().unwrap(),
+        );
+        assert!(
+            offset.abs() <= rtt / 2.0 + 1e-4,
+            "offset {offset} s, round trip {rtt} s"
+        );
     }
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains("skew ms"), "the HTML report has the shard table");
+    assert!(
+        page.contains("skew ms"),
+        "the HTML report has the shard table"
+    );
 }
 
 #[test]
@@ -96,11 +113,21 @@ fn external_workers_join_by_their_job_index() {
     );
     // Started in the wrong order on purpose: the index decides the shard.
     // A worker keeps trying while the coordinator is not listening yet.
-    let w1 = spawn(&["worker", "--coordinator", &listen], &[("JOB_COMPLETION_INDEX", "1")]);
-    let w0 = spawn(&["worker", "--coordinator", &listen, "--shard-index", "0"], &[]);
+    let w1 = spawn(
+        &["worker", "--coordinator", &listen],
+        &[("JOB_COMPLETION_INDEX", "1")],
+    );
+    let w0 = spawn(
+        &["worker", "--coordinator", &listen, "--shard-index", "0"],
+        &[],
+    );
     let r = finish(coordinator);
     r.expect_status(0);
-    assert!(r.stdout.contains("dbsweep worker --coordinator"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("dbsweep worker --coordinator"),
+        "{}",
+        r.stdout
+    );
     finish(w1).expect_status(0);
     finish(w0).expect_status(0);
     let doc = read_json(&json);
@@ -156,12 +183,27 @@ fn a_killed_worker_makes_the_run_partial_and_names_its_shard() {
     unsafe { libc::kill(victim as libc::pid_t, libc::SIGKILL) };
     let r = finish(coordinator);
     r.expect_status(1);
-    assert!(r.stdout.contains("PARTIAL RUN: 1 of 3 shards"), "{}", r.stdout);
-    let line = r.stdout.lines().find(|l| l.contains("shard 1 ")).expect("shard 1's line");
-    assert!(line.contains("FAILED") && line.contains("connection closed"), "{line}");
+    assert!(
+        r.stdout.contains("PARTIAL RUN: 1 of 3 shards"),
+        "{}",
+        r.stdout
+    );
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("shard 1 "))
+        .expect("shard 1's line");
+    assert!(
+        line.contains("FAILED") && line.contains("connection closed"),
+        "{line}"
+    );
     assert!(r.stderr.contains("partial run: shard 1 ("), "{}", r.stderr);
     for other in ["shard 0 ", "shard 2 "] {
-        let line = r.stdout.lines().find(|l| l.contains(other)).expect("other shards");
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.contains(other))
+            .expect("other shards");
         assert!(line.contains("finished"), "{line}");
     }
     assert!(!json.exists(), "no merged record of a partial run");
@@ -178,15 +220,35 @@ fn coordinated_runs_refuse_bad_options_naming_the_fix() {
         r.expect_status(2);
         assert!(r.stderr.contains(part), "{part:?} not in:\n{}", r.stderr);
     };
-    refused(&["--db", DB, "--threads", "2", "--nodes", "3"], "--threads at least 3");
+    refused(
+        &["--db", DB, "--threads", "2", "--nodes", "3"],
+        "--threads at least 3",
+    );
     refused(&["--db", DB, "--nodes", "0"], "at least 1 worker");
     refused(&["--nodes", "2", "--threads", "2"], "needs --db");
-    refused(&["--db", DB, "--threads", "2", "--launcher", "local"], "add --nodes N");
     refused(
-        &["--db", DB, "--threads", "2", "--nodes", "2", "--shard", "0/2", "--rand-seed", "1"],
+        &["--db", DB, "--threads", "2", "--launcher", "local"],
+        "add --nodes N",
+    );
+    refused(
+        &[
+            "--db",
+            DB,
+            "--threads",
+            "2",
+            "--nodes",
+            "2",
+            "--shard",
+            "0/2",
+            "--rand-seed",
+            "1",
+        ],
         "drop --shard",
     );
-    refused(&["--db", DB, "--nodes", "1", "--launcher", "ssh"], "unknown launcher 'ssh'");
+    refused(
+        &["--db", DB, "--nodes", "1", "--launcher", "ssh"],
+        "unknown launcher 'ssh'",
+    );
     // A port someone already listens on.
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
@@ -194,13 +256,25 @@ fn coordinated_runs_refuse_bad_options_naming_the_fix() {
         &["--db", DB, "--nodes", "1", "--listen", addr.as_str()],
         format!("cannot listen on {addr}").as_str(),
     );
-    let r = util::dbsweep_env(&["worker", "--coordinator", "x"], &[("JOB_COMPLETION_INDEX", "a")]);
+    let r = util::dbsweep_env(
+        &["worker", "--coordinator", "x"],
+        &[("JOB_COMPLETION_INDEX", "a")],
+    );
     r.expect_status(2);
-    assert!(r.stderr.contains("JOB_COMPLETION_INDEX=a is not a shard index"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("JOB_COMPLETION_INDEX=a is not a shard index"),
+        "{}",
+        r.stderr
+    );
 }
 
 /// The parent pid of `pid`, from /proc.
 fn parent_of(pid: u32) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit(')').next()?.split_whitespace().nth(1).map(str::to_string)
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(1)
+        .map(str::to_string)
 }

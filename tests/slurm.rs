@@ -37,7 +37,15 @@ fn three_slurm_nodes_run_one_merged_run_and_a_lost_node_makes_it_partial() {
     let conf = cluster.conf.display().to_string();
     let env = [("SLURM_CONF", conf.as_str())];
     let pg = Server::start("postgres", &[]);
-    dbsweep(&["prepare", "oltp_point_select", "--db", &pg.url, "--table-size", "1000"]).ok();
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &pg.url,
+        "--table-size",
+        "1000",
+    ])
+    .ok();
     let dir = Dir::new();
     let json = dir.join("slurm.json");
     let run = |time: &str, json: Option<&Path>| {
@@ -66,7 +74,11 @@ fn three_slurm_nodes_run_one_merged_run_and_a_lost_node_makes_it_partial() {
     let doc = read_json(&json);
     let rows = check_merged(&doc, 3, "slurm", 0.020);
     let nodes: BTreeSet<&str> = rows.iter().map(|x| x["node"].as_str().unwrap()).collect();
-    assert_eq!(nodes, NODES.into_iter().collect::<BTreeSet<_>>(), "one shard per node");
+    assert_eq!(
+        nodes,
+        NODES.into_iter().collect::<BTreeSet<_>>(),
+        "one shard per node"
+    );
     // The figures docs/distributed.md quotes.
     for x in &rows {
         eprintln!(
@@ -79,7 +91,10 @@ fn three_slurm_nodes_run_one_merged_run_and_a_lost_node_makes_it_partial() {
             x["transactions"]
         );
     }
-    eprintln!("slurm run of 3 s took {:.2} s from the command to its exit", r.elapsed.as_secs_f64());
+    eprintln!(
+        "slurm run of 3 s took {:.2} s from the command to its exit",
+        r.elapsed.as_secs_f64()
+    );
 
     // A node lost mid-run: its slurmd and the worker it runs die at once.
     let lost = run("6", None);
@@ -89,14 +104,23 @@ fn three_slurm_nodes_run_one_merged_run_and_a_lost_node_makes_it_partial() {
             .into_iter()
             .filter(|(_, _, e)| e.contains(&format!("SLURM_CONF={conf}")))
             .filter_map(|(pid, _, e)| {
-                let node = e.split(' ').find_map(|kv| kv.strip_prefix("SLURMD_NODENAME="))?;
+                let node = e
+                    .split(' ')
+                    .find_map(|kv| kv.strip_prefix("SLURMD_NODENAME="))?;
                 Some((pid, node.to_string()))
             })
             .collect();
         if ours.len() == 3 {
-            break ours.into_iter().find(|(_, n)| n == "lg2").expect("a worker on lg2").0;
+            break ours
+                .into_iter()
+                .find(|(_, n)| n == "lg2")
+                .expect("a worker on lg2")
+                .0;
         }
-        assert!(Instant::now() < until, "the three workers did not start under Slurm");
+        assert!(
+            Instant::now() < until,
+            "the three workers did not start under Slurm"
+        );
         std::thread::sleep(Duration::from_millis(100));
     };
     std::thread::sleep(Duration::from_millis(2500));
@@ -104,11 +128,28 @@ fn three_slurm_nodes_run_one_merged_run_and_a_lost_node_makes_it_partial() {
     // SAFETY: kill(2) on the pid of the worker srun started on lg2.
     unsafe { libc::kill(victim as libc::pid_t, libc::SIGKILL) };
     let r = finish(lost);
-    assert_ne!(r.status, 0, "a partial run exits non-zero\n{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("PARTIAL RUN: 1 of 3 shards"), "{}\n{}", r.stdout, r.stderr);
-    let line = r.stdout.lines().find(|l| l.contains("  lg2  ")).expect("lg2's shard is named");
+    assert_ne!(
+        r.status, 0,
+        "a partial run exits non-zero\n{}\n{}",
+        r.stdout, r.stderr
+    );
+    assert!(
+        r.stdout.contains("PARTIAL RUN: 1 of 3 shards"),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("  lg2  "))
+        .expect("lg2's shard is named");
     assert!(line.contains("FAILED"), "{line}");
-    assert!(r.stderr.contains("partial run: shard") && r.stderr.contains("(lg2)"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("partial run: shard") && r.stderr.contains("(lg2)"),
+        "{}",
+        r.stderr
+    );
     eprintln!("partial run took {:.2} s", r.elapsed.as_secs_f64());
 }
 
@@ -187,7 +228,10 @@ impl Cluster {
             .iter()
             .enumerate()
             .map(|(i, n)| {
-                format!("NodeName={n} NodeAddr=127.0.0.1 Port={} CPUs=1 State=UNKNOWN\n", 17001 + i)
+                format!(
+                    "NodeName={n} NodeAddr=127.0.0.1 Port={} CPUs=1 State=UNKNOWN\n",
+                    17001 + i
+                )
             })
             .collect();
         let text = format!(
@@ -245,7 +289,10 @@ MinJobAge=5
             // `idle*` would be a node that stopped answering.
             out.is_ok_and(|o| {
                 let text = String::from_utf8_lossy(&o.stdout);
-                text.lines().filter(|l| l.trim_end().ends_with(" idle")).count() == 3
+                text.lines()
+                    .filter(|l| l.trim_end().ends_with(" idle"))
+                    .count()
+                    == 3
             })
         });
         c
@@ -275,7 +322,11 @@ MinJobAge=5
             if let Some(e) = exited {
                 panic!("{e} while waiting for {what}:\n{}", self.logs());
             }
-            assert!(Instant::now() < until, "no {what} after 60 s:\n{}", self.logs());
+            assert!(
+                Instant::now() < until,
+                "no {what} after 60 s:\n{}",
+                self.logs()
+            );
             std::thread::sleep(Duration::from_millis(200));
         }
     }

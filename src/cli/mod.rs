@@ -5,8 +5,8 @@
 //! can be written.
 
 pub mod args;
-pub mod resolve;
 mod nodes_args;
+pub mod resolve;
 mod server_args;
 pub mod values;
 

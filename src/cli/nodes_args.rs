@@ -41,5 +41,6 @@ pub struct WorkerArgs {
 }
 
 fn launcher(s: &str) -> Result<Launcher, String> {
-    Launcher::parse(s).ok_or_else(|| format!("unknown launcher '{s}': use local, slurm or external"))
+    Launcher::parse(s)
+        .ok_or_else(|| format!("unknown launcher '{s}': use local, slurm or external"))
 }

@@ -259,13 +259,18 @@ fn nodes(a: &RunArgs) -> Result<Option<Nodes>, UsageError> {
         );
     }
     if a.check {
-        return refuse("--check is not done for a coordinated run; run `dbsweep check` after it".into());
+        return refuse(
+            "--check is not done for a coordinated run; run `dbsweep check` after it".into(),
+        );
     }
     for i in 0..count {
         let s = crate::engine::Shard { index: i, count };
         if let Err(e) = s.check(a.target.threads, a.users) {
             // The shard's message without its `--shard I/N:` prefix.
-            return refuse(e.split_once(": ").map_or(e.clone(), |(_, why)| why.to_string()));
+            return refuse(
+                e.split_once(": ")
+                    .map_or(e.clone(), |(_, why)| why.to_string()),
+            );
         }
     }
     Ok(Some(Nodes {

@@ -6,10 +6,10 @@
 //! just before the gate that releases the clients opens — calls the hook.
 //! The hook says the run is ready (to whoever coordinates it) and returns
 //! the wall-clock instant to release at, already corrected to this
-//! machine's clock; [`Release::wait`] sleeps until then. The last
-//! millisecond is spun rather than slept, because a sleeping thread wakes
-//! late by the scheduler's slack and the shards' start skew is measured in
-//! milliseconds.
+//! machine's clock; [`Release::wait`] sleeps until then, at a real-time
+//! priority where allowed. The last quarter millisecond is spun rather
+//! than slept, because a sleeping thread wakes late by the scheduler's
+//! slack and the shards' start skew is measured in milliseconds.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -34,13 +34,22 @@ impl Release {
     /// instant, by this machine's wall clock.
     pub fn wait(&self) -> anyhow::Result<Duration> {
         let at = (self.0)()?;
+        // At a real-time priority where allowed, kept after the wait: the
+        // engine's coordinating thread (this one) takes it next anyway and
+        // returns to normal when the run ends. On a loaded machine an
+        // ordinary thread was measured waking, or being preempted right
+        // after its wait, 10 ms late: half the skew a coordinated start
+        // may have.
+        crate::util::priority::realtime_thread();
         // The wall clock is read once; the wait itself runs on the
         // monotonic clock, which an NTP step cannot move.
         let remaining = at
             .duration_since(SystemTime::now())
             .unwrap_or(Duration::ZERO);
         let until = Instant::now() + remaining;
-        let slack = Duration::from_millis(1);
+        // Short: shards sharing a machine spin side by side, and at a
+        // real-time priority a spinner keeps its core from the others.
+        let slack = Duration::from_micros(250);
         if remaining > slack {
             std::thread::sleep(remaining - slack);
         }
@@ -77,7 +86,9 @@ mod tests {
         };
         let r = run_fake("fake://?latency=1ms", &cfg);
         let released = UNIX_EPOCH + Duration::from_micros(r.released_unix_us);
-        let late = released.duration_since(at).expect("released before the instant");
+        let late = released
+            .duration_since(at)
+            .expect("released before the instant");
         assert!(late < Duration::from_millis(20), "released {late:?} late");
         assert_eq!(r.counters.transactions, 6);
     }

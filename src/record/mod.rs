@@ -46,8 +46,8 @@ pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
 pub use metrics::Metrics;
 pub use outcome::{
-    ClientCpu, Connect, Coordination, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
-    Queries, ShardRow, Shards, StatementLatency, StopReason, TransactionType,
+    ClientCpu, Connect, Coordination, ErrorCounts, Fairness, Histograms, Interval, Latency,
+    Outcome, Percentile, Queries, ShardRow, Shards, StatementLatency, StopReason, TransactionType,
 };
 pub use pacing::{PacingOutcome, PacingSettings};
 pub use run::{

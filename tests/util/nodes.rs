@@ -61,17 +61,26 @@ pub fn check_merged(doc: &Value, n: usize, launcher: &str, max_skew_s: f64) -> V
     let shards = &r["shards"];
     let rows = shards["rows"].as_array().expect("shard rows").clone();
     assert_eq!(rows.len(), n, "{shards}");
-    let total: u64 = rows.iter().map(|x| x["transactions"].as_u64().unwrap()).sum();
+    let total: u64 = rows
+        .iter()
+        .map(|x| x["transactions"].as_u64().unwrap())
+        .sum();
     assert!(total > 0, "{shards}");
     assert_eq!(r["transactions"].as_u64(), Some(total), "{shards}");
-    assert_eq!(r["histograms"]["transaction"]["count"].as_u64(), Some(total));
+    assert_eq!(
+        r["histograms"]["transaction"]["count"].as_u64(),
+        Some(total)
+    );
     assert_eq!(shards["coordinator"]["launcher"], launcher);
     for (i, x) in rows.iter().enumerate() {
         assert_eq!(x["index"].as_u64(), Some(i as u64));
         assert!(x["clock_offset_s"].is_f64(), "shard {i}: {x}");
         assert!(x["clock_rtt_s"].as_f64().unwrap() >= 0.0, "shard {i}: {x}");
         let skew = x["start_skew_s"].as_f64().expect("a start skew");
-        assert!(skew.abs() < max_skew_s, "shard {i} started {skew} s off the instant");
+        assert!(
+            skew.abs() < max_skew_s,
+            "shard {i} started {skew} s off the instant"
+        );
         assert!(x["node"].is_string(), "shard {i}: {x}");
     }
     let max = shards["coordinator"]["max_start_skew_s"].as_f64().unwrap();

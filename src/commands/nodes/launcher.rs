@@ -97,10 +97,12 @@ impl Launched {
     /// (or with none started). Asked before the run starts, when a
     /// launcher gone means workers that will never connect.
     pub fn ended(&mut self) -> Option<String> {
-        self.children.iter_mut().find_map(|(what, c)| match c.try_wait() {
-            Ok(Some(status)) => Some(format!("{what} ended ({status})")),
-            _ => None,
-        })
+        self.children
+            .iter_mut()
+            .find_map(|(what, c)| match c.try_wait() {
+                Ok(Some(status)) => Some(format!("{what} ended ({status})")),
+                _ => None,
+            })
     }
 
     /// Waits up to `grace` for the launcher's processes to end (workers

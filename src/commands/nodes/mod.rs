@@ -183,10 +183,7 @@ fn merge_shards(
         let name = format!("shard {i} ({})", s.node.as_deref().unwrap_or("?"));
         runs.push((name, run));
     }
-    let inputs: Vec<Input<'_>> = runs
-        .iter()
-        .map(|(name, run)| Input { name, run })
-        .collect();
+    let inputs: Vec<Input<'_>> = runs.iter().map(|(name, run)| Input { name, run }).collect();
     let mut m = merge::merge(&inputs)
         .map_err(|e| anyhow::anyhow!("the workers' records do not merge: {e}"))?;
     if let Some(shards) = m.result.shards.as_mut() {

@@ -78,16 +78,22 @@ pub enum ToWorker {
         run: Box<RunRequest>,
     },
     /// Not taken on (another version, a shard already taken, …).
-    Refused { reason: String },
+    Refused {
+        reason: String,
+    },
     Pong {
         worker_us: i64,
         coordinator_us: i64,
     },
     /// Release the clients at this instant, µs since the Unix epoch by the
     /// coordinator's clock.
-    Start { at_unix_us: i64 },
+    Start {
+        at_unix_us: i64,
+    },
     /// The run will not start (another shard failed, or Ctrl-C).
-    Abort { reason: String },
+    Abort {
+        reason: String,
+    },
 }
 
 impl ToCoordinator {

@@ -89,7 +89,9 @@ pub fn run(
     if let Err(why) = wait_ready(&rx, &mut shards, launched, cancel) {
         for s in &shards {
             if let Some(w) = &s.writer {
-                let _ = w.send(&ToWorker::Abort { reason: why.clone() });
+                let _ = w.send(&ToWorker::Abort {
+                    reason: why.clone(),
+                });
             }
         }
         return Outcome {
@@ -246,7 +248,11 @@ fn serve(
         run: Box::new(spec.clone()),
     };
     if let Err(e) = writer.send(&assign) {
-        let _ = tx.send(Event::Failed(index, format!("could not send it the run: {e}"), false));
+        let _ = tx.send(Event::Failed(
+            index,
+            format!("could not send it the run: {e}"),
+            false,
+        ));
         return;
     }
     let _ = tx.send(Event::Hello(index, node));
@@ -260,14 +266,23 @@ fn serve(
                 if writer.send(&pong).is_ok() {
                     continue;
                 }
-                Event::Failed(index, "its connection failed while measuring its clock".into(), false)
+                Event::Failed(
+                    index,
+                    "its connection failed while measuring its clock".into(),
+                    false,
+                )
             }
             Ok(ToCoordinator::Beat) => continue,
             Ok(ToCoordinator::Ready {
                 clock_offset_us,
                 clock_rtt_us,
             }) => {
-                let _ = tx.send(Event::Ready(index, clock_offset_us, clock_rtt_us, writer.clone()));
+                let _ = tx.send(Event::Ready(
+                    index,
+                    clock_offset_us,
+                    clock_rtt_us,
+                    writer.clone(),
+                ));
                 continue;
             }
             Ok(ToCoordinator::Done { run }) => Event::Done(index, run),
@@ -326,6 +341,9 @@ mod tests {
         );
         assert!(assign(&mut taken, Some(3)).unwrap_err().contains("0 to 2"));
         assert_eq!(assign(&mut taken, None), Ok(2));
-        assert_eq!(assign(&mut taken, None), Err("all 3 shards are taken".into()));
+        assert_eq!(
+            assign(&mut taken, None),
+            Err("all 3 shards are taken".into())
+        );
     }
 }

@@ -188,8 +188,13 @@ fn release_hook(writer: Writer, reader: Reader, clock: Round) -> Release {
                 let local = u64::try_from(at_unix_us + offset).unwrap_or(0);
                 Ok(UNIX_EPOCH + Duration::from_micros(local))
             }
-            ToWorker::Abort { reason } => anyhow::bail!("the coordinator called the run off: {reason}"),
-            other => anyhow::bail!("the coordinator sent `{}` instead of the start", other.what()),
+            ToWorker::Abort { reason } => {
+                anyhow::bail!("the coordinator called the run off: {reason}")
+            }
+            other => anyhow::bail!(
+                "the coordinator sent `{}` instead of the start",
+                other.what()
+            ),
         }
     })
 }
@@ -261,7 +266,12 @@ mod tests {
     #[test]
     fn the_shard_index_comes_from_the_schedulers_variables() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
         };
         assert_eq!(index_from_env(env(&[])), Ok(None));
         assert_eq!(
