@@ -15,6 +15,7 @@ use crate::workload::options::{self, OptKind};
 
 use super::values;
 
+pub use super::nodes_args::*;
 pub use super::server_args::*;
 
 const EXAMPLES: &str = "\
@@ -52,7 +53,8 @@ Examples:
   dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10
-  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json";
+  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json
+  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --nodes 3 --launcher slurm --listen 0.0.0.0:7070";
 
 const MERGE_EXAMPLES: &str = "\
 Examples:
@@ -101,6 +103,10 @@ pub enum Command {
     /// the record of the whole run, and report it with a per-shard table.
     #[command(after_help = MERGE_EXAMPLES)]
     Merge(MergeArgs),
+    /// Run one shard of a coordinated run (`run --nodes N`): started by
+    /// the coordinator's launcher, or by a scheduler for `--launcher
+    /// external`.
+    Worker(WorkerArgs),
     /// List the built-in workloads with their options and defaults.
     Workloads,
     /// Draw numbers from a distribution and show the access pattern it produces.
@@ -446,6 +452,8 @@ pub struct RunArgs {
     /// records with `dbsweep merge`.
     #[arg(long, value_name = "I/N", value_parser = values::shard)]
     pub shard: Option<crate::engine::Shard>,
+    #[command(flatten)]
+    pub nodes: NodesArgs,
 }
 
 #[derive(Debug, Args)]

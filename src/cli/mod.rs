@@ -5,6 +5,7 @@
 //! can be written.
 
 pub mod args;
+mod nodes_args;
 pub mod resolve;
 mod server_args;
 pub mod values;

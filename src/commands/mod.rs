@@ -9,12 +9,15 @@
 //! - [`report`]: `report` and `results`, what a results database holds.
 //! - [`smack`]: `smack` (a `.smack` file's main block) and `gen-data`.
 //! - [`server`]: `server start|stop|status`.
+//! - [`nodes`]: `run --nodes N` (a coordinator) and `worker`: one run on
+//!   several worker processes, started together and merged.
 //! - [`dist`]: `dist`, what an access pattern looks like.
 //! - [`workloads`]: `workloads`, every workload with its options.
 
 pub mod check;
 pub mod dist;
 pub mod merge;
+pub mod nodes;
 pub mod report;
 pub mod run;
 pub mod server;
@@ -36,9 +39,12 @@ use crate::UsageError;
 pub enum Request {
     Prepare(run::TargetRequest),
     Run(Box<run::RunRequest>),
+    /// `run … --nodes N`: the run split over N workers, coordinated here.
+    Coordinate(Box<run::RunRequest>, nodes::Nodes),
     Cleanup(run::TargetRequest),
     Check(run::TargetRequest),
     Merge(merge::MergeRequest),
+    Worker(nodes::worker::WorkerRequest),
     Workloads,
     Dist(dist::DistRequest),
     Server(server::ServerRequest),
@@ -65,9 +71,11 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
     match req {
         Request::Prepare(t) => ok(run::prepare(&t)),
         Request::Run(r) => run::run(*r),
+        Request::Coordinate(r, n) => nodes::coordinate(*r, n),
         Request::Cleanup(t) => ok(run::cleanup(&t)),
         Request::Check(t) => check::check(&t),
         Request::Merge(m) => merge::merge(&m),
+        Request::Worker(w) => nodes::worker::worker(&w),
         Request::Workloads => ok(workloads::list()),
         Request::Dist(d) => ok(dist::dist(&d)),
         Request::Server(s) => ok(server::server(s)),

@@ -21,6 +21,7 @@ use crate::UsageError;
 
 /// A workload on a target: what `prepare` and `cleanup` act on, and what
 /// `run` measures.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct TargetRequest {
     /// The workload's name.
     pub workload: String,
@@ -34,7 +35,10 @@ pub struct TargetRequest {
     pub rand: RandConfig,
 }
 
-/// `dbsweep run`.
+/// `dbsweep run`. A coordinator sends it to its workers (`nodes`), so it
+/// serialises; what only the coordinator does (write and report) stays
+/// behind.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RunRequest {
     pub target: TargetRequest,
     /// How the run is driven. When the command line gave no stop condition
@@ -44,8 +48,10 @@ pub struct RunRequest {
     pub open_ended: bool,
     /// `--percentiles`.
     pub percentiles: Vec<f64>,
+    #[serde(skip)]
     pub json: Option<JsonOut>,
     /// `--report FILE.html` (checked writable before the run).
+    #[serde(skip)]
     pub report: Option<PathBuf>,
     /// The interval of the machine and server sampling beside the run;
     /// `None`: `--metrics off`.
@@ -96,7 +102,7 @@ pub fn cleanup(t: &TargetRequest) -> anyhow::Result<()> {
 
 /// The interval of the report's time series when none was asked for:
 /// about 60 points over a timed run, at a round length.
-fn report_interval(time: Option<Duration>) -> Duration {
+pub(super) fn report_interval(time: Option<Duration>) -> Duration {
     let want = time.map_or(1.0, |t| t.as_secs_f64() / 60.0);
     let s = [
         0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0,

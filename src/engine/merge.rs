@@ -110,6 +110,7 @@ pub fn merge(inputs: &[Input<'_>]) -> Result<record::Run, String> {
             .iter()
             .map(|s| shard_row(s, headline, first_release))
             .collect::<Result<_, _>>()?,
+        coordinator: None,
     });
     derive::derive(&mut out)?;
     Ok(out)
@@ -443,6 +444,9 @@ fn shard_row(
         start_offset_s: (i128::from(s.run.released_unix_us.unwrap_or(0)) - first_release) as f64
             / 1e6,
         clock_offset_s: None,
+        clock_rtt_s: None,
+        start_skew_s: None,
+        node: None,
         client_cpu_s: r.client_cpu.total_s(),
         latency_us: h.value_at_percentile(headline).map(derive::us),
     })

@@ -23,6 +23,7 @@ pub mod merge;
 pub mod pacing;
 pub mod point;
 pub mod recorder;
+pub mod release;
 mod result;
 pub mod shard;
 pub mod users;
@@ -46,8 +47,10 @@ use self::recorder::Recorder;
 use crate::metrics::cpu::{self, CpuTimes};
 use crate::metrics::sampler::Sampler;
 
-/// How a run is driven. Built by the CLI (or a study runner) from options.
-#[derive(Debug, Clone)]
+/// How a run is driven. Built by the CLI (or a study runner) from options;
+/// serialisable, because a distributed run's coordinator sends it to its
+/// workers.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RunConfig {
     /// Number of clients, each with its own connection.
     pub threads: usize,
@@ -86,6 +89,10 @@ pub struct RunConfig {
     /// Run only this shard of the clients, users, events and rate
     /// (`--shard I/N`); None: the whole run.
     pub shard: Option<Shard>,
+    /// Release the clients, once connected, at the instant this hook
+    /// returns (a coordinated start, `release.rs`); None: at once.
+    #[serde(skip)]
+    pub release: Option<release::Release>,
 }
 
 pub use crate::record::StopReason;
@@ -341,6 +348,9 @@ pub fn run_instances(
     };
     let setup = setup_start.elapsed();
 
+    if let Some(r) = &cfg.release {
+        r.wait()?;
+    }
     let t0 = Instant::now();
     let released_unix_us = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

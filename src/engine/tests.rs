@@ -108,6 +108,7 @@ pub(super) fn config(threads: usize) -> RunConfig {
         timeout: None,
         pacing: Default::default(),
         shard: None,
+        release: None,
     }
 }
 

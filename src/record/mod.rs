@@ -23,6 +23,11 @@
 //!   `result.histograms.types`, each interval's `histogram` and
 //!   `lag_histogram`, and `result.shards` (a merged run): every summary
 //!   in the record can be derived again from the histograms beside it.
+//!   A run started by a coordinator (`run --nodes N`) adds, in the same
+//!   version, `result.shards.coordinator` and each shard row's `node`,
+//!   `clock_rtt_s` and `start_skew_s` (optional: every record of version 3
+//!   still reads; a dbsweep older than these fields refuses a record that
+//!   has them).
 //!
 //! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.
@@ -41,8 +46,8 @@ pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
 pub use metrics::Metrics;
 pub use outcome::{
-    ClientCpu, Connect, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
-    Queries, ShardRow, Shards, StatementLatency, StopReason, TransactionType,
+    ClientCpu, Connect, Coordination, ErrorCounts, Fairness, Histograms, Interval, Latency,
+    Outcome, Percentile, Queries, ShardRow, Shards, StatementLatency, StopReason, TransactionType,
 };
 pub use pacing::{PacingOutcome, PacingSettings};
 pub use run::{

@@ -289,6 +289,7 @@ impl WorkloadSpec {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            release: None,
         }
     }
 
