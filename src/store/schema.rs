@@ -326,8 +326,23 @@ CREATE TABLE reproduction (
 );
 "#;
 
+/// Version 6: the program that served each managed target, as its
+/// `--version` line (`mysqld Ver 10.2.11-MariaDB for Linux on x86_64`),
+/// recorded when the study starts it. A line per build a target ran on: a
+/// study resumed after a build changed has both. No row for a target
+/// dbsweep did not start (a URL, SQLite): it has no program to ask.
+const V6: &str = r#"
+CREATE TABLE server_build (
+    study_id        INTEGER NOT NULL REFERENCES study(id) ON DELETE CASCADE,
+    target          TEXT NOT NULL,
+    version_line    TEXT NOT NULL,
+    first_unix_s    INTEGER NOT NULL,
+    PRIMARY KEY (study_id, target, version_line)
+);
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -435,6 +450,7 @@ mod tests {
                 "point_summary",
                 "reference",
                 "reproduction",
+                "server_build",
                 "session",
                 "study",
                 "target",

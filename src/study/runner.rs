@@ -188,6 +188,11 @@ impl Session<'_> {
                 return Ok(true);
             }
         };
+        if let Some(line) = self.setup.new_build(p) {
+            // The program's own --version line, for the report's header.
+            self.store
+                .save_server_build(self.study_id, &row.target, &line)?;
+        }
         let seed = wl.rand_seed.unwrap_or_else(crate::rand::seed_from_time);
         let rand = wl.rand_config(seed);
         let instances = match self.setup.workload(wl, p, &target, rand) {
