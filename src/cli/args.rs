@@ -253,11 +253,15 @@ Examples:
   dbsweep report results/quickstart --format md      # report.md with its charts as SVG files
   dbsweep report results/quickstart --format text    # the tables on the terminal
   dbsweep report results/seed002-cpus --metric p95 --point 16
-  dbsweep report results/new --baseline results/old --out compare.html";
+  dbsweep report results/new --baseline results/old --out compare.html
+  dbsweep report run.json --format text              # one run's record
+  dbsweep report run.series.jsonl --format text      # a run killed before it ended";
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A study's output directory or its results.db.
+    /// A study's output directory or its results.db; a run's record
+    /// (RUN.json); or the series file of a run that never finished
+    /// (RUN.series.jsonl, rebuilt from the intervals it had closed).
     #[arg(default_value = ".")]
     pub path: std::path::PathBuf,
     /// Output format (default: from --out's extension, else html).

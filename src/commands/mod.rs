@@ -95,6 +95,45 @@ pub enum JsonOut {
 }
 
 impl JsonOut {
+    /// Writes a run record there, streamed (its series is read from its
+    /// file as it is written, never held whole); a file atomically.
+    fn write_run(&self, run: &crate::record::Run) -> anyhow::Result<()> {
+        use std::io::Write;
+        match self {
+            JsonOut::Stdout => {
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                crate::record::write(run, &mut out)?;
+                Ok(out.flush()?)
+            }
+            JsonOut::File(p) => {
+                let tmp = p.with_extension(format!("tmp-{}", std::process::id()));
+                let written = (|| -> anyhow::Result<()> {
+                    let file = std::fs::File::create(&tmp)?;
+                    let mut out = std::io::BufWriter::new(file);
+                    crate::record::write(run, &mut out)?;
+                    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                    Ok(())
+                })();
+                if let Err(e) = written {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(e.context(format!("Could not write '{}'", tmp.display())));
+                }
+                std::fs::rename(&tmp, p).with_context(|| {
+                    format!("Could not move '{}' to '{}'", tmp.display(), p.display())
+                })
+            }
+        }
+    }
+
+    /// The series file beside a `--json FILE`: the run's intervals and
+    /// samples as they close, `FILE` with `.series.jsonl` for its extension.
+    fn series_path(&self) -> Option<PathBuf> {
+        match self {
+            JsonOut::Stdout => None,
+            JsonOut::File(p) => Some(p.with_extension("series.jsonl")),
+        }
+    }
+
     /// Writes `bytes` there (a file atomically).
     fn write(&self, bytes: &[u8]) -> anyhow::Result<()> {
         use std::io::Write;

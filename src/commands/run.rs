@@ -185,6 +185,9 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         interval,
         server: point::default_server_ref(&target),
     });
+    // Beside --json FILE, the run's intervals and samples are written as
+    // they close; a killed run leaves them there for `dbsweep report`.
+    point.series = req.json.as_ref().and_then(JsonOut::series_path);
     let record = point::execute(&point, &cancel, &mut |s| {
         // The tail after the last full interval is kept in the result but
         // not printed when it is too short for its rates to mean anything.
@@ -197,7 +200,11 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     }
     std::io::stdout().write_all(&report::text::Text.render(&record)?)?;
     if let Some(out) = &req.json {
-        out.write(&report::json::Json.render(&record)?)?;
+        out.write_run(&record)?;
+        // The record holds the series now; its file has served.
+        if let Some(f) = record.result.intervals.file() {
+            f.remove_when_dropped(true);
+        }
     }
     if let Some(p) = &req.report {
         let html = report::html::render(&report::run_doc::build(&record));

@@ -23,6 +23,7 @@ pub mod merge;
 pub mod pacing;
 pub mod point;
 pub mod recorder;
+pub mod recover;
 pub mod release;
 mod result;
 pub mod shard;
@@ -378,7 +379,8 @@ pub fn run_instances(
     }
 
     // Coordinate: interval samples, warmup boundary, cancellation, deadline.
-    let mut intervals = Vec::new();
+    // Each interval goes to `on_interval` and is not kept: a long run's
+    // memory does not grow with its length (its caller writes them out).
     let mut last_tick = t0;
     let mut deadline = end.map(|e| e + cfg.grace);
     let mut interrupted = false;
@@ -405,7 +407,6 @@ pub fn run_instances(
                     shared.dispatch.get().map(|d| (d, &mut queue_before)),
                 );
                 on_interval(&s);
-                intervals.push(s);
                 last_tick = now;
             }
         }
@@ -500,7 +501,6 @@ pub fn run_instances(
             shared.dispatch.get().map(|d| (d, &mut queue_before)),
         );
         on_interval(&s);
-        intervals.push(s);
     }
 
     let totals = shared.recorder.totals(kinds.len(), types.len());
@@ -555,7 +555,6 @@ pub fn run_instances(
             .zip(totals.types_failed)
             .map(|((t, latency), failed)| TypeResult { t, latency, failed })
             .collect(),
-        intervals,
         clients,
         cpu: cpu_start.map(|s| cpu_end.since(&s)).unwrap_or_default(),
         cpus: cpu::available_cpus(),
@@ -593,6 +592,8 @@ fn abandon(shared: &Shared) -> u64 {
 
 #[cfg(test)]
 mod pacing_tests;
+#[cfg(test)]
+mod series_tests;
 #[cfg(test)]
 mod shard_tests;
 #[cfg(test)]

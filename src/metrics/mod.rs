@@ -8,7 +8,9 @@
 //! - [`proc`]: reading `/proc` (machine counters, process trees, listening
 //!   sockets).
 //! - [`sql`]: the server's own counters over a monitoring connection.
-//! - [`sampler`]: the thread that reads all of them beside a run.
+//! - [`sampler`]: the thread that reads all of them beside a run;
+//!   `timeline` turns its readings into samples as they come, so a long
+//!   run's metrics cost no more memory than a short one's.
 //! - [`figures`]: what the measured window's totals say (pure).
 
 pub mod cpu;
@@ -19,3 +21,4 @@ pub mod sampler;
 #[cfg(test)]
 mod sampler_tests;
 pub mod sql;
+mod timeline;

@@ -10,7 +10,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use std::borrow::Cow;
+
 use super::map::OrderedMap;
+use super::series::Series;
 
 /// The machine, the server and the client beside one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -40,7 +43,7 @@ pub struct Metrics {
     /// Figures derived from the window's totals and the run's counts.
     pub figures: Figures,
     /// One per interval, warmup included: the time series.
-    pub samples: Vec<Sample>,
+    pub samples: Series<Sample>,
     /// What could not be measured, and why: a figure that is absent is
     /// named here, never reported as 0.
     pub gaps: Vec<Gap>,
@@ -79,7 +82,7 @@ impl Metrics {
     /// interval, for drawing over time: the window's last, partial sample
     /// can be a few ticks of /proc/stat (10 ms each), too short to say
     /// anything.
-    pub fn window_samples(&self) -> impl Iterator<Item = &Sample> {
+    pub fn window_samples(&self) -> impl Iterator<Item = Cow<'_, Sample>> + '_ {
         let min = self.interval_s / 2.0;
         self.samples
             .iter()

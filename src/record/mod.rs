@@ -39,6 +39,7 @@ mod outcome;
 mod pacing;
 mod run;
 mod sample;
+pub mod series;
 
 use std::io::{Read, Write};
 
@@ -53,6 +54,7 @@ pub use pacing::{PacingOutcome, PacingSettings};
 pub use run::{
     Dialect, ErrorKindName, Machine, Random, Run, Settings, ShardOf, TargetInfo, Tool, WorkloadInfo,
 };
+pub use series::{Series, SeriesFile};
 
 /// The format this version writes.
 pub const SCHEMA_ID: &str = "dbsweep-run/3";
@@ -161,7 +163,7 @@ mod tests {
         assert_eq!(old.released_unix_us, None);
         assert!(old.run.percentiles.is_empty());
         assert_eq!(old.run.shard, None);
-        assert_eq!(old.result.intervals[0].histogram, None);
+        assert_eq!(old.result.intervals.to_vec()[0].histogram, None);
         assert_eq!(old.result.shards, None);
     }
 }

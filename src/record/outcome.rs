@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::histogram::Histogram;
 use super::map::OrderedMap;
 use super::metrics::Metrics;
+use super::series::Series;
 
 /// What the run measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -46,7 +47,7 @@ pub struct Outcome {
     pub fairness: Fairness,
     pub client_cpu: ClientCpu,
     /// One entry per `--report-interval` (or report time-series step).
-    pub intervals: Vec<Interval>,
+    pub intervals: Series<Interval>,
     /// Connecting the clients before they were released (version 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect: Option<Connect>,
@@ -460,6 +461,9 @@ pub enum StopReason {
     Aborted,
     /// The run's hard timeout (a study's `point_timeout`) was reached.
     Timeout,
+    /// The process ended before the run did (it was killed): the record
+    /// was rebuilt from the intervals its series file had closed.
+    Incomplete,
 }
 
 impl StopReason {
@@ -472,6 +476,7 @@ impl StopReason {
             StopReason::Interrupted => "interrupted",
             StopReason::Aborted => "aborted",
             StopReason::Timeout => "timeout",
+            StopReason::Incomplete => "incomplete",
         }
     }
 }

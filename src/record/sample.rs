@@ -122,7 +122,8 @@ impl Run {
                     skipped: None,
                     histogram: None,
                     lag_histogram: None,
-                }],
+                }]
+                .into(),
                 connect: None,
                 histograms: None,
                 metrics: None,

@@ -226,8 +226,9 @@ mod tests {
                 options: Default::default(),
             },
             metrics: None,
+            series: None,
         };
-        point::record(&p, &result(), 0)
+        point::record(&p, &result(), 0, Default::default())
     }
 
     fn result() -> RunResult {
@@ -259,7 +260,6 @@ mod tests {
             offered: None,
             stmt_latency: vec![upd, sel, Histogram::new(), Histogram::new()],
             types: vec![],
-            intervals: vec![],
             clients: vec![],
             cpu: Default::default(),
             cpus: 1,

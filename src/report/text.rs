@@ -411,6 +411,15 @@ pub fn summary(r: &Run) -> String {
                 res.fatal_error.as_deref().unwrap_or("unknown")
             );
         }
+        StopReason::Incomplete => {
+            let _ = writeln!(
+                s,
+                "INCOMPLETE: {}\n",
+                res.fatal_error
+                    .as_deref()
+                    .unwrap_or("the run did not finish")
+            );
+        }
         _ => {}
     }
     if res.abandoned > 0 {

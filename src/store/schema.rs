@@ -341,8 +341,23 @@ CREATE TABLE server_build (
 );
 "#;
 
+/// Version 7: a point's time series in rows of their own — each interval
+/// whole (its histograms included) beside its columns, each metrics sample
+/// in `point_sample` — so a long point's record is stored, and read back,
+/// without its hours of intervals in one document (`result_json` then has
+/// them empty; files of version 6 and before keep them there).
+const V7: &str = r#"
+ALTER TABLE point_interval ADD COLUMN interval_json TEXT;
+CREATE TABLE point_sample (
+    point_id     INTEGER NOT NULL REFERENCES point(id) ON DELETE CASCADE,
+    seq          INTEGER NOT NULL,
+    sample_json  TEXT NOT NULL,
+    PRIMARY KEY (point_id, seq)
+);
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -446,6 +461,7 @@ mod tests {
                 "point_error",
                 "point_histogram",
                 "point_interval",
+                "point_sample",
                 "point_setting",
                 "point_summary",
                 "reference",

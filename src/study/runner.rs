@@ -219,6 +219,10 @@ impl Session<'_> {
             interval,
             server: self.setup.server_ref(self.study, p),
         });
+        // The point's intervals and samples go to a file beside the results
+        // database as they close: a point killed in its fourth hour leaves
+        // them there (`dbsweep report FILE` reads it).
+        point.series = Some(series_path(self.out, &p.key.to_string()));
         let progress = &self.progress;
         let run = point::execute(&point, cancel, &mut |s| {
             if s.duration_s > 0.0 {
@@ -233,7 +237,16 @@ impl Session<'_> {
                 return Ok(true);
             }
         };
+        // Once the point is stored (or interrupted, to run again), its
+        // series file has served.
+        let series = run.result.intervals.file().cloned();
+        let served = || {
+            if let Some(f) = &series {
+                f.remove_when_dropped(true);
+            }
+        };
         if run.result.stop_reason == StopReason::Interrupted {
+            served();
             return Ok(false);
         }
         let mut row = match self.failure(&run) {
@@ -248,6 +261,7 @@ impl Session<'_> {
         }
         row.run = Some(run);
         self.store(p, &what, row)?;
+        served();
         Ok(true)
     }
 
@@ -409,4 +423,18 @@ fn ending(mut row: PointRow, status: PointStatus, reason: String) -> PointRow {
     row.status = status;
     row.reason = Some(reason);
     row
+}
+
+/// Where point `key`'s series file goes while it runs: `series/` in the
+/// study's output directory, named after the key (characters a file name
+/// should not hold replaced).
+fn series_path(out: &std::path::Path, key: &str) -> std::path::PathBuf {
+    let name: String = key
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' | '=' | '@' => c,
+            _ => '_',
+        })
+        .collect();
+    out.join("series").join(format!("{name}.jsonl"))
 }
