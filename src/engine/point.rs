@@ -124,6 +124,7 @@ pub fn execute(
             server: m.server.clone(),
             target: point.target.clone(),
             proc: PathBuf::from("/proc"),
+            counts: point.instances[0].window_counts(),
         })
     });
     let result = super::run_instances(
@@ -383,6 +384,7 @@ fn outcome(res: &RunResult, pacing: &super::Pacing) -> record::Outcome {
             })
             .collect(),
         shards: None,
+        consistency: None,
     }
 }
 

@@ -32,6 +32,9 @@ pub struct Options {
     pub target: Target,
     /// The `/proc` directory (`/proc` but in tests).
     pub proc: PathBuf,
+    /// Counts the workload reads from the database at the window's start
+    /// and end (`Workload::window_counts`): (name, SQL).
+    pub counts: super::counts::Queries,
 }
 
 /// How the server's processes are found.
@@ -98,6 +101,10 @@ struct Inner {
     /// CPU spent reading, ns.
     cpu_ns: AtomicU64,
     marks: Mutex<Marks>,
+    /// The workload's counts and their readings at the window's start and
+    /// end.
+    counter: Mutex<super::counts::Counter>,
+    counted: Mutex<[Vec<Option<f64>>; 2]>,
     stop: Mutex<bool>,
     wake: Condvar,
     gaps: Mutex<Vec<Gap>>,
@@ -155,6 +162,20 @@ impl Inner {
             thread_cpu_ns().saturating_sub(cpu_before),
             Ordering::Relaxed,
         );
+    }
+
+    /// Reads the workload's counts at the window's start (`at` 0) or end
+    /// (1), after that moment's reading of the server's counters.
+    fn count(&self, at: usize) {
+        let mut counter = self.counter.lock().unwrap();
+        if counter.is_empty() {
+            return;
+        }
+        let cpu_before = thread_cpu_ns();
+        let v = counter.read();
+        drop(counter);
+        self.charge(cpu_before);
+        self.counted.lock().unwrap()[at] = v;
     }
 
     /// Samples the wait events alone (PostgreSQL).
@@ -260,6 +281,11 @@ impl Sampler {
             waits: Mutex::new(Vec::new()),
             cpu_ns: AtomicU64::new(0),
             marks: Mutex::new(Marks::default()),
+            counter: Mutex::new(super::counts::Counter::connect(
+                &opts.target,
+                opts.counts.clone(),
+            )),
+            counted: Mutex::new([Vec::new(), Vec::new()]),
             stop: Mutex::new(false),
             wake: Condvar::new(),
             gaps: Mutex::new(gaps),
@@ -328,6 +354,8 @@ impl Sampler {
         marks.released = Some(i);
         if measuring {
             marks.measure_start = Some(i);
+            drop(marks);
+            self.inner.count(0);
         }
     }
 
@@ -335,6 +363,7 @@ impl Sampler {
     pub fn measure_start(&self) {
         let i = self.inner.snap();
         self.inner.marks.lock().unwrap().measure_start = Some(i);
+        self.inner.count(0);
     }
 
     /// The run ended: a reading now (the engine lets the clients close
@@ -342,6 +371,7 @@ impl Sampler {
     pub fn end(&self) {
         let i = self.inner.snap();
         self.inner.marks.lock().unwrap().end = Some(i);
+        self.inner.count(1);
     }
 
     /// Stops sampling and builds the record's metrics; `transactions` and
@@ -390,6 +420,21 @@ impl Sampler {
             });
         }
         let figures = super::figures::derive(&window, transactions, queries, &mut gaps);
+        let window_counts = {
+            let counter = self.inner.counter.lock().unwrap();
+            let counted = self.inner.counted.lock().unwrap();
+            let counts = counter.window(&counted[0], &counted[1]);
+            if !counter.is_empty() && counts.len() < counted[0].len().max(1) {
+                gaps.push(Gap {
+                    what: "the workload's counts of its own work in the database".into(),
+                    why: counter
+                        .why_not
+                        .clone()
+                        .unwrap_or_else(|| "not read at both ends of the window".into()),
+                });
+            }
+            counts
+        };
         let took: Vec<f64> = snaps.iter().map(|s| s.took.as_secs_f64() * 1e3).collect();
         Metrics {
             interval_s: self.interval.as_secs_f64(),
@@ -407,6 +452,7 @@ impl Sampler {
             samples,
             gaps,
             innodb_semaphores: semaphores,
+            window_counts,
         }
     }
 

@@ -129,6 +129,7 @@ impl Run {
                 pacing: None,
                 transaction_types: Vec::new(),
                 shards: None,
+                consistency: None,
             },
         }
     }

@@ -56,6 +56,7 @@ mod sections;
 pub mod spec;
 pub mod statement;
 mod tables;
+mod tpcc;
 mod usage;
 mod users;
 mod verdicts;
