@@ -130,7 +130,9 @@ def main():
     work = tempfile.mkdtemp(prefix="dbsweep-long-")
     os.chmod(work, 0o755)
     samples, rows = [], []
-    url = c.server_start("postgres", work, [f"max_connections={max(counts) + 20}"])
+    # Side by side, the runs' connections add up.
+    conns = sum(counts) if a.parallel else max(counts)
+    url = c.server_start("postgres", work, [f"max_connections={conns + 20}"])
     try:
         subprocess.run([c.DBSWEEP, "prepare", "oltp_read_write", "--db", url,
                         f"--table-size={a.rows}", "--tables=1"], check=True, capture_output=True)
@@ -138,7 +140,12 @@ def main():
             results = {}
 
             def go(n, label=label, binary=binary, results=results):
-                results[n] = one(binary, url, n, a, work, label, samples)
+                try:
+                    results[n] = one(binary, url, n, a, work, label, samples)
+                except SystemExit as e:
+                    # A failed run in a thread must fail the benchmark, not vanish.
+                    print(e, file=sys.stderr, flush=True)
+                    os._exit(1)
 
             if a.parallel:
                 threads = [threading.Thread(target=go, args=(n,)) for n in counts]

@@ -199,6 +199,8 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         println!();
     }
     std::io::stdout().write_all(&report::text::Text.render(&record)?)?;
+    let mut record = record;
+    let consistent = check_after(req.check, w.as_ref(), &target, &mut record)?;
     if let Some(out) = &req.json {
         out.write_run(&record)?;
         // The record holds the series now; its file has served.
@@ -212,18 +214,35 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         eprintln!("Report written to {}", p.display());
     }
     let status = status_of([&record.result.stop_reason]);
-    if req.check {
-        let mut conn = connect_checked(&target)?;
-        let started = Instant::now();
-        println!("Consistency after the run:");
-        match w.consistency(conn.as_mut())? {
-            Some(conditions) => {
-                if !super::print_conditions(&conditions, &target.display, started, "    ") {
-                    return Ok(RunStatus::Aborted);
-                }
-            }
-            None => println!("    {} defines no consistency conditions", w.name()),
-        }
+    if !consistent {
+        return Ok(RunStatus::Aborted);
     }
     Ok(status)
+}
+
+/// `--check`: the workload's consistency conditions after the run, into
+/// the record (its reports show them); false when one fails.
+fn check_after(
+    check: bool,
+    w: &dyn crate::workload::Workload,
+    target: &Target,
+    record: &mut crate::record::Run,
+) -> anyhow::Result<bool> {
+    if !check {
+        return Ok(true);
+    }
+    let mut conn = connect_checked(target)?;
+    let started = Instant::now();
+    println!("Consistency after the run:");
+    match w.consistency(conn.as_mut())? {
+        Some(conditions) => {
+            let ok = super::print_conditions(&conditions, &target.display, started, "    ");
+            record.result.consistency = Some(conditions.iter().map(|c| c.to_record()).collect());
+            Ok(ok)
+        }
+        None => {
+            println!("    {} defines no consistency conditions", w.name());
+            Ok(true)
+        }
+    }
 }

@@ -137,6 +137,7 @@ pub fn execute(
                 server: m.server.clone(),
                 target: point.target.clone(),
                 proc: PathBuf::from("/proc"),
+                counts: point.instances[0].window_counts(),
             },
             Some(writer.clone()),
         )
@@ -484,6 +485,7 @@ fn outcome(
             })
             .collect(),
         shards: None,
+        consistency: None,
     }
 }
 

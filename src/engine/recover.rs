@@ -125,6 +125,7 @@ pub fn recover(path: &Path) -> anyhow::Result<record::Run> {
             }),
             transaction_types: Vec::new(),
             shards: None,
+            consistency: None,
         },
         run: h.run,
     };

@@ -36,6 +36,9 @@ pub struct Options {
     pub target: Target,
     /// The `/proc` directory (`/proc` but in tests).
     pub proc: PathBuf,
+    /// Counts the workload reads from the database at the window's start
+    /// and end (`Workload::window_counts`): (name, SQL).
+    pub counts: super::counts::Queries,
 }
 
 /// How the server's processes are found.
@@ -80,6 +83,10 @@ struct Inner {
     timeline: Mutex<Timeline>,
     /// CPU spent reading, ns.
     cpu_ns: AtomicU64,
+    /// The workload's counts and their readings at the window's start and
+    /// end.
+    counter: Mutex<super::counts::Counter>,
+    counted: Mutex<[Vec<Option<f64>>; 2]>,
     stop: Mutex<bool>,
     wake: Condvar,
     gaps: Mutex<Vec<Gap>>,
@@ -138,6 +145,20 @@ impl Inner {
             thread_cpu_ns().saturating_sub(cpu_before),
             Ordering::Relaxed,
         );
+    }
+
+    /// Reads the workload's counts at the window's start (`at` 0) or end
+    /// (1), after that moment's reading of the server's counters.
+    fn count(&self, at: usize) {
+        let mut counter = self.counter.lock().unwrap();
+        if counter.is_empty() {
+            return;
+        }
+        let cpu_before = thread_cpu_ns();
+        let v = counter.read();
+        drop(counter);
+        self.charge(cpu_before);
+        self.counted.lock().unwrap()[at] = v;
     }
 
     /// Samples the wait events alone (PostgreSQL).
@@ -252,6 +273,11 @@ impl Sampler {
             monitor: Mutex::new(monitor),
             timeline: Mutex::new(timeline),
             cpu_ns: AtomicU64::new(0),
+            counter: Mutex::new(super::counts::Counter::connect(
+                &opts.target,
+                opts.counts.clone(),
+            )),
+            counted: Mutex::new([Vec::new(), Vec::new()]),
             stop: Mutex::new(false),
             wake: Condvar::new(),
             gaps: Mutex::new(gaps),
@@ -317,17 +343,22 @@ impl Sampler {
     /// each when asked: never queued behind the sampler thread's queries.
     pub fn released(&self, measuring: bool) {
         self.inner.snap(Some(Mark::Released { measuring }));
+        if measuring {
+            self.inner.count(0);
+        }
     }
 
     /// The measured window begins: a reading now.
     pub fn measure_start(&self) {
         self.inner.snap(Some(Mark::MeasureStart));
+        self.inner.count(0);
     }
 
     /// The run ended: a reading now (the engine lets the clients close
     /// their connections after it).
     pub fn end(&self) {
         self.inner.snap(Some(Mark::End));
+        self.inner.count(1);
     }
 
     /// Stops sampling and builds the record's metrics; `transactions` and
@@ -358,6 +389,21 @@ impl Sampler {
             Some(w) => w.samples(),
             None => Series::from(std::mem::take(&mut *self.kept.lock().unwrap())),
         };
+        let window_counts = {
+            let counter = self.inner.counter.lock().unwrap();
+            let counted = self.inner.counted.lock().unwrap();
+            let counts = counter.window(&counted[0], &counted[1]);
+            if !counter.is_empty() && counts.len() < counted[0].len().max(1) {
+                gaps.push(Gap {
+                    what: "the workload's counts of its own work in the database".into(),
+                    why: counter
+                        .why_not
+                        .clone()
+                        .unwrap_or_else(|| "not read at both ends of the window".into()),
+                });
+            }
+            counts
+        };
         Metrics {
             interval_s: self.interval.as_secs_f64(),
             readings: timeline.readings,
@@ -374,6 +420,7 @@ impl Sampler {
             samples,
             gaps,
             innodb_semaphores: semaphores,
+            window_counts,
         }
     }
 }

@@ -13,6 +13,7 @@ fn options(server: ServerRef, target: &str, proc: &Path) -> Options {
         server,
         target: Target::parse(target).unwrap(),
         proc: proc.to_path_buf(),
+        counts: Vec::new(),
     }
 }
 

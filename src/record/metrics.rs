@@ -51,6 +51,34 @@ pub struct Metrics {
     /// window's start and at its end (MariaDB/MySQL only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub innodb_semaphores: Vec<String>,
+    /// Counts the workload read from the database itself at the window's
+    /// start and end, on a connection of their own (TPC-C:
+    /// `sum(d_next_o_id)`, the New-Orders the database committed); a count
+    /// that could not be read is absent, and named in `gaps`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub window_counts: Vec<WindowCount>,
+}
+
+/// One count read from the database at the measured window's start and
+/// end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WindowCount {
+    /// What is counted, e.g. `sum(d_next_o_id)`.
+    pub name: String,
+    /// The query that counts it.
+    pub sql: String,
+    /// Its value at the window's start.
+    pub start: f64,
+    /// Its value at the window's end.
+    pub end: f64,
+}
+
+impl WindowCount {
+    /// What the window added.
+    pub fn delta(&self) -> f64 {
+        self.end - self.start
+    }
 }
 
 /// Where the server's processes were found.

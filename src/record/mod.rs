@@ -32,6 +32,7 @@
 //! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.
 
+pub mod consistency;
 pub mod histogram;
 pub mod map;
 pub mod metrics;
@@ -43,6 +44,7 @@ pub mod series;
 
 use std::io::{Read, Write};
 
+pub use consistency::ConditionResult;
 pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
 pub use metrics::Metrics;

@@ -70,6 +70,10 @@ pub struct Outcome {
     /// shard and the window they had in common. Absent for one process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<Shards>,
+    /// The workload's consistency conditions, checked after the run
+    /// (`--check`; TPC-C's clause 3.3.2). Absent when not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<Vec<super::ConditionResult>>,
 }
 
 /// The shards a merged run was made of.

@@ -130,6 +130,7 @@ impl Run {
                 pacing: None,
                 transaction_types: Vec::new(),
                 shards: None,
+                consistency: None,
             },
         }
     }

@@ -281,11 +281,16 @@ fn types_section(s: &mut String, r: &Run) {
         };
         let _ = writeln!(s, "    * the 90th percentile exceeds the limit ({clause})");
     }
-    if tpcc.is_some() {
+    if let Some(f) = &tpcc {
+        let delivery = if f.deferred {
+            "Delivery queued 5 s, its deferred completion 80 s"
+        } else {
+            "Delivery (inline, all ten districts) 80 s"
+        };
         let _ = writeln!(
             s,
             "    expected: the type's share of a terminal's deck; limits on the 90th percentile: \
-             5 s, Stock-Level 20 s, Delivery (inline, all ten districts) 80 s"
+             5 s, Stock-Level 20 s, {delivery}"
         );
         let _ = writeln!(s);
         return;

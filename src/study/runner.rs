@@ -256,6 +256,9 @@ impl Session<'_> {
         row.target_url = target.display.clone();
         row.settings = run.target.settings.0.clone();
         let mut run = run;
+        if wl.check {
+            run.result.consistency = consistency(instances[0].as_ref(), &target);
+        }
         if let (Some(settings), Some(goal)) = (run.run.pacing.as_mut(), wl.pacing.p99_goal) {
             settings.p99_goal_ms = Some(goal.as_secs_f64() * 1e3);
         }
@@ -437,4 +440,16 @@ fn series_path(out: &std::path::Path, key: &str) -> std::path::PathBuf {
         })
         .collect();
     out.join("series").join(format!("{name}.jsonl"))
+}
+
+/// The workload's consistency conditions after a point (`check = true`),
+/// as the record keeps them; None when it defines none or they could not
+/// be read (the record then says nothing of consistency).
+fn consistency(
+    w: &dyn Workload,
+    target: &crate::driver::Target,
+) -> Option<Vec<crate::record::ConditionResult>> {
+    let mut conn = crate::driver::connect(target).ok()?;
+    let conditions = w.consistency(conn.as_mut()).ok()??;
+    Some(conditions.iter().map(|c| c.to_record()).collect())
 }

@@ -59,6 +59,7 @@ mod servers;
 pub mod spec;
 pub mod statement;
 mod tables;
+mod tpcc;
 mod usage;
 mod users;
 mod verdicts;
