@@ -18,7 +18,7 @@ use crate::driver::{self, Target};
 pub use crate::metrics::sampler::ServerRef;
 use crate::metrics::sampler::{self, Sampler};
 use crate::rand::RandConfig;
-use crate::record::series::{Header, SeriesWriter};
+use crate::record::spool::{Header, SeriesWriter};
 use crate::record::{self, ErrorKindName, OrderedMap, Series, SeriesFile};
 use crate::stats::fairness::fairness;
 use crate::stats::histogram::Histogram;
@@ -279,7 +279,7 @@ pub fn header(point: &Point<'_>, started_unix_s: u64, threads: usize) -> Header 
     let cfg = point.config;
     let rand = &point.rand;
     Header {
-        format: record::series::SERIES_FORMAT.to_string(),
+        format: record::spool::SERIES_FORMAT.to_string(),
         tool: record::Tool {
             name: "dbsweep".into(),
             version: env!("CARGO_PKG_VERSION").into(),

@@ -10,12 +10,12 @@
 
 use std::path::Path;
 
-use crate::record::{self, series, Series};
+use crate::record::{self, spool, Series};
 use crate::stats::histogram::Histogram;
 
 /// The record of the run whose series file is `path`.
 pub fn recover(path: &Path) -> anyhow::Result<record::Run> {
-    let (h, intervals, samples) = series::read_file(path)?;
+    let (h, intervals, samples) = spool::read_file(path)?;
     let measured: Vec<&record::Interval> = intervals.iter().filter(|i| !i.warmup).collect();
     let sum = |f: &dyn Fn(&record::Interval) -> u64| measured.iter().map(|&i| f(i)).sum::<u64>();
     let mut latency = Histogram::new();

@@ -62,7 +62,7 @@ fn intervals_and_samples_go_to_the_series_file_and_read_back_as_in_memory() {
     assert_eq!(sum, run.result.transactions);
     // The file on its own: its header names the run, its entries are the
     // record's.
-    let (header, from_file, samples_from_file) = record::series::read_file(&path).unwrap();
+    let (header, from_file, samples_from_file) = record::spool::read_file(&path).unwrap();
     assert_eq!(header.workload.name, run.workload.name);
     assert_eq!(header.run.threads, 2);
     assert_eq!(from_file, all);
@@ -85,7 +85,7 @@ fn intervals_and_samples_go_to_the_series_file_and_read_back_as_in_memory() {
             .unwrap();
         f.write_all(b"{\"interval\":{\"t_s\":1.0,\"dura").unwrap();
     }
-    let (_, cut, _) = record::series::read_file(&path).unwrap();
+    let (_, cut, _) = record::spool::read_file(&path).unwrap();
     assert_eq!(cut.len(), all.len());
     // Kept while asked to, removed once it has served.
     drop(loaded);

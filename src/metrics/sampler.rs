@@ -17,12 +17,12 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::proc::{self, process, sockets, MachineSnap};
+use super::proc::{self, process, sockets};
 use super::sql::Monitor;
 use super::timeline::{self, Mark, Snap, Timeline};
 use crate::driver::{Target, TargetKind};
 use crate::record::metrics::{Gap, Metrics, Sample, ServerProcess};
-use crate::record::series::SeriesWriter;
+use crate::record::spool::SeriesWriter;
 use crate::record::Series;
 
 /// What to sample.
@@ -186,20 +186,6 @@ impl Inner {
             });
         }
     }
-}
-
-/// Whether the machine was saturated from `prev` to `cur`: more runnable
-/// threads than CPUs now (`procs_running` counts the reader itself), or at
-/// most 10 % of the CPU time idle (idle and iowait) in between.
-pub(super) fn saturated(prev: &MachineSnap, cur: &MachineSnap) -> bool {
-    let cpus = cur.per_cpu.len().max(1) as u64;
-    let total = cur
-        .cpu
-        .iter()
-        .sum::<u64>()
-        .saturating_sub(prev.cpu.iter().sum());
-    let idle = (cur.cpu[3] + cur.cpu[4]).saturating_sub(prev.cpu[3] + prev.cpu[4]);
-    cur.procs_running > cpus + 1 || (total > 0 && idle * 10 <= total)
 }
 
 /// A running sampler; see the module docs.

@@ -3,6 +3,7 @@
 //! connection are gaps, never failures.
 
 use super::sampler::*;
+use super::timeline::saturated;
 use crate::driver::Target;
 use std::path::Path;
 use std::time::Duration;

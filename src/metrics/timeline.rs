@@ -149,10 +149,7 @@ impl Timeline {
         let at = snap.at;
         let pos = self.pending.partition_point(|s| s.at <= at);
         let busy = match (pos.checked_sub(1).map(|i| &self.pending[i]), &snap.machine) {
-            (Some(prev), Some(cur)) => prev
-                .machine
-                .as_ref()
-                .is_some_and(|p| super::sampler::saturated(p, cur)),
+            (Some(prev), Some(cur)) => prev.machine.as_ref().is_some_and(|p| saturated(p, cur)),
             _ => false,
         };
         self.pending.insert(pos, snap);
@@ -279,6 +276,20 @@ impl Timeline {
         u.waits = waits;
         u
     }
+}
+
+/// Whether the machine was saturated from `prev` to `cur`: more runnable
+/// threads than CPUs now (`procs_running` counts the reader itself), or at
+/// most 10 % of the CPU time idle (idle and iowait) in between.
+pub(super) fn saturated(prev: &MachineSnap, cur: &MachineSnap) -> bool {
+    let cpus = cur.per_cpu.len().max(1) as u64;
+    let total = cur
+        .cpu
+        .iter()
+        .sum::<u64>()
+        .saturating_sub(prev.cpu.iter().sum());
+    let idle = (cur.cpu[3] + cur.cpu[4]).saturating_sub(prev.cpu[3] + prev.cpu[4]);
+    cur.procs_running > cpus + 1 || (total > 0 && idle * 10 <= total)
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ mod pacing;
 mod run;
 mod sample;
 pub mod series;
+pub mod spool;
 
 use std::io::{Read, Write};
 
