@@ -144,6 +144,27 @@ impl JsonOut {
     }
 }
 
+/// A merged run's outputs, as one process's: the text summary on standard
+/// output, the record as `--json`, the HTML report as `--report`.
+fn emit_run(
+    run: &crate::record::Run,
+    json: Option<&JsonOut>,
+    report: Option<&Path>,
+) -> anyhow::Result<()> {
+    use crate::report::Exporter;
+    use std::io::Write;
+    std::io::stdout().write_all(&crate::report::text::Text.render(run)?)?;
+    if let Some(out) = json {
+        out.write_run(run)?;
+    }
+    if let Some(p) = report {
+        let html = crate::report::html::render(&crate::report::run_doc::build(run));
+        write_atomically(p, html.as_bytes())?;
+        eprintln!("Report written to {}", p.display());
+    }
+    Ok(())
+}
+
 /// Connects once, turning a failure into one clear message (the drivers'
 /// messages name the server, user and database themselves).
 fn connect_checked(target: &Target) -> anyhow::Result<Box<dyn Connection>> {

@@ -164,7 +164,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     let cancel = cancel_flag();
     print!(
         "{}",
-        report::text::preamble(w.name(), &target.display, &info.version, &cfg, t.rand.seed)
+        report::live::preamble(w.name(), &target.display, &info.version, &cfg, t.rand.seed)
     );
     // SQLite: how transactions take their locks decides whether writers
     // collide (see the driver); say which it was.
@@ -192,7 +192,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         // The tail after the last full interval is kept in the result but
         // not printed when it is too short for its rates to mean anything.
         if print_intervals && s.duration_s >= 0.5 * interval {
-            println!("{}", report::text::interval_line(s));
+            println!("{}", report::live::interval_line(s));
         }
     })?;
     if print_intervals && !record.result.intervals.is_empty() {

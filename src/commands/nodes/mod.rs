@@ -28,11 +28,11 @@ pub mod worker;
 use std::io::Write;
 use std::net::TcpListener;
 
-use super::{check_sqlite_path, connect_checked, status_of, write_atomically, RunStatus};
+use super::{check_sqlite_path, connect_checked, status_of, RunStatus};
 use crate::commands::run::{self, RunRequest};
 use crate::engine::merge::{self, Input};
 use crate::record;
-use crate::report::{self, Exporter};
+use crate::report;
 use crate::UsageError;
 pub use launcher::Launcher;
 use session::End;
@@ -78,7 +78,7 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
     let addr = advertised(&listener)?;
     print!(
         "{}",
-        report::text::preamble(
+        report::live::preamble(
             w.name(),
             &target.display,
             &info.version,
@@ -137,15 +137,7 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
         eprintln!("error: partial run: {} without a record", lost.join(", "));
         return Ok(RunStatus::Aborted);
     };
-    std::io::stdout().write_all(&report::text::Text.render(&merged)?)?;
-    if let Some(out) = &req.json {
-        out.write(&report::json::Json.render(&merged)?)?;
-    }
-    if let Some(p) = &req.report {
-        let html = report::html::render(&report::run_doc::build(&merged));
-        write_atomically(p, html.as_bytes())?;
-        eprintln!("Report written to {}", p.display());
-    }
+    super::emit_run(&merged, req.json.as_ref(), req.report.as_deref())?;
     Ok(status_of([&merged.result.stop_reason]))
 }
 
