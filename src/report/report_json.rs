@@ -44,7 +44,7 @@ fn point(p: &StoredPoint) -> Value {
         .iter()
         .map(|(k, v)| (k.clone(), json!(v)))
         .collect();
-    json!({
+    let mut v = json!({
         "key": r.key,
         "target": r.target,
         "target_kind": r.target_kind,
@@ -61,5 +61,10 @@ fn point(p: &StoredPoint) -> Value {
         "reason": r.reason,
         "figures": figures,
         "errors": errors,
-    })
+    });
+    // Only a point that ran on several workers has shards.
+    if let Some(shards) = super::study::sharded::json(p) {
+        v["shards"] = shards;
+    }
+    v
 }

@@ -141,7 +141,7 @@ impl Loader<'_> {
         };
         let (reproduction, references) =
             self.reproduction(&raw, Some((&targets, &variants)), &read)?;
-        Ok(Study {
+        let study = Study {
             source: self.src.path.to_path_buf(),
             name,
             description: raw.description.trim().to_string(),
@@ -155,7 +155,9 @@ impl Loader<'_> {
             sweep,
             references,
             reproduction,
-        })
+        };
+        self.check_nodes(&raw, &study)?;
+        Ok(study)
     }
 
     /// `metrics` and `metrics_interval`: sampling on by default, every

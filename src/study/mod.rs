@@ -34,11 +34,15 @@
 //!   results database; `setup.rs`: servers, data and workload instances a
 //!   point needs; `series.rs`: the stop rules' memory per series;
 //!   `progress.rs`: the live progress of a run.
+//! - `nodes.rs`: `nodes` and `launcher`, a point on several load machines
+//!   (validation); `sharded.rs`: what the runner hands such a point to,
+//!   a [`Coordinator`] that `dbsweep study` gives it (why: its doc).
 
 pub mod clients;
 mod load;
 mod locate;
 mod model;
+mod nodes;
 mod pacing;
 mod plan;
 mod progress;
@@ -48,6 +52,7 @@ mod reference;
 pub mod runner;
 mod series;
 mod setup;
+mod sharded;
 mod stop;
 mod targets;
 mod variants;
@@ -55,12 +60,13 @@ mod workloads;
 
 pub use load::{load, load_str};
 pub use model::{
-    ManagedServer, ParameterSweep, Reprepare, Restart, StopRules, Study, TargetKind, TargetSpec,
-    VariantOrigin, VariantSpec, WorkloadSpec,
+    Launcher, ManagedServer, Nodes, NodesSpec, ParameterSweep, Reprepare, Restart, StopRules,
+    Study, TargetKind, TargetSpec, VariantOrigin, VariantSpec, WorkloadSpec,
 };
 pub use plan::{
     plan, Plan, Point, PointKey, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC, POINT_OVERHEAD,
     SERVER_START,
 };
 pub use reference::stored_reproduction;
+pub use sharded::{Coordinator, Sharded};
 pub use stop::ErrorRates;

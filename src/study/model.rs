@@ -61,6 +61,9 @@ pub struct TargetSpec {
     /// order, or `[None]` (not pinned) for unmanaged targets and managed ones
     /// without `cpus`. Never empty.
     pub cpus: Vec<Option<Vec<usize>>>,
+    /// `nodes` and `launcher` of this target, else the study's: the
+    /// default of its workloads' points (see [`Study::nodes`]).
+    pub nodes: NodesSpec,
 }
 
 impl TargetSpec {
@@ -187,6 +190,54 @@ pub struct WorkloadSpec {
     pub check: bool,
     /// Rates or users instead of (or beside) the closed loop.
     pub pacing: PacingSpec,
+    /// `nodes` and `launcher` of this workload, over its target's.
+    pub nodes: NodesSpec,
+}
+
+/// `nodes` and `launcher` as one level of the file gives them (study,
+/// target or workload); a level that gives none leaves the one above.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NodesSpec {
+    pub count: Option<u32>,
+    pub launcher: Option<Launcher>,
+}
+
+impl NodesSpec {
+    /// This level's values, the `outer` level's where it gives none.
+    pub fn over(self, outer: NodesSpec) -> NodesSpec {
+        NodesSpec {
+            count: self.count.or(outer.count),
+            launcher: self.launcher.or(outer.launcher),
+        }
+    }
+}
+
+/// How a point runs on several load machines: one coordinated run (`run
+/// --nodes N`) of `count` workers that `launcher` starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Nodes {
+    pub count: u32,
+    pub launcher: Launcher,
+}
+
+/// Who starts a coordinated point's workers: processes on this machine,
+/// or one task per node of a Slurm allocation (`srun`). Workers started by
+/// someone else (`run --launcher external`) cannot be, once per point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Launcher {
+    #[default]
+    Local,
+    Slurm,
+}
+
+impl Launcher {
+    /// The study file's spelling, and `run --launcher`'s.
+    pub fn name(self) -> &'static str {
+        match self {
+            Launcher::Local => "local",
+            Launcher::Slurm => "slurm",
+        }
+    }
 }
 
 /// How a workload's points are paced: its load axis (`rates` or `users`)
@@ -426,6 +477,17 @@ impl Study {
             counts.dedup();
         }
         counts
+    }
+
+    /// How the points of target `t` and workload `w` run: on `nodes`
+    /// workers (the workload's `nodes`, else the target's, else the
+    /// study's), or in this process (None: no level gives `nodes`).
+    pub fn nodes(&self, t: usize, w: usize) -> Option<Nodes> {
+        let spec = self.workloads[w].nodes.over(self.targets[t].nodes);
+        spec.count.map(|count| Nodes {
+            count,
+            launcher: spec.launcher.unwrap_or_default(),
+        })
     }
 
     /// What to start for a point on a managed target: its kind, directory,

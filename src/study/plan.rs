@@ -505,6 +505,14 @@ impl Plan {
             if wl.instances > 1 {
                 notes.push(format!("{} instances", wl.instances));
             }
+            if let Some(n) = study.nodes(se.target, se.workload) {
+                let count = n.count as usize;
+                notes.push(format!(
+                    "{count} node{} ({})",
+                    plural(count),
+                    n.launcher.name()
+                ));
+            }
             let label = if wl.label != wl.name {
                 format!(" ({})", wl.label)
             } else {

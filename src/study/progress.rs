@@ -63,7 +63,7 @@ impl Progress {
 /// How progress lines name a point.
 pub(super) fn describe_point(study: &Study, p: &Point) -> String {
     format!(
-        "{} {} cpus={} {} clients={}{}{} repeat {}",
+        "{} {} cpus={} {} clients={}{}{} repeat {}{}",
         study.targets[p.target].name,
         study.variants[p.variant].name,
         p.cpus.as_deref().map_or("all".into(), format_cpu_list),
@@ -75,6 +75,12 @@ pub(super) fn describe_point(study: &Study, p: &Point) -> String {
             String::new()
         },
         p.level.map_or(String::new(), |l| format!(" {}", l.key())),
-        p.repeat
+        p.repeat,
+        study
+            .nodes(p.target, p.workload)
+            .map_or(String::new(), |n| match n.count {
+                1 => " on 1 node".to_string(),
+                c => format!(" on {c} nodes"),
+            })
     )
 }

@@ -32,6 +32,11 @@ pub(super) struct RawStudy {
     pub metrics_interval: Option<Spanned<Dur>>,
     pub clients: Option<Spanned<ClientList>>,
     pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
+    /// Every point on this many load machines (a coordinated run), unless
+    /// a target or workload says otherwise.
+    pub nodes: Option<Spanned<i64>>,
+    /// Who starts their workers: `local` or `slurm`.
+    pub launcher: Option<Spanned<String>>,
     #[serde(default, rename = "target")]
     pub targets: Vec<Spanned<RawTarget>>,
     #[serde(default, rename = "variant")]
@@ -110,6 +115,8 @@ pub(super) struct RawTarget {
     pub ps_mode: Option<Spanned<PsModeName>>,
     pub password_env: Option<Spanned<String>>,
     pub password_file: Option<Spanned<String>>,
+    pub nodes: Option<Spanned<i64>>,
+    pub launcher: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -152,6 +159,8 @@ pub(super) struct RawWorkload {
     pub latency_limit: Option<Spanned<Dur>>,
     pub think_time: Option<Spanned<String>>,
     pub p99_goal: Option<Spanned<Dur>>,
+    pub nodes: Option<Spanned<i64>>,
+    pub launcher: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -4,6 +4,10 @@
 //! it to the results database the moment it ends — so nothing finished is
 //! ever lost, and `--resume` continues with the first point not yet stored.
 //!
+//! A point with `nodes = N` runs as one coordinated run through the
+//! [`Coordinator`] `dbsweep study` gives (`sharded.rs` says why it is
+//! given, not called), and its merged record is stored like any other.
+//!
 //! Stop rules end a series (one target × variant × CPU set × workload over
 //! its client counts) early (`series.rs`); its remaining points are stored
 //! as skipped with the reason.
@@ -20,6 +24,7 @@ use super::plan::{Plan, Point};
 use super::progress::{describe_point, Progress};
 use super::series::{replay_stop_rules, PointFigures, SeriesState};
 use super::setup::{target_kind, Setup};
+use super::sharded::{Coordinator, Sharded};
 use crate::engine::point;
 use crate::engine::Pacing;
 use crate::engine::StopReason;
@@ -33,11 +38,13 @@ use crate::workload::Workload;
 use crate::UsageError;
 
 /// How `dbsweep study` was asked to run.
-pub struct Options {
+pub struct Options<'a> {
     /// Output directory; None = the study's own.
     pub out: Option<PathBuf>,
     /// Continue a study whose results already exist.
     pub resume: bool,
+    /// Runs the points with `nodes = N`; None: they fail, saying so.
+    pub coordinator: Option<&'a dyn Coordinator>,
 }
 
 /// What a study run did, for the closing message.
@@ -58,7 +65,7 @@ pub struct Outcome {
 pub fn run(
     study: &Study,
     plan: &Plan,
-    opts: &Options,
+    opts: &Options<'_>,
     cancel: &AtomicBool,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
@@ -96,6 +103,7 @@ pub fn run(
         study_id,
         progress: Progress::new(plan.points.len(), done_before),
         setup: Setup::default(),
+        coordinator: opts.coordinator,
         series,
         outcome: Outcome {
             out: out.clone(),
@@ -163,6 +171,7 @@ struct Session<'a> {
     study_id: StudyId,
     progress: Progress,
     setup: Setup,
+    coordinator: Option<&'a dyn Coordinator>,
     /// Per series (its index in the plan): the stop rules' memory.
     series: HashMap<usize, SeriesState>,
     outcome: Outcome,
@@ -213,26 +222,31 @@ impl Session<'_> {
                 return Ok(true);
             }
         };
-        let refs: Vec<&dyn Workload> = instances.iter().map(|w| w.as_ref()).collect();
-        let mut point = point::Point::new(&target, &refs, &cfg, rand, &DEFAULT_PERCENTILES);
-        point.metrics = self.study.metrics.map(|interval| point::Metrics {
-            interval,
-            server: self.setup.server_ref(self.study, p),
-        });
-        // The point's intervals and samples go to a file beside the results
-        // database as they close: a point killed in its fourth hour leaves
-        // them there (`dbsweep report FILE` reads it).
-        point.series = Some(series_path(self.out, &p.key.to_string()));
-        let progress = &self.progress;
-        let run = point::execute(&point, cancel, &mut |s| {
-            if s.duration_s > 0.0 {
-                progress.live(&what, s.counters.transactions as f64 / s.duration_s);
+        let run = match self.study.nodes(p.target, p.workload) {
+            Some(nodes) => {
+                let sharded = Sharded {
+                    workload: &wl.name,
+                    options: &wl.options,
+                    target: &target,
+                    rand,
+                    config: &cfg,
+                    percentiles: &DEFAULT_PERCENTILES,
+                    metrics: self.study.metrics,
+                    nodes,
+                };
+                match self.coordinator {
+                    Some(c) => c.run(&sharded, cancel),
+                    None => Err("points with nodes = N run through `dbsweep study`, which starts their workers".into()),
+                }
             }
-        });
+            None => {
+                let refs: Vec<&dyn Workload> = instances.iter().map(|w| w.as_ref()).collect();
+                self.in_process(p, &what, &target, &refs, &cfg, rand, cancel)
+            }
+        };
         let run = match run {
             Ok(r) => r,
-            Err(e) => {
-                let reason = format!("the run could not start: {e:#}");
+            Err(reason) => {
                 self.store(p, &what, ending(row, PointStatus::Failed, reason))?;
                 return Ok(true);
             }
@@ -266,6 +280,37 @@ impl Session<'_> {
         self.store(p, &what, row)?;
         served();
         Ok(true)
+    }
+
+    /// Runs point `p` in this process (`engine::point`), its live rate on
+    /// the progress line; `Err` is why it could not start.
+    #[allow(clippy::too_many_arguments)]
+    fn in_process(
+        &self,
+        p: &Point,
+        what: &str,
+        target: &crate::driver::Target,
+        instances: &[&dyn Workload],
+        cfg: &crate::engine::RunConfig,
+        rand: crate::rand::RandConfig,
+        cancel: &AtomicBool,
+    ) -> Result<Run, String> {
+        let mut point = point::Point::new(target, instances, cfg, rand, &DEFAULT_PERCENTILES);
+        point.metrics = self.study.metrics.map(|interval| point::Metrics {
+            interval,
+            server: self.setup.server_ref(self.study, p),
+        });
+        // The point's intervals and samples go to a file beside the results
+        // database as they close: a point killed in its fourth hour leaves
+        // them there (`dbsweep report FILE` reads it).
+        point.series = Some(series_path(self.out, &p.key.to_string()));
+        let progress = &self.progress;
+        point::execute(&point, cancel, &mut |s| {
+            if s.duration_s > 0.0 {
+                progress.live(what, s.counters.transactions as f64 / s.duration_s);
+            }
+        })
+        .map_err(|e| format!("the run could not start: {e:#}"))
     }
 
     /// How point `p` is paced: its workload's settings at the point's level.

@@ -57,6 +57,7 @@ impl Loader<'_> {
     /// Every `[[target]]` (or the default temporary SQLite database), with
     /// unique names and the study's `cpus` handed to managed ones.
     pub(super) fn targets(&self, raw: &RawStudy, out: &Path) -> R<Vec<TargetSpec>> {
+        let study_nodes = self.nodes_spec(raw.nodes.as_ref(), raw.launcher.as_ref(), "")?;
         if raw.targets.is_empty() {
             if let Some(c) = &raw.cpus {
                 return Err(self.src.at(c, "cpus", "CPU sets pin managed servers, and this study has none (the default target is a temporary SQLite database); add a [[target]] with server = \"mariadb\" or \"postgres\""));
@@ -65,6 +66,7 @@ impl Loader<'_> {
                 name: "sqlite".into(),
                 kind: TargetKind::Sqlite(None),
                 cpus: vec![None],
+                nodes: study_nodes,
             }]);
         }
         let any_managed = raw.targets.iter().any(|t| t.get_ref().server.is_some());
@@ -78,7 +80,11 @@ impl Loader<'_> {
         let mut targets: Vec<TargetSpec> = Vec::new();
         for (i, t) in raw.targets.iter().enumerate() {
             let field = format!("target[{i}]");
-            let spec = self.target(t, &field, out, study_cpus.as_ref())?;
+            let mut spec = self.target(t, &field, out, study_cpus.as_ref())?;
+            let r = t.get_ref();
+            spec.nodes = self
+                .nodes_spec(r.nodes.as_ref(), r.launcher.as_ref(), &format!("{field}."))?
+                .over(study_nodes);
             if let Some(j) = targets.iter().position(|o| o.name == spec.name) {
                 let msg = format!("the name '{}' is already used by target[{j}]; give each target a distinct name = \"…\"", spec.name);
                 return Err(match &t.get_ref().name {
@@ -205,7 +211,12 @@ impl Loader<'_> {
                 cpus = c.clone();
             }
         }
-        Ok(TargetSpec { name, kind, cpus })
+        Ok(TargetSpec {
+            name,
+            kind,
+            cpus,
+            nodes: NodesSpec::default(),
+        })
     }
 
     /// A managed target's server part; `dir` is left empty when not given

@@ -171,6 +171,8 @@ impl Loader<'_> {
                 Some(l) => l.get_ref().clone(),
                 None => name.clone(),
             };
+            let nodes =
+                self.nodes_spec(w.nodes.as_ref(), w.launcher.as_ref(), &format!("{field}."))?;
             out.push(WorkloadSpec {
                 name: name.clone(),
                 label,
@@ -193,6 +195,7 @@ impl Loader<'_> {
                 reprepare: w.reprepare.unwrap_or_else(|| Reprepare::default_for(name)),
                 check: w.check.unwrap_or(false),
                 pacing,
+                nodes,
             });
         }
         Ok(out)

@@ -19,6 +19,10 @@
 //! without a record (its worker failed, was killed, or lost its node)
 //! makes the run **partial**: no merged figures at all, the shards named
 //! with why, exit status 1 — a merge of fewer shards is never the run.
+//!
+//! A study's `nodes = N` point comes through [`run_point`]: the same
+//! workers, session and merge, without the printing (`dbsweep study`
+//! reports its points), its merged record stored as the point.
 
 pub mod launcher;
 pub mod protocol;
@@ -27,6 +31,7 @@ pub mod worker;
 
 use std::io::Write;
 use std::net::TcpListener;
+use std::sync::atomic::AtomicBool;
 
 use super::{check_sqlite_path, connect_checked, status_of, RunStatus};
 use crate::commands::run::{self, RunRequest};
@@ -46,6 +51,19 @@ pub struct Nodes {
     pub listen: String,
 }
 
+/// What a coordinated run came to, once it started.
+pub enum Coordinated {
+    /// Every shard's record, merged.
+    Merged(Box<record::Run>),
+    /// A shard sent no record: no merged figures. `report`: every shard
+    /// with what it measured or why it has none; `lost`: each shard
+    /// without a record, named (`shard 1 (node)`), with why.
+    Partial {
+        report: String,
+        lost: Vec<(String, String)>,
+    },
+}
+
 /// `dbsweep run … --nodes N`: the coordinator.
 pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus> {
     let t = &req.target;
@@ -53,11 +71,7 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
         UsageError("--nodes needs --db URL: every worker runs against the same database".into())
     })?;
     let w = run::build(t, &target)?;
-    check_sqlite_path(&target, false, w.name())?;
-    let mut probe = connect_checked(&target)?;
-    w.check_prepared(probe.as_mut())?;
-    let info = probe.server_info().unwrap_or_default();
-    drop(probe);
+    let info = check_data(&req)?;
     // Resolved once here, so every worker runs exactly this.
     if req.open_ended {
         if let Some(rounds) = w.default_rounds() {
@@ -69,13 +83,7 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
     if req.report.is_some() && req.config.report_interval.is_none() {
         req.config.report_interval = Some(run::report_interval(req.config.time));
     }
-    let listener = TcpListener::bind(&nodes.listen).map_err(|e| {
-        UsageError(format!(
-            "cannot listen on {}: {e} (give --listen HOST:PORT with an address of this machine and a free port)",
-            nodes.listen
-        ))
-    })?;
-    let addr = advertised(&listener)?;
+    let (listener, addr) = listen(&nodes)?;
     print!(
         "{}",
         report::live::preamble(
@@ -99,6 +107,72 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
     }
     let _ = std::io::stdout().flush();
     let cancel = super::cancel_flag();
+    match run_workers(&req, &nodes, listener, &addr, &cancel)? {
+        Coordinated::Merged(merged) => {
+            super::emit_run(&merged, req.json.as_ref(), req.report.as_deref())?;
+            Ok(status_of([&merged.result.stop_reason]))
+        }
+        Coordinated::Partial { report, lost } => {
+            print!("{report}");
+            if req.json.is_some() || req.report.is_some() {
+                println!("(--json and --report not written: the run is partial)");
+            }
+            let names: Vec<&str> = lost.iter().map(|(name, _)| name.as_str()).collect();
+            eprintln!("error: partial run: {} without a record", names.join(", "));
+            Ok(RunStatus::Aborted)
+        }
+    }
+}
+
+/// A study's point on `nodes` workers (`nodes = N`): `req` resolved by
+/// the study (its data loaded, its stop condition and seed set), nothing
+/// printed — the study reports its points itself. `Err`: the run did not
+/// start.
+pub fn run_point(
+    req: &RunRequest,
+    nodes: &Nodes,
+    cancel: &AtomicBool,
+) -> anyhow::Result<Coordinated> {
+    check_data(req)?;
+    let (listener, addr) = listen(nodes)?;
+    run_workers(req, nodes, listener, &addr, cancel)
+}
+
+/// Checks, as shard 0 would, that the data of `req` is in place, once for
+/// every worker; the server's description.
+fn check_data(req: &RunRequest) -> anyhow::Result<crate::driver::ServerInfo> {
+    let target = req.target.db.as_ref().ok_or_else(|| {
+        UsageError("a coordinated run needs a database every worker reaches".into())
+    })?;
+    let w = run::build(&req.target, target)?;
+    check_sqlite_path(target, false, w.name())?;
+    let mut probe = connect_checked(target)?;
+    w.check_prepared(probe.as_mut())?;
+    Ok(probe.server_info().unwrap_or_default())
+}
+
+/// The listening socket and the address workers are told.
+fn listen(nodes: &Nodes) -> anyhow::Result<(TcpListener, String)> {
+    let listener = TcpListener::bind(&nodes.listen).map_err(|e| {
+        UsageError(format!(
+            "cannot listen on {}: {e} (give --listen HOST:PORT with an address of this machine and a free port)",
+            nodes.listen
+        ))
+    })?;
+    let addr = advertised(&listener)?;
+    Ok((listener, addr))
+}
+
+/// Starts the workers of `req`, releases them together and merges their
+/// records; `Err` when the run did not start (a usage error when a worker
+/// refused the options).
+fn run_workers(
+    req: &RunRequest,
+    nodes: &Nodes,
+    listener: TcpListener,
+    addr: &str,
+    cancel: &AtomicBool,
+) -> anyhow::Result<Coordinated> {
     // The workers' request: the coordinator writes, reports and checks.
     let spec = RunRequest {
         json: None,
@@ -106,8 +180,8 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
         check: false,
         ..req.clone()
     };
-    let mut launched = launcher::launch(nodes.launcher, nodes.count, &addr)?;
-    let outcome = session::run(listener, spec, nodes.count, &mut launched, &cancel);
+    let mut launched = launcher::launch(nodes.launcher, nodes.count, addr)?;
+    let outcome = session::run(listener, spec, nodes.count, &mut launched, cancel);
     launched.finish(std::time::Duration::from_secs(5));
 
     let Some(start_us) = outcome.start_us else {
@@ -122,23 +196,29 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
         }
         anyhow::bail!("the run did not start: {why}");
     };
-    let Some(merged) = merge_shards(&outcome, start_us, nodes.launcher)? else {
-        print!("{}", partial_report(&outcome.shards));
-        if req.json.is_some() || req.report.is_some() {
-            println!("(--json and --report not written: the run is partial)");
-        }
-        let lost: Vec<String> = outcome
-            .shards
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !matches!(s.end, Some(End::Done(_))))
-            .map(|(i, s)| format!("shard {i} ({})", s.node.as_deref().unwrap_or("?")))
-            .collect();
-        eprintln!("error: partial run: {} without a record", lost.join(", "));
-        return Ok(RunStatus::Aborted);
-    };
-    super::emit_run(&merged, req.json.as_ref(), req.report.as_deref())?;
-    Ok(status_of([&merged.result.stop_reason]))
+    if let Some(merged) = merge_shards(&outcome, start_us, nodes.launcher)? {
+        return Ok(Coordinated::Merged(Box::new(merged)));
+    }
+    let lost = outcome
+        .shards
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !matches!(s.end, Some(End::Done(_))))
+        .map(|(i, s)| {
+            let why = match &s.end {
+                Some(End::Failed { why, .. }) => why.clone(),
+                _ => "no word from it".to_string(),
+            };
+            (
+                format!("shard {i} ({})", s.node.as_deref().unwrap_or("?")),
+                why,
+            )
+        })
+        .collect();
+    Ok(Coordinated::Partial {
+        report: partial_report(&outcome.shards),
+        lost,
+    })
 }
 
 /// The address workers are told: the listening one, or this machine's

@@ -3,7 +3,7 @@
 //! waits until every shard is ready, sends the one start instant, and
 //! collects every shard's record or why it has none.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -73,12 +73,18 @@ pub fn run(
     let (tx, rx) = mpsc::channel();
     let taken = Arc::new(Mutex::new(vec![false; n]));
     let spec = Arc::new(spec);
-    // Accepts for as long as the process lives: a latecomer after every
-    // shard is taken is told so.
+    let closing = Closing::new(&listener);
+    let closed = closing.flag.clone();
+    // Accepts until the session ends: a latecomer after every shard is
+    // taken is told so. A study runs one session per point, so the
+    // listener is closed when the session ends, not when the process does.
     let _ = std::thread::Builder::new()
         .name("coordinator".into())
         .spawn(move || {
             for stream in listener.incoming().flatten() {
+                if closed.load(Ordering::SeqCst) {
+                    break;
+                }
                 let (tx, taken, spec) = (tx.clone(), taken.clone(), spec.clone());
                 let _ = std::thread::Builder::new()
                     .name("worker-conn".into())
@@ -117,6 +123,41 @@ pub fn run(
         shards,
         start_us: Some(at),
         why_not: None,
+    }
+}
+
+/// Stops the accepting thread when dropped: sets its flag, then wakes its
+/// `accept` with a connection of its own, so the listener is closed.
+struct Closing {
+    flag: Arc<AtomicBool>,
+    addr: Option<SocketAddr>,
+}
+
+impl Closing {
+    fn new(listener: &TcpListener) -> Closing {
+        // A listener on every address is reached on the loopback.
+        let addr = listener.local_addr().ok().map(|mut a| {
+            if a.ip().is_unspecified() {
+                a.set_ip(match a {
+                    SocketAddr::V4(_) => Ipv4Addr::LOCALHOST.into(),
+                    SocketAddr::V6(_) => Ipv6Addr::LOCALHOST.into(),
+                });
+            }
+            a
+        });
+        Closing {
+            flag: Arc::new(AtomicBool::new(false)),
+            addr,
+        }
+    }
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        self.flag.store(true, Ordering::SeqCst);
+        if let Some(a) = self.addr {
+            let _ = TcpStream::connect_timeout(&a, Duration::from_secs(1));
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! The study report's layout: [`document`] turns a [`Report`] into a
 //! [`Doc`] — per panel the metric tables and charts, peaks, fairness,
 //! the machine and server figures, the sweep and the per-point figures;
-//! then CPU scalability, errors and the comparison — which every format
-//! (HTML, Markdown, text) renders.
+//! then the coordinated points' shards, CPU scalability, errors and the
+//! comparison — which every format (HTML, Markdown, text) renders.
 
 use super::charts::{cdf_series, metric_chart, time_series};
 use super::conclusions::facts;
@@ -223,6 +223,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             blocks: super::offered::blocks(o),
         });
     }
+    sections.extend(super::sharded::section(data));
     for sc in &r.scalability {
         sections.push(Section {
             title: format!("CPU scalability: {}", sc.workload),

@@ -32,6 +32,7 @@
 //!   sustained load, their sentences and blocks.
 //! - `analyze`: [`analyze`], all of the above into a [`Report`].
 //! - `tables`, `charts`, `sections`, `machine`: the blocks of the document.
+//! - `sharded`: the coordinated points (`nodes = N`) beside their shards.
 //! - `layout`: [`document`], the blocks in the order a reader wants them.
 //!
 //! This file holds what they all speak of: the [`Metric`] a report shows
@@ -56,6 +57,7 @@ pub mod reference;
 pub mod reproduce;
 mod sections;
 mod servers;
+pub mod sharded;
 pub mod spec;
 pub mod statement;
 mod tables;
