@@ -15,6 +15,7 @@ use crate::workload::options::{self, OptKind};
 
 use super::values;
 
+pub use super::k8s_args::*;
 pub use super::server_args::*;
 
 const EXAMPLES: &str = "\
@@ -125,6 +126,12 @@ pub enum Command {
     /// Print rows of random data in Super Smack's gen-data format.
     #[command(after_help = GEN_DATA_EXAMPLES)]
     GenData(GenDataArgs),
+    /// Write Kubernetes manifests for a run on N worker pods: an Indexed
+    /// Job of workers, a headless Service and the coordinator Pod that
+    /// merges their shards (YAML; nothing is applied). Takes every option
+    /// of `run`.
+    #[command(after_help = K8S_EXAMPLES)]
+    K8s(Box<K8sArgs>),
 }
 
 const SMACK_EXAMPLES: &str = "\
@@ -494,6 +501,10 @@ pub fn command() -> clap::Command {
         .mut_subcommand("run", with_workload_options)
         .mut_subcommand("cleanup", with_workload_options)
         .mut_subcommand("check", with_workload_options)
+        // `k8s` takes every option of `run`, for the coordinator's run.
+        .mut_subcommand("k8s", |k8s| {
+            with_workload_options(RunArgs::augment_args(k8s))
+        })
 }
 
 fn with_workload_options(cmd: clap::Command) -> clap::Command {
@@ -528,17 +539,32 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let matches = command().get_matches_from(it);
-    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    try_parse_from(it).unwrap_or_else(|e| e.exit())
+}
+
+/// As [`parse_from`], with clap's error (or help) returned, not printed.
+pub fn try_parse_from<I, T>(it: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = command().try_get_matches_from(it)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
     if let Some((_, sub)) = matches.subcommand() {
         let given = workload_options(sub);
         match &mut cli.command {
             Command::Prepare(t) | Command::Cleanup(t) | Command::Check(t) => t.options = given,
             Command::Run(r) => r.target.options = given,
+            // The run's options, read against `run`'s own definition.
+            Command::K8s(k) => {
+                k.run_given = command()
+                    .find_subcommand("run")
+                    .map_or_else(Vec::new, |run| super::argv::given(run, sub))
+            }
             _ => {}
         }
     }
-    cli
+    Ok(cli)
 }
 
 /// The workload options the user actually typed, in table order.

@@ -11,9 +11,11 @@
 //! - [`server`]: `server start|stop|status`.
 //! - [`dist`]: `dist`, what an access pattern looks like.
 //! - [`workloads`]: `workloads`, every workload with its options.
+//! - [`k8s`]: `k8s`, Kubernetes manifests for a run on many pods.
 
 pub mod check;
 pub mod dist;
+pub mod k8s;
 pub mod merge;
 pub mod report;
 pub mod run;
@@ -47,6 +49,7 @@ pub enum Request {
     Report(report::ReportRequest),
     Smack(smack::SmackRequest),
     GenData(smack::GenDataRequest),
+    K8s(Box<k8s::K8sRequest>),
 }
 
 /// How a command ended, for the exit status.
@@ -76,6 +79,7 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
         Request::Report(r) => ok(report::report(&r)),
         Request::Smack(s) => smack::smack(&s),
         Request::GenData(g) => ok(smack::gen_data(&g)),
+        Request::K8s(k) => ok(k8s::write(&k)),
     }
 }
 
