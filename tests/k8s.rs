@@ -481,6 +481,12 @@ fn bad_input_is_one_line_naming_the_fix_and_exit_2() {
     let help = k8s_cli(&["--help"]);
     assert_eq!(help.status, 0);
     assert!(help.stdout.contains("Examples:") && help.stdout.contains("--image <IMAGE>"));
+    // Its own description, not the one of `run`'s options it takes.
+    assert!(
+        help.stdout.starts_with("Write Kubernetes manifests"),
+        "{}",
+        help.stdout
+    );
 }
 
 /// Writes the manifests of the test run with the binary: into `dir`, or

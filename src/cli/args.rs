@@ -501,9 +501,11 @@ pub fn command() -> clap::Command {
         .mut_subcommand("run", with_workload_options)
         .mut_subcommand("cleanup", with_workload_options)
         .mut_subcommand("check", with_workload_options)
-        // `k8s` takes every option of `run`, for the coordinator's run.
+        // `k8s` takes every option of `run`, for the coordinator's run
+        // (keeping its own description, which `RunArgs`' would replace).
         .mut_subcommand("k8s", |k8s| {
-            with_workload_options(RunArgs::augment_args(k8s))
+            let about = k8s.get_about().cloned().unwrap_or_default();
+            with_workload_options(RunArgs::augment_args(k8s)).about(about)
         })
 }
 

@@ -9,11 +9,14 @@ use super::argv::Given;
 
 pub const K8S_EXAMPLES: &str = "\
 Examples:
-  dbsweep k8s oltp_read_only --db postgres://sbtest@db.bench.svc:5432/sbtest --threads 96 --time 60 \\
-      --nodes 3 --image registry.example.com/dbsweep:0.1.0 --namespace bench --cpu 2 --memory 1Gi --out k8s/
+  dbsweep k8s oltp_read_only --db postgres://sbtest@db.bench.svc/sbtest \\
+      --threads 96 --time 60 --nodes 3 --image registry.example.com/dbsweep:0.1.0 \\
+      --namespace bench --cpu 2 --memory 1Gi --out k8s/
   kubectl -n bench create secret generic dbsweep-db --from-literal=password=\"$PGPASSWORD\"
   kubectl apply -f k8s/ && kubectl -n bench logs -f pod/dbsweep-coordinator
-The manifests have not been run against a cluster by dbsweep's own tests: see docs/distributed.md.";
+  dbsweep k8s oltp_point_select --db mysql://sbtest@maria.bench.svc/sbtest --threads 8 \\
+      --nodes 2 --image registry.example.com/dbsweep:0.1.0 | kubectl apply -f -
+The manifests have not been run against a cluster by dbsweep's own tests (docs/distributed.md).";
 
 /// Where and how the pods of a `dbsweep k8s` run run.
 #[derive(Debug, Args)]
