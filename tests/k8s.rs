@@ -277,204 +277,51 @@ fn k8s_cli(args: &[&str]) -> Run {
 
 #[test]
 fn bad_input_is_one_line_naming_the_fix_and_exit_2() {
-    let db = "postgres://sbtest@db.bench.svc/sbtest";
-    let image = "registry.example.com/dbsweep:0.1.0";
-    let cases: &[(&[&str], &[&str])] = &[
+    // Command lines as words; DB and IMAGE stand for a good --db and --image.
+    let ok = "oltp_read_only --db DB --threads 4 --nodes 2 --image IMAGE";
+    let cases: &[(String, &[&str])] = &[
         (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--nodes",
-                "0",
-                "--image",
-                image,
-            ],
+            ok.replace("--nodes 2", "--nodes 0"),
             &["--nodes 0", "at least 1"],
         ),
+        (ok.replace("--nodes 2 ", ""), &["--nodes N"]),
+        (ok.replace(" --image IMAGE", ""), &["--image IMAGE"]),
+        (ok.replace("--db DB ", ""), &["--db URL"]),
+        (ok.replace("DB", "sqlite://x.db"), &["postgres://"]),
+        (ok.replace("DB", "postgres://u@127.0.0.1/db"), &["loopback"]),
         (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--image",
-                image,
-            ],
-            &["--nodes N"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-            ],
-            &["--image IMAGE"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-            ],
-            &["--db URL"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                "sqlite://x.db",
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-            ],
-            &["postgres://"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                "postgres://u@127.0.0.1/db",
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-            ],
-            &["loopback"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "2",
-                "--nodes",
-                "3",
-                "--image",
-                image,
-            ],
+            ok.replace("--threads 4 --nodes 2", "--threads 2 --nodes 3"),
             &["--threads 3"],
         ),
+        (format!("{ok} --cpu 2:1"), &["--cpu", "below the request"]),
+        (format!("{ok} --memory 1GB"), &["--memory", "1Gi"]),
+        (format!("{ok} --namespace Bench"), &["--namespace"]),
         (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-                "--cpu",
-                "2:1",
-            ],
-            &["--cpu", "below the request"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-                "--memory",
-                "1GB",
-            ],
-            &["--memory", "1Gi"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-                "--namespace",
-                "Bench",
-            ],
-            &["--namespace"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-                "--shard",
-                "0/2",
-            ],
+            format!("{ok} --shard 0/2"),
             &["--shard", "JOB_COMPLETION_INDEX"],
         ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-                "--report",
-                "r.html",
-            ],
-            &["kubectl logs"],
-        ),
-        (
-            &[
-                "oltp_read_only",
-                "--db",
-                db,
-                "--threads",
-                "4",
-                "--nodes",
-                "2",
-                "--image",
-                image,
-                "--time=-1",
-            ],
-            &["--time"],
-        ),
+        (format!("{ok} --report r.html"), &["kubectl logs"]),
+        (format!("{ok} --json out.json"), &["--json -"]),
+        (format!("{ok} --time=-1"), &["--time"]),
     ];
+    let cases = cases.iter().map(|(line, says)| {
+        let args: Vec<String> = line
+            .split_whitespace()
+            .map(|w| match w {
+                "DB" => "postgres://sbtest@db.bench.svc/sbtest".to_string(),
+                "IMAGE" => "registry.example.com/dbsweep:0.1.0".to_string(),
+                w => w.to_string(),
+            })
+            .collect();
+        (args, *says)
+    });
     for (args, says) in cases {
-        let r = k8s_cli(args);
+        let r = k8s_cli(&args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(r.status, 2, "{args:?}: exit {}\n{}", r.status, r.stderr);
         assert!(r.stdout.is_empty(), "{args:?} printed: {}", r.stdout);
         let lines: Vec<&str> = r.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
         assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{}", r.stderr);
-        for s in *says {
+        for s in says {
             assert!(lines[0].contains(s), "{args:?}: '{s}' not in: {}", lines[0]);
         }
     }
