@@ -200,6 +200,7 @@ fn shares(mix: Mix, events: u64) -> BTreeMap<&'static str, (f64, f64)> {
             ..Pacing::default()
         },
         shard: None,
+        release: None,
     };
     let res = engine::run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
     let total: u64 = res.types.iter().map(|t| t.latency.count()).sum();

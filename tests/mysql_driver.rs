@@ -747,6 +747,7 @@ fn sysbench_oltp_read_write_through_the_engine_in_both_protocols() {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            release: None,
         };
         let r = engine::run(
             w.as_ref(),

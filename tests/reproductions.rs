@@ -16,13 +16,26 @@ fn studies() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/studies"))
 }
 
-const SEED_STUDIES: [&str; 6] = [
+const SEED_STUDIES: [&str; 10] = [
     "seed000.toml",
     "seed001-mariadb.toml",
     "seed002-cpus.toml",
     "seed003-dbt1.toml",
     "seed003-params.toml",
     "seed004.toml",
+    "seed000-versions.toml",
+    "seed001-versions.toml",
+    "seed002-versions.toml",
+    "seed004-versions.toml",
+];
+
+/// The seeds' version comparisons with the nearest builds the registry
+/// serves (not yet run).
+const VERSION_STUDIES: [&str; 4] = [
+    "seed000-versions.toml",
+    "seed001-versions.toml",
+    "seed002-versions.toml",
+    "seed004-versions.toml",
 ];
 
 /// A seed study's reproduction, as the study loader validates it.
@@ -87,6 +100,10 @@ fn the_seeds_conclusions_on_their_own_published_numbers() {
         ("seed001-mariadb.toml", &[]),
         ("seed002-cpus.toml", &[]),
         ("seed004.toml", &["004_e2cee94a1d81a599.txt:126"]),
+        ("seed000-versions.toml", SEED000_FAILING.as_slice()),
+        ("seed001-versions.toml", &[]),
+        ("seed002-versions.toml", &[]),
+        ("seed004-versions.toml", &["004_e2cee94a1d81a599.txt:126"]),
     ] {
         let mut not_holding = Vec::new();
         for (source, v) in verdicts_on_published(study) {
@@ -111,6 +128,120 @@ const SEED000_FAILING: [&str; 8] = [
     "000_eda9c802763a0e44.txt:355",
     "000_eda9c802763a0e44.txt:356",
 ];
+
+/// Each version study sets builds of one server from the registry side by
+/// side, a built version standing for a seed series, says so in a
+/// deviation, and keeps the seed's words as the study it derives from
+/// does; its own observations hold on the seed's numbers.
+#[test]
+fn the_version_studies_set_served_builds_side_by_side_as_analogues() {
+    for study in VERSION_STUDIES {
+        let s =
+            dbsweep::study::load(&studies().join(study)).unwrap_or_else(|e| panic!("{study}: {e}"));
+        let versions: Vec<(&str, &str, &str)> = s
+            .targets
+            .iter()
+            .filter_map(|t| {
+                let m = t.managed()?;
+                Some((t.name.as_str(), m.kind.name(), m.version.as_deref()?))
+            })
+            .collect();
+        let kinds: Vec<&str> = versions.iter().map(|v| v.1).collect();
+        assert!(
+            kinds
+                .iter()
+                .any(|k| kinds.iter().filter(|o| *o == k).count() >= 2),
+            "{study}: no two registry builds of one server: {versions:?}"
+        );
+        let map = &s.reproduction.references[0].map;
+        assert!(
+            versions
+                .iter()
+                .any(|(t, _, _)| map.iter().any(|(o, _)| o.starts_with(&format!("{t}/")))),
+            "{study}: no registry build stands for a seed series: {map:?}"
+        );
+        assert!(
+            s.reproduction
+                .deviations
+                .iter()
+                .any(|d| d.what == "servers (an analogue)"),
+            "{study}: the analogue is not stated"
+        );
+        // The observations, read in the seed's table, hold there.
+        let r = &s.reproduction.references[0];
+        let curves = RefCurves {
+            data: &r.data,
+            metric: r.metric.clone(),
+        };
+        for c in s
+            .reproduction
+            .conclusions
+            .iter()
+            .filter(|c| c.quote.is_none())
+        {
+            let check = c.check.as_ref().expect("an observation has a check");
+            let st = statement::parse(check).unwrap();
+            let v = statement::verdict(&st, &curves);
+            assert!(matches!(v, Verdict::Holds(_)), "{study}: {}: {v:?}", c.text);
+        }
+    }
+    // Where the builds stand for both sides of the seed's comparison, every
+    // series its words on that comparison name has a counterpart here, so
+    // they get a verdict on the builds; the words are the derived study's.
+    let words = |study: &str| -> Vec<(Option<String>, Option<String>)> {
+        spec(study)
+            .conclusions
+            .into_iter()
+            .filter(|c| c.quote.is_some())
+            .map(|c| (c.quote, c.source))
+            .collect()
+    };
+    for (study, derived, comparing) in [
+        (
+            "seed001-versions.toml",
+            "seed001-mariadb.toml",
+            [
+                "001_168545d603449587.txt:1",
+                "001_168545d603449587.txt:3",
+                "001_168545d603449587.txt:4",
+            ]
+            .as_slice(),
+        ),
+        (
+            "seed004-versions.toml",
+            "seed004.toml",
+            ["004_e2cee94a1d81a599.txt:3"].as_slice(),
+        ),
+    ] {
+        assert_eq!(
+            words(study),
+            words(derived),
+            "{study}: the seed's words changed"
+        );
+        let spec = spec(study);
+        let ours: Vec<&str> = spec.references[0]
+            .map
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let mut checked = 0;
+        for c in spec.conclusions.iter().filter(|c| c.check.is_some()) {
+            if !comparing.contains(&c.source.as_deref().unwrap_or("")) {
+                continue;
+            }
+            let st = statement::parse(c.check.as_ref().unwrap()).unwrap();
+            for series in st.series() {
+                assert!(
+                    ours.contains(&series.as_str()),
+                    "{study}: {}: {series} has no counterpart",
+                    c.text
+                );
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, comparing.len(), "{study}");
+    }
+}
 
 /// Whitespace runs as one space, for comparing a quote with the text.
 fn squash(s: &str) -> String {

@@ -329,6 +329,7 @@ fn the_mix_over_a_million_transactions_meets_the_minimums() {
         reconnect_every: None,
         timeout: None,
         shard: None,
+        release: None,
         pacing: Pacing {
             users: Some(20),
             ..Pacing::default()
@@ -571,6 +572,7 @@ fn paced_run(threads: usize, secs: u64) -> u64 {
         reconnect_every: None,
         timeout: None,
         shard: None,
+        release: None,
         pacing: Pacing {
             users: Some(10),
             ..Pacing::default()

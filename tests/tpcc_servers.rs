@@ -246,7 +246,9 @@ fn transactions_write_exactly_their_rows(url: &str, dialect: Dialect) {
     assert!(want > 0, "some items below {} among 20 orders", x.threshold);
 }
 
-/// A zero-think run of 10 terminals on 4 connections, then the check.
+/// A zero-think run of 10 terminals on 4 connections, Delivery deferred,
+/// then the check; the record holds the verdict and the database's own
+/// count of New-Orders beside the client's.
 fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
     let dir = Dir::new();
     let json = dir.join("run.json");
@@ -258,6 +260,8 @@ fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
         "--warehouses",
         "1",
         "--no-wait",
+        "--delivery",
+        "deferred",
         "--threads",
         "4",
         "--time",
@@ -285,6 +289,53 @@ fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
     );
     assert_eq!(res["errors"]["other"], 0, "{}", res["errors"]);
     assert_eq!(res["failed_transactions"], 0);
+    // Each queued Delivery ran, but those queued as the window closed.
+    let types = res["transaction_types"].as_array().unwrap();
+    let executed = types
+        .iter()
+        .find(|t| t["name"] == "delivery_deferred")
+        .map_or(0, |t| t["count"].as_u64().unwrap());
+    assert!(
+        executed <= deliveries && executed + 4 >= deliveries,
+        "{deliveries} queued, {executed} executed"
+    );
+    // The verdict is in the record.
+    let conditions = res["consistency"].as_array().unwrap();
+    assert_eq!(conditions.len(), 12);
+    assert!(
+        conditions.iter().all(|c| c["holds"] == true),
+        "{conditions:?}"
+    );
+    // The database's count of New-Orders beside the client's: they differ
+    // by at most the transactions in flight when the window opened.
+    let count = &res["metrics"]["window_counts"][0];
+    assert_eq!(
+        count["name"], "sum(d_next_o_id)",
+        "{}",
+        res["metrics"]["gaps"]
+    );
+    let db = count["end"].as_f64().unwrap() - count["start"].as_f64().unwrap();
+    assert!(
+        (db - new_orders as f64).abs() <= 4.0,
+        "database {db}, client {new_orders}"
+    );
+    if !url.starts_with("sqlite") {
+        // The server's commits, read by the sampler: at least the
+        // New-Orders the client saw committed (PostgreSQL's counters may
+        // lag their last second).
+        let sql = &res["metrics"]["window"]["sql"];
+        let commits = sql["Com_commit"]
+            .as_f64()
+            .or(sql["pg_stat_database.xact_commit"].as_f64())
+            .unwrap();
+        assert!(commits >= 0.5 * new_orders as f64, "{commits} commits");
+        assert!(
+            run.stdout.contains("the server's: ")
+                && !run.stdout.contains("the server's: not measured"),
+            "{}",
+            run.stdout
+        );
+    }
     let r = dbsweep(&["check", "tpcc", "--db", url]);
     r.ok();
     assert!(

@@ -7,7 +7,7 @@ use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::report::Format;
-use crate::driver::{Dialect, ErrorSet, PsMode};
+use crate::driver::{ErrorSet, PsMode};
 use crate::rand::dist::DistKind;
 use crate::rand::pacing::{Arrival, ThinkTime};
 use crate::report::study::Metric;
@@ -16,7 +16,9 @@ use crate::workload::options::{self, OptKind};
 use super::values;
 
 pub use super::k8s_args::*;
+pub use super::nodes_args::*;
 pub use super::server_args::*;
+pub use super::smack_args::*;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -53,7 +55,8 @@ Examples:
   dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10
-  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json";
+  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json
+  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --nodes 3 --launcher slurm --listen 0.0.0.0:7070";
 
 const MERGE_EXAMPLES: &str = "\
 Examples:
@@ -102,6 +105,10 @@ pub enum Command {
     /// the record of the whole run, and report it with a per-shard table.
     #[command(after_help = MERGE_EXAMPLES)]
     Merge(MergeArgs),
+    /// Run one shard of a coordinated run (`run --nodes N`): started by
+    /// the coordinator's launcher, or by a scheduler for `--launcher
+    /// external`.
+    Worker(WorkerArgs),
     /// List the built-in workloads with their options and defaults.
     Workloads,
     /// Draw numbers from a distribution and show the access pattern it produces.
@@ -132,83 +139,6 @@ pub enum Command {
     /// of `run`.
     #[command(after_help = K8S_EXAMPLES)]
     K8s(Box<K8sArgs>),
-}
-
-const SMACK_EXAMPLES: &str = "\
-Examples:
-  dbsweep smack select-key.smack 10 1000 -d sqlite                 # temporary SQLite database
-  dbsweep smack select-key.smack 10 1000 --db mysql://root@127.0.0.1:3306/test
-  dbsweep smack update-select.smack 4 500 -d pg --db postgres://postgres@127.0.0.1/test
-  dbsweep smack select-key.smack 10 1000 --db \"$URL\" --datadir /var/smack-data --json out.json
-See docs/smack.md.";
-
-const GEN_DATA_EXAMPLES: &str = "\
-Examples:
-  dbsweep gen-data -n 90000 -f '%12-12s%n,%25-25s,%n,%d' > words.dat
-Format: %[MIN-]MAX followed by s (letters a-y), n (row number) or d (random integer); %% is a percent sign.";
-
-#[derive(Debug, Args)]
-pub struct SmackArgs {
-    /// The .smack file.
-    pub file: std::path::PathBuf,
-    /// Arguments of the file: $1, $2, … (the stock files take the number of
-    /// clients, then the rounds per client).
-    #[arg(value_name = "ARGS", allow_hyphen_values = false)]
-    pub args: Vec<String>,
-    /// Database type for clients built from the file's client blocks:
-    /// mysql (also mariadb), pg (also postgres) or sqlite. Default: the
-    /// --db URL's, else mysql (Super Smack's default).
-    #[arg(short = 'd', long = "db-type", value_name = "TYPE", value_parser = values::dialect)]
-    pub db_type: Option<Dialect>,
-    /// Database URL replacing every client block's host, user, pass, db,
-    /// port and socket, e.g. mysql://root@127.0.0.1:3306/test.
-    #[arg(long, value_name = "URL")]
-    pub db: Option<String>,
-    /// Directory that relative data_file and dictionary source paths are
-    /// resolved against (Super Smack's -D/--datadir; it defaulted to
-    /// /var/smack-data). Default: ./smack-data.
-    #[arg(short = 'D', long, value_name = "DIR")]
-    pub datadir: Option<std::path::PathBuf>,
-    /// Statement protocol: `disable` sends SQL text with literals quoted by
-    /// the client, as Super Smack did; `auto` uses prepared statements.
-    #[arg(long, default_value = "disable", value_name = "MODE", value_parser = values::ps_mode)]
-    pub db_ps_mode: PsMode,
-    /// Percentiles in the per-query-type latency table, comma-separated.
-    #[arg(long, default_value = "50,95,99", value_name = "LIST")]
-    pub percentiles: String,
-    /// Error kinds that fail a round instead of aborting the run (see
-    /// `dbsweep run --help`); by default any error stops the client, as in
-    /// Super Smack.
-    #[arg(long, value_name = "KINDS", value_parser = values::error_kinds)]
-    pub ignore_errors: Option<ErrorSet>,
-    /// Seed of the dictionaries' random draws and of generated data files
-    /// (0 = from the current time; data files then still use seed 1).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub rand_seed: u64,
-    /// Write the full result as JSON to FILE (`-` for standard output); one
-    /// record per client run, an array when the file runs several clients.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<String>,
-    /// Sample the machine (CPU, IO, memory, network), the server's
-    /// processes and its counters beside the run: `on` (default) or `off`.
-    #[arg(long, default_value = "on", value_name = "on|off", value_parser = values::on_off, action = ArgAction::Set)]
-    pub metrics: bool,
-    /// Seconds between the samples of --metrics.
-    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
-    pub metrics_interval: f64,
-}
-
-#[derive(Debug, Args)]
-pub struct GenDataArgs {
-    /// Number of rows.
-    #[arg(short = 'n', long = "num-rows", value_name = "N")]
-    pub rows: u64,
-    /// Row format, e.g. '%12-12s%n,%25-25s,%n,%d'.
-    #[arg(short = 'f', long, value_name = "FORMAT", allow_hyphen_values = true)]
-    pub format: String,
-    /// Seed of the random values (the same seed gives the same rows).
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub seed: u64,
 }
 
 const STUDY_EXAMPLES: &str = "\
@@ -254,11 +184,15 @@ Examples:
   dbsweep report results/quickstart --format md      # report.md with its charts as SVG files
   dbsweep report results/quickstart --format text    # the tables on the terminal
   dbsweep report results/seed002-cpus --metric p95 --point 16
-  dbsweep report results/new --baseline results/old --out compare.html";
+  dbsweep report results/new --baseline results/old --out compare.html
+  dbsweep report run.json --format text              # one run's record
+  dbsweep report run.series.jsonl --format text      # a run killed before it ended";
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A study's output directory or its results.db.
+    /// A study's output directory or its results.db; a run's record
+    /// (RUN.json); or the series file of a run that never finished
+    /// (RUN.series.jsonl, rebuilt from the intervals it had closed).
     #[arg(default_value = ".")]
     pub path: std::path::PathBuf,
     /// Output format (default: from --out's extension, else html).
@@ -453,6 +387,8 @@ pub struct RunArgs {
     /// records with `dbsweep merge`.
     #[arg(long, value_name = "I/N", value_parser = values::shard)]
     pub shard: Option<crate::engine::Shard>,
+    #[command(flatten)]
+    pub nodes: NodesArgs,
 }
 
 #[derive(Debug, Args)]

@@ -41,19 +41,6 @@ pub fn request(
     a: &K8sArgs,
     resolve_run: impl FnOnce(&RunArgs) -> Result<RunRequest, UsageError>,
 ) -> Result<K8sRequest, UsageError> {
-    let nodes = match a.nodes {
-        None => {
-            return Err(UsageError(
-                "dbsweep k8s needs --nodes N: the number of worker pods, each running one shard of the run (e.g. --nodes 3)".into(),
-            ))
-        }
-        Some(0) => {
-            return Err(UsageError(
-                "invalid --nodes 0: give at least 1 worker pod (e.g. --nodes 3)".into(),
-            ))
-        }
-        Some(n) => n,
-    };
     let image = match a.image.as_deref().map(str::trim) {
         None | Some("") => {
             return Err(UsageError(
@@ -74,6 +61,26 @@ pub fn request(
             )));
         }
     }
+    // `--nodes` is `run`'s own option: read here, and set in the
+    // coordinator's command line by the manifest (with --launcher external).
+    let all: Vec<String> = a
+        .run_given
+        .iter()
+        .flat_map(|g| g.args.iter().cloned())
+        .collect();
+    let nodes = match parse_run(&all)?.nodes.nodes {
+        None => {
+            return Err(UsageError(
+                "dbsweep k8s needs --nodes N: the number of worker pods, each running one shard of the run (e.g. --nodes 3)".into(),
+            ))
+        }
+        Some(0) => {
+            return Err(UsageError(
+                "invalid --nodes 0: give at least 1 worker pod (e.g. --nodes 3)".into(),
+            ))
+        }
+        Some(n) => n,
+    };
     let given: Vec<String> = a
         .run_given
         .iter()

@@ -21,12 +21,6 @@ The manifests have not been run against a cluster by dbsweep's own tests (docs/d
 /// Where and how the pods of a `dbsweep k8s` run run.
 #[derive(Debug, Args)]
 pub struct K8sArgs {
-    /// Worker pods: the run is split into N shards, one per pod of an
-    /// Indexed Job (its index is the shard).
-    // When `run` gains --nodes of its own, this field goes: the option is
-    // then `run`'s, read from `run_given`.
-    #[arg(long, value_name = "N", help_heading = "Kubernetes")]
-    pub nodes: Option<usize>,
     /// The container image every pod runs; `dbsweep` must be on its PATH.
     #[arg(long, value_name = "IMAGE", help_heading = "Kubernetes")]
     pub image: Option<String>,

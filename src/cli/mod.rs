@@ -9,8 +9,10 @@ pub mod args;
 pub mod argv;
 mod k8s;
 mod k8s_args;
+mod nodes_args;
 pub mod resolve;
 mod server_args;
+mod smack_args;
 pub mod values;
 
 pub use args::{parse, Cli, Command};

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use crate::commands::dist::DistRequest;
 use crate::commands::merge::MergeRequest;
+use crate::commands::nodes::worker::WorkerRequest;
+use crate::commands::nodes::{Launcher, Nodes};
 use crate::commands::report::{Format, ReportRequest, ResultsRequest};
 use crate::commands::run::{RunRequest, TargetRequest};
 use crate::commands::server::{ServerRequest, SERVERS_DIR};
@@ -34,9 +36,19 @@ pub const DEFAULT_TIME_S: f64 = 10.0;
 pub fn request(cli: Cli) -> Result<Request, UsageError> {
     Ok(match cli.command {
         Command::Prepare(t) => Request::Prepare(target_request(&t)?),
-        Command::Run(r) => Request::Run(Box::new(run_request(&r)?)),
+        Command::Run(r) => {
+            let req = Box::new(run_request(&r)?);
+            match nodes(&r)? {
+                Some(n) => Request::Coordinate(req, n),
+                None => Request::Run(req),
+            }
+        }
         Command::Cleanup(t) => Request::Cleanup(target_request(&t)?),
         Command::Check(t) => Request::Check(target_request(&t)?),
+        Command::Worker(w) => Request::Worker(WorkerRequest {
+            coordinator: w.coordinator,
+            shard_index: w.shard_index,
+        }),
         Command::Merge(m) => Request::Merge(MergeRequest {
             json: json_out(m.json.as_deref())?,
             report: m.report.as_deref().map(report_path).transpose()?,
@@ -222,6 +234,53 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
     })
 }
 
+/// `--nodes N` with its launcher and address, checked: the split must be
+/// possible, and the workers need a database they can all reach.
+fn nodes(a: &RunArgs) -> Result<Option<Nodes>, UsageError> {
+    let n = &a.nodes;
+    let Some(count) = n.nodes else {
+        if n.launcher.is_some() || n.listen.is_some() {
+            return Err(UsageError(
+                "--launcher and --listen coordinate workers: add --nodes N".into(),
+            ));
+        }
+        return Ok(None);
+    };
+    let refuse = |why: String| Err(UsageError(format!("--nodes {count}: {why}")));
+    if count == 0 {
+        return refuse("give at least 1 worker".into());
+    }
+    if a.shard.is_some() {
+        return refuse("the coordinator splits the run itself; drop --shard".into());
+    }
+    if a.target.db.is_none() {
+        return refuse(
+            "needs --db URL, a database every worker reaches (prepare it first with `dbsweep prepare`)"
+                .into(),
+        );
+    }
+    if a.check {
+        return refuse(
+            "--check is not done for a coordinated run; run `dbsweep check` after it".into(),
+        );
+    }
+    for i in 0..count {
+        let s = crate::engine::Shard { index: i, count };
+        if let Err(e) = s.check(a.target.threads, a.users) {
+            // The shard's message without its `--shard I/N:` prefix.
+            return refuse(
+                e.split_once(": ")
+                    .map_or(e.clone(), |(_, why)| why.to_string()),
+            );
+        }
+    }
+    Ok(Some(Nodes {
+        count,
+        launcher: n.launcher.unwrap_or(Launcher::Local),
+        listen: n.listen.clone().unwrap_or_else(|| "127.0.0.1:0".into()),
+    }))
+}
+
 /// How `run` is driven, and whether the command line left it without a
 /// stop condition (then it runs for [`DEFAULT_TIME_S`], unless the
 /// workload has rounds of its own).
@@ -303,6 +362,7 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         timeout: None,
         pacing,
         shard: a.shard,
+        release: None,
     };
     Ok((cfg, open))
 }

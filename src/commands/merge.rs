@@ -5,10 +5,9 @@
 
 use std::path::PathBuf;
 
-use super::{status_of, write_atomically, JsonOut, RunStatus};
+use super::{status_of, JsonOut, RunStatus};
 use crate::engine::merge::{self, Input};
 use crate::record;
-use crate::report::{self, Exporter};
 use crate::UsageError;
 
 /// `dbsweep merge`.
@@ -37,14 +36,6 @@ pub fn merge(req: &MergeRequest) -> anyhow::Result<RunStatus> {
     }
     let inputs: Vec<Input<'_>> = runs.iter().map(|(name, run)| Input { name, run }).collect();
     let merged = merge::merge(&inputs).map_err(UsageError)?;
-    std::io::Write::write_all(&mut std::io::stdout(), &report::text::Text.render(&merged)?)?;
-    if let Some(out) = &req.json {
-        out.write(&report::json::Json.render(&merged)?)?;
-    }
-    if let Some(p) = &req.report {
-        let html = report::html::render(&report::run_doc::build(&merged));
-        write_atomically(p, html.as_bytes())?;
-        eprintln!("Report written to {}", p.display());
-    }
+    super::emit_run(&merged, req.json.as_ref(), req.report.as_deref())?;
     Ok(status_of([&merged.result.stop_reason]))
 }

@@ -9,6 +9,8 @@
 //! - [`report`]: `report` and `results`, what a results database holds.
 //! - [`smack`]: `smack` (a `.smack` file's main block) and `gen-data`.
 //! - [`server`]: `server start|stop|status`.
+//! - [`nodes`]: `run --nodes N` (a coordinator) and `worker`: one run on
+//!   several worker processes, started together and merged.
 //! - [`dist`]: `dist`, what an access pattern looks like.
 //! - [`workloads`]: `workloads`, every workload with its options.
 //! - [`k8s`]: `k8s`, Kubernetes manifests for a run on many pods.
@@ -17,6 +19,7 @@ pub mod check;
 pub mod dist;
 pub mod k8s;
 pub mod merge;
+pub mod nodes;
 pub mod report;
 pub mod run;
 pub mod server;
@@ -38,9 +41,12 @@ use crate::UsageError;
 pub enum Request {
     Prepare(run::TargetRequest),
     Run(Box<run::RunRequest>),
+    /// `run … --nodes N`: the run split over N workers, coordinated here.
+    Coordinate(Box<run::RunRequest>, nodes::Nodes),
     Cleanup(run::TargetRequest),
     Check(run::TargetRequest),
     Merge(merge::MergeRequest),
+    Worker(nodes::worker::WorkerRequest),
     Workloads,
     Dist(dist::DistRequest),
     Server(server::ServerRequest),
@@ -68,9 +74,11 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
     match req {
         Request::Prepare(t) => ok(run::prepare(&t)),
         Request::Run(r) => run::run(*r),
+        Request::Coordinate(r, n) => nodes::coordinate(*r, n),
         Request::Cleanup(t) => ok(run::cleanup(&t)),
         Request::Check(t) => check::check(&t),
         Request::Merge(m) => merge::merge(&m),
+        Request::Worker(w) => nodes::worker::worker(&w),
         Request::Workloads => ok(workloads::list()),
         Request::Dist(d) => ok(dist::dist(&d)),
         Request::Server(s) => ok(server::server(s)),
@@ -91,6 +99,45 @@ pub enum JsonOut {
 }
 
 impl JsonOut {
+    /// Writes a run record there, streamed (its series is read from its
+    /// file as it is written, never held whole); a file atomically.
+    fn write_run(&self, run: &crate::record::Run) -> anyhow::Result<()> {
+        use std::io::Write;
+        match self {
+            JsonOut::Stdout => {
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                crate::record::write(run, &mut out)?;
+                Ok(out.flush()?)
+            }
+            JsonOut::File(p) => {
+                let tmp = p.with_extension(format!("tmp-{}", std::process::id()));
+                let written = (|| -> anyhow::Result<()> {
+                    let file = std::fs::File::create(&tmp)?;
+                    let mut out = std::io::BufWriter::new(file);
+                    crate::record::write(run, &mut out)?;
+                    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                    Ok(())
+                })();
+                if let Err(e) = written {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(e.context(format!("Could not write '{}'", tmp.display())));
+                }
+                std::fs::rename(&tmp, p).with_context(|| {
+                    format!("Could not move '{}' to '{}'", tmp.display(), p.display())
+                })
+            }
+        }
+    }
+
+    /// The series file beside a `--json FILE`: the run's intervals and
+    /// samples as they close, `FILE` with `.series.jsonl` for its extension.
+    fn series_path(&self) -> Option<PathBuf> {
+        match self {
+            JsonOut::Stdout => None,
+            JsonOut::File(p) => Some(p.with_extension("series.jsonl")),
+        }
+    }
+
     /// Writes `bytes` there (a file atomically).
     fn write(&self, bytes: &[u8]) -> anyhow::Result<()> {
         use std::io::Write;
@@ -99,6 +146,27 @@ impl JsonOut {
             JsonOut::File(p) => write_atomically(p, bytes),
         }
     }
+}
+
+/// A merged run's outputs, as one process's: the text summary on standard
+/// output, the record as `--json`, the HTML report as `--report`.
+fn emit_run(
+    run: &crate::record::Run,
+    json: Option<&JsonOut>,
+    report: Option<&Path>,
+) -> anyhow::Result<()> {
+    use crate::report::Exporter;
+    use std::io::Write;
+    std::io::stdout().write_all(&crate::report::text::Text.render(run)?)?;
+    if let Some(out) = json {
+        out.write_run(run)?;
+    }
+    if let Some(p) = report {
+        let html = crate::report::html::render(&crate::report::run_doc::build(run));
+        write_atomically(p, html.as_bytes())?;
+        eprintln!("Report written to {}", p.display());
+    }
+    Ok(())
 }
 
 /// Connects once, turning a failure into one clear message (the drivers'

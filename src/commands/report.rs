@@ -130,11 +130,28 @@ fn run_file(a: &ReportRequest) -> anyhow::Result<()> {
             a.path.display()
         ))
     })?;
+    render_run(a, &run)
+}
+
+/// `dbsweep report RUN.series.jsonl`: the report of a run that never
+/// finished, rebuilt from the intervals its series file had closed.
+fn series_file(a: &ReportRequest) -> anyhow::Result<()> {
+    let run = crate::engine::recover::recover(&a.path).map_err(|e| {
+        UsageError(format!(
+            "'{}' is not a series file dbsweep can read: {e:#}",
+            a.path.display()
+        ))
+    })?;
+    render_run(a, &run)
+}
+
+/// One run's report in the format asked for.
+fn render_run(a: &ReportRequest, run: &record::Run) -> anyhow::Result<()> {
     let dir = a.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let bytes = match a.format {
-        Format::Html => html::render(&run_doc::build(&run)).into_bytes(),
-        Format::Text => report::text::Text.render(&run)?,
-        Format::Json => report::json::Json.render(&run)?,
+        Format::Html => html::render(&run_doc::build(run)).into_bytes(),
+        Format::Text => report::text::Text.render(run)?,
+        Format::Json => report::json::Json.render(run)?,
         Format::Md | Format::Csv => {
             return Err(UsageError(format!(
                 "a run file renders as html, text or json, not {}: give --format html|text|json",
@@ -228,6 +245,9 @@ fn references(a: &ReportRequest, data: &mut crate::report::study::StudyData) -> 
 pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
     if a.path.extension().is_some_and(|e| e == "json") && a.path.is_file() {
         return run_file(a);
+    }
+    if a.path.extension().is_some_and(|e| e == "jsonl") && a.path.is_file() {
+        return series_file(a);
     }
     let mut data = study::load(&a.path, a.study.as_deref())?;
     references(a, &mut data)?;

@@ -21,6 +21,7 @@ use crate::UsageError;
 
 /// A workload on a target: what `prepare` and `cleanup` act on, and what
 /// `run` measures.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct TargetRequest {
     /// The workload's name.
     pub workload: String,
@@ -34,7 +35,10 @@ pub struct TargetRequest {
     pub rand: RandConfig,
 }
 
-/// `dbsweep run`.
+/// `dbsweep run`. A coordinator sends it to its workers (`nodes`), so it
+/// serialises; what only the coordinator does (write and report) stays
+/// behind.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RunRequest {
     pub target: TargetRequest,
     /// How the run is driven. When the command line gave no stop condition
@@ -44,8 +48,10 @@ pub struct RunRequest {
     pub open_ended: bool,
     /// `--percentiles`.
     pub percentiles: Vec<f64>,
+    #[serde(skip)]
     pub json: Option<JsonOut>,
     /// `--report FILE.html` (checked writable before the run).
+    #[serde(skip)]
     pub report: Option<PathBuf>,
     /// The interval of the machine and server sampling beside the run;
     /// `None`: `--metrics off`.
@@ -96,7 +102,7 @@ pub fn cleanup(t: &TargetRequest) -> anyhow::Result<()> {
 
 /// The interval of the report's time series when none was asked for:
 /// about 60 points over a timed run, at a round length.
-fn report_interval(time: Option<Duration>) -> Duration {
+pub(super) fn report_interval(time: Option<Duration>) -> Duration {
     let want = time.map_or(1.0, |t| t.as_secs_f64() / 60.0);
     let s = [
         0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0,
@@ -158,7 +164,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     let cancel = cancel_flag();
     print!(
         "{}",
-        report::text::preamble(w.name(), &target.display, &info.version, &cfg, t.rand.seed)
+        report::live::preamble(w.name(), &target.display, &info.version, &cfg, t.rand.seed)
     );
     // SQLite: how transactions take their locks decides whether writers
     // collide (see the driver); say which it was.
@@ -179,19 +185,28 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         interval,
         server: point::default_server_ref(&target),
     });
+    // Beside --json FILE, the run's intervals and samples are written as
+    // they close; a killed run leaves them there for `dbsweep report`.
+    point.series = req.json.as_ref().and_then(JsonOut::series_path);
     let record = point::execute(&point, &cancel, &mut |s| {
         // The tail after the last full interval is kept in the result but
         // not printed when it is too short for its rates to mean anything.
         if print_intervals && s.duration_s >= 0.5 * interval {
-            println!("{}", report::text::interval_line(s));
+            println!("{}", report::live::interval_line(s));
         }
     })?;
     if print_intervals && !record.result.intervals.is_empty() {
         println!();
     }
     std::io::stdout().write_all(&report::text::Text.render(&record)?)?;
+    let mut record = record;
+    let consistent = check_after(req.check, w.as_ref(), &target, &mut record)?;
     if let Some(out) = &req.json {
-        out.write(&report::json::Json.render(&record)?)?;
+        out.write_run(&record)?;
+        // The record holds the series now; its file has served.
+        if let Some(f) = record.result.intervals.file() {
+            f.remove_when_dropped(true);
+        }
     }
     if let Some(p) = &req.report {
         let html = report::html::render(&report::run_doc::build(&record));
@@ -199,18 +214,35 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         eprintln!("Report written to {}", p.display());
     }
     let status = status_of([&record.result.stop_reason]);
-    if req.check {
-        let mut conn = connect_checked(&target)?;
-        let started = Instant::now();
-        println!("Consistency after the run:");
-        match w.consistency(conn.as_mut())? {
-            Some(conditions) => {
-                if !super::print_conditions(&conditions, &target.display, started, "    ") {
-                    return Ok(RunStatus::Aborted);
-                }
-            }
-            None => println!("    {} defines no consistency conditions", w.name()),
-        }
+    if !consistent {
+        return Ok(RunStatus::Aborted);
     }
     Ok(status)
+}
+
+/// `--check`: the workload's consistency conditions after the run, into
+/// the record (its reports show them); false when one fails.
+fn check_after(
+    check: bool,
+    w: &dyn crate::workload::Workload,
+    target: &Target,
+    record: &mut crate::record::Run,
+) -> anyhow::Result<bool> {
+    if !check {
+        return Ok(true);
+    }
+    let mut conn = connect_checked(target)?;
+    let started = Instant::now();
+    println!("Consistency after the run:");
+    match w.consistency(conn.as_mut())? {
+        Some(conditions) => {
+            let ok = super::print_conditions(&conditions, &target.display, started, "    ");
+            record.result.consistency = Some(conditions.iter().map(|c| c.to_record()).collect());
+            Ok(ok)
+        }
+        None => {
+            println!("    {} defines no consistency conditions", w.name());
+            Ok(true)
+        }
+    }
 }

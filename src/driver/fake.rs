@@ -21,7 +21,7 @@ use super::{
 };
 
 /// What the fake connection does; shared by every connection of a run.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FakeScript {
     /// Latency of successive statements, cycled. Empty = no delay.
     pub latencies: Vec<Duration>,
@@ -42,6 +42,7 @@ pub struct FakeScript {
     pub stall: Option<(Duration, Duration)>,
     /// When the first statement ran, shared by every connection cloned
     /// from this script.
+    #[serde(skip)]
     pub epoch: Epoch,
 }
 

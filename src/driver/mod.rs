@@ -112,7 +112,9 @@ impl Outcome {
 }
 
 /// Error kinds the engine counts separately and may retry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     Deadlock,
@@ -165,7 +167,7 @@ impl ErrorKind {
 }
 
 /// A set of error kinds (`--ignore-errors`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ErrorSet(u8);
 
 impl ErrorSet {

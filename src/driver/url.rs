@@ -12,13 +12,15 @@ use std::path::PathBuf;
 use super::fake::FakeScript;
 
 /// Where to connect. `display` is safe to print and store (no password).
-#[derive(Debug, Clone)]
+/// Serialisable for a distributed run's workers, which connect where the
+/// coordinator was told to (the password, if any, travels with it).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Target {
     pub display: String,
     pub kind: TargetKind,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum TargetKind {
     /// `pragmas` come from the URL's query (`sqlite://x.db?synchronous=full`)
     /// and are applied on every connection, like a server's settings.
@@ -30,7 +32,8 @@ pub enum TargetKind {
         /// transaction does — `immediate` for one that writes (writers queue
         /// on the busy handler instead of failing to upgrade their lock),
         /// `deferred` for a reading one (readers stay concurrent under WAL).
-        begin: Option<&'static str>,
+        #[serde(with = "begin_mode")]
+        begin: BeginMode,
     },
     Postgres(ServerAddr),
     Mysql(ServerAddr),
@@ -39,7 +42,7 @@ pub enum TargetKind {
 
 /// Statement protocol: server-side prepared statements, or plain text with
 /// literals formatted by the client (sysbench's `--db-ps-mode disable`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum PsMode {
     #[default]
     Prepared,
@@ -47,7 +50,7 @@ pub enum PsMode {
 }
 
 /// Where a PostgreSQL or MySQL/MariaDB server listens, and who to log in as.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ServerAddr {
     pub host: String,
     pub port: u16,
@@ -58,6 +61,32 @@ pub struct ServerAddr {
     /// file or the directory holding `.s.PGSQL.PORT`.
     pub socket: Option<PathBuf>,
     pub ps_mode: PsMode,
+}
+
+/// SQLite's transaction mode: one of the URL's three names. Spelled as an
+/// alias so that serde's derive does not take `&'static str` for a string
+/// borrowed from the input (`begin_mode` reads it back as owned text).
+pub type BeginMode = Option<&'static str>;
+
+/// SQLite's `begin` mode as text, read back into one of the three static
+/// names the URL parser gives (the field is `&'static str`).
+mod begin_mode {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(mode: &super::BeginMode, s: S) -> Result<S::Ok, S::Error> {
+        mode.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<super::BeginMode, D::Error> {
+        let Some(mode) = Option::<String>::deserialize(d)? else {
+            return Ok(None);
+        };
+        ["deferred", "immediate", "exclusive"]
+            .into_iter()
+            .find(|m| *m == mode)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown transaction mode {mode}")))
+    }
 }
 
 impl ServerAddr {

@@ -54,12 +54,20 @@ pub(super) fn run(
     let mut on_this_connection = 0u64;
     let mut first = true;
     let mut pause = None;
+    // Work the last transaction queued (TPC-C's deferred Delivery): it
+    // runs next on this connection, timed from its queueing (the clock
+    // reading); a closed loop's user counts its pause from then too (the
+    // real clock, which its sleep reads).
+    let mut deferred_from: Option<Instant> = None;
+    let mut pause_from: Option<Instant> = None;
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             break;
         }
+        let deferred = deferred_from.take();
         // When this transaction should start, and for which user.
         let ticket = match shared.dispatch.get() {
+            _ if deferred.is_some() => None,
             Some(d) => match d.next(timeline.end) {
                 Some(t) => Some(t),
                 None => break,
@@ -79,8 +87,9 @@ pub(super) fn run(
                     (Some(p), false) => Some(p),
                     (None, false) => pacing.think_time.map(|t| t.draw(&mut think_rng)),
                 };
+                let from = pause_from.take().unwrap_or_else(Instant::now);
                 if let Some(pause) = pause {
-                    if !sleep_until(Instant::now() + pause, &shared.stop) {
+                    if !sleep_until(from + pause, &shared.stop) {
                         break;
                     }
                 }
@@ -89,7 +98,7 @@ pub(super) fn run(
         };
         first = false;
         let start = clock::now();
-        let intended = ticket.map_or(start, |t| t.intended);
+        let intended = deferred.or(ticket.map(|t| t.intended)).unwrap_or(start);
         let measured = intended >= timeline.measure_start;
         buf.clear();
         if ticket.is_some() {
@@ -102,7 +111,9 @@ pub(super) fn run(
             }
             break;
         }
-        if measured {
+        // Deferred work is part of the transaction that queued it: it takes
+        // no round and no event of its own.
+        if measured && deferred.is_none() {
             if shared.rounds.is_some_and(|r| measured_txns >= r) {
                 break;
             }
@@ -135,7 +146,9 @@ pub(super) fn run(
             }
         }
         shared.slots[id].state.store(IN_TXN, Ordering::Release);
-        script.user(ticket.map_or((g % shared.per_instance) as u32, |t| t.user));
+        if deferred.is_none() {
+            script.user(ticket.map_or((g % shared.per_instance) as u32, |t| t.user));
+        }
         let end = transaction(
             conn.as_mut(),
             script.as_mut(),
@@ -150,7 +163,13 @@ pub(super) fn run(
             timing.lag = Some((start - intended).as_nanos() as u64);
         }
         script.end(matches!(end, TxnEnd::Done));
-        pause = script.pause();
+        if deferred.is_none() {
+            pause = script.pause();
+            if matches!(end, TxnEnd::Done) && script.deferred() {
+                deferred_from = Some(finished);
+                pause_from = Some(Instant::now());
+            }
+        }
         match end {
             TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
             TxnEnd::Done => {
@@ -199,7 +218,7 @@ pub(super) fn run(
         if let (Some(d), Some(t)) = (shared.dispatch.get(), ticket) {
             d.user_done(t.user, Instant::now(), pause.take());
         }
-        if measured {
+        if measured && deferred.is_none() {
             measured_txns += 1;
         }
         on_this_connection += 1;

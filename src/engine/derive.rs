@@ -82,19 +82,29 @@ pub fn derive(run: &mut record::Run) -> Result<(), String> {
         p.achieved_per_s = r.tps;
         p.offered_per_s = p.offered.map(per_s);
     }
-    for i in &mut r.intervals {
-        if let Some(h) = &i.histogram {
-            let h = stats(h)?;
-            i.p50_us = h.value_at_percentile(50.0).map(us);
-            i.p95_us = h.value_at_percentile(95.0).map(us);
-            i.p99_us = h.value_at_percentile(99.0).map(us);
-            i.max_us = h.max().map(us);
+    if let Some(intervals) = r.intervals.as_mut_slice() {
+        for i in intervals {
+            interval(i)?;
         }
-        if let Some(h) = &i.lag_histogram {
-            let h = stats(h)?;
-            i.lag_p99_us = h.value_at_percentile(99.0).map(us);
-            i.lag_max_us = h.max().map(us);
-        }
+    }
+    Ok(())
+}
+
+/// Fills in one interval's percentiles from its histograms: done as each
+/// interval closes (a run's series goes to its file complete), and again
+/// here for intervals held in memory (a merge).
+pub fn interval(i: &mut record::Interval) -> Result<(), String> {
+    if let Some(h) = &i.histogram {
+        let h = stats(h)?;
+        i.p50_us = h.value_at_percentile(50.0).map(us);
+        i.p95_us = h.value_at_percentile(95.0).map(us);
+        i.p99_us = h.value_at_percentile(99.0).map(us);
+        i.max_us = h.max().map(us);
+    }
+    if let Some(h) = &i.lag_histogram {
+        let h = stats(h)?;
+        i.lag_p99_us = h.value_at_percentile(99.0).map(us);
+        i.lag_max_us = h.max().map(us);
     }
     Ok(())
 }

@@ -80,7 +80,7 @@ pub fn merge(inputs: &[Input<'_>]) -> Result<record::Run, String> {
     r.client_cpu.cpus = all().map(|r| r.result.client_cpu.cpus).sum();
     r.connect = merge_connect(&shards)?;
     r.histograms = Some(merge_histograms(&shards)?);
-    r.intervals = merge_intervals(&shards)?;
+    r.intervals = merge_intervals(&shards)?.into();
     // The machine and server counters are each shard's own view; they
     // stay in the shards' records.
     r.metrics = None;
@@ -110,6 +110,7 @@ pub fn merge(inputs: &[Input<'_>]) -> Result<record::Run, String> {
             .iter()
             .map(|s| shard_row(s, headline, first_release))
             .collect::<Result<_, _>>()?,
+        coordinator: None,
     });
     derive::derive(&mut out)?;
     Ok(out)
@@ -233,17 +234,19 @@ fn same_run(a: &Shard<'_>, b: &Shard<'_>) -> Result<(), String> {
     }
 }
 
-/// The most telling reason among the shards': a shard that aborted, was
-/// interrupted or timed out makes the run so; otherwise they agree.
+/// The most telling reason among the shards': a shard that did not
+/// finish, aborted, was interrupted or timed out makes the run so;
+/// otherwise they agree.
 fn stop_reason(reasons: impl Iterator<Item = record::StopReason>) -> record::StopReason {
     use record::StopReason::*;
     let rank = |r: &record::StopReason| match r {
-        Aborted => 0,
-        Interrupted => 1,
-        Timeout => 2,
-        Time => 3,
-        Events => 4,
-        Rounds => 5,
+        Incomplete => 0,
+        Aborted => 1,
+        Interrupted => 2,
+        Timeout => 3,
+        Time => 4,
+        Events => 5,
+        Rounds => 6,
     };
     reasons.min_by_key(rank).unwrap_or(Time)
 }
@@ -341,17 +344,17 @@ fn merge_connect(shards: &[Shard<'_>]) -> Result<Option<record::Connect>, String
 /// shards released together tick together. Its time is the first
 /// shard's, its length the longest.
 fn merge_intervals(shards: &[Shard<'_>]) -> Result<Vec<record::Interval>, String> {
-    let n = shards
+    let lists: Vec<Vec<record::Interval>> = shards
         .iter()
-        .map(|s| s.run.result.intervals.len())
-        .max()
-        .unwrap_or(0);
+        .map(|s| s.run.result.intervals.to_vec())
+        .collect();
+    let n = lists.iter().map(Vec::len).max().unwrap_or(0);
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
         let mut merged: Option<record::Interval> = None;
         let (mut latency, mut lag) = (Sum::new(), None::<Sum>);
-        for s in shards {
-            let Some(i) = s.run.result.intervals.get(k) else {
+        for (s, list) in shards.iter().zip(&lists) {
+            let Some(i) = list.get(k) else {
                 continue;
             };
             let what = format!("interval {}", k + 1);
@@ -443,6 +446,9 @@ fn shard_row(
         start_offset_s: (i128::from(s.run.released_unix_us.unwrap_or(0)) - first_release) as f64
             / 1e6,
         clock_offset_s: None,
+        clock_rtt_s: None,
+        start_skew_s: None,
+        node: None,
         client_cpu_s: r.client_cpu.total_s(),
         latency_us: h.value_at_percentile(headline).map(derive::us),
     })

@@ -23,6 +23,8 @@ pub mod merge;
 pub mod pacing;
 pub mod point;
 pub mod recorder;
+pub mod recover;
+pub mod release;
 mod result;
 pub mod shard;
 pub mod users;
@@ -46,8 +48,10 @@ use self::recorder::Recorder;
 use crate::metrics::cpu::{self, CpuTimes};
 use crate::metrics::sampler::Sampler;
 
-/// How a run is driven. Built by the CLI (or a study runner) from options.
-#[derive(Debug, Clone)]
+/// How a run is driven. Built by the CLI (or a study runner) from options;
+/// serialisable, because a distributed run's coordinator sends it to its
+/// workers.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RunConfig {
     /// Number of clients, each with its own connection.
     pub threads: usize,
@@ -86,6 +90,10 @@ pub struct RunConfig {
     /// Run only this shard of the clients, users, events and rate
     /// (`--shard I/N`); None: the whole run.
     pub shard: Option<Shard>,
+    /// Release the clients, once connected, at the instant this hook
+    /// returns (a coordinated start, `release.rs`); None: at once.
+    #[serde(skip)]
+    pub release: Option<release::Release>,
 }
 
 pub use crate::record::StopReason;
@@ -341,6 +349,9 @@ pub fn run_instances(
     };
     let setup = setup_start.elapsed();
 
+    if let Some(r) = &cfg.release {
+        r.wait()?;
+    }
     let t0 = Instant::now();
     let released_unix_us = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -368,7 +379,8 @@ pub fn run_instances(
     }
 
     // Coordinate: interval samples, warmup boundary, cancellation, deadline.
-    let mut intervals = Vec::new();
+    // Each interval goes to `on_interval` and is not kept: a long run's
+    // memory does not grow with its length (its caller writes them out).
     let mut last_tick = t0;
     let mut deadline = end.map(|e| e + cfg.grace);
     let mut interrupted = false;
@@ -395,7 +407,6 @@ pub fn run_instances(
                     shared.dispatch.get().map(|d| (d, &mut queue_before)),
                 );
                 on_interval(&s);
-                intervals.push(s);
                 last_tick = now;
             }
         }
@@ -490,7 +501,6 @@ pub fn run_instances(
             shared.dispatch.get().map(|d| (d, &mut queue_before)),
         );
         on_interval(&s);
-        intervals.push(s);
     }
 
     let totals = shared.recorder.totals(kinds.len(), types.len());
@@ -545,7 +555,6 @@ pub fn run_instances(
             .zip(totals.types_failed)
             .map(|((t, latency), failed)| TypeResult { t, latency, failed })
             .collect(),
-        intervals,
         clients,
         cpu: cpu_start.map(|s| cpu_end.since(&s)).unwrap_or_default(),
         cpus: cpu::available_cpus(),
@@ -583,6 +592,8 @@ fn abandon(shared: &Shared) -> u64 {
 
 #[cfg(test)]
 mod pacing_tests;
+#[cfg(test)]
+mod series_tests;
 #[cfg(test)]
 mod shard_tests;
 #[cfg(test)]

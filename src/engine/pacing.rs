@@ -31,7 +31,7 @@ use super::users::Users;
 use crate::rand::pacing::{Arrival, Schedule, ThinkTime};
 
 /// How a run's transactions are paced (part of `RunConfig`).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pacing {
     /// Open loop: arrivals per second, in total, and their spacing.
     pub rate: Option<(f64, Arrival)>,

@@ -235,8 +235,8 @@ fn ten_million_users_start_in_the_first_second_of_the_window() {
         },
         ..config(2)
     };
-    let r = run_fake("fake://", &cfg);
-    let first = &r.intervals[0];
+    let (r, intervals) = super::tests::run_fake_intervals("fake://", &cfg);
+    let first = &intervals[0];
     assert!(
         first.counters.transactions >= 100,
         "{} transactions in the window's first quarter second",

@@ -18,7 +18,8 @@ use crate::driver::{self, Target};
 pub use crate::metrics::sampler::ServerRef;
 use crate::metrics::sampler::{self, Sampler};
 use crate::rand::RandConfig;
-use crate::record::{self, ErrorKindName, OrderedMap};
+use crate::record::spool::{Header, SeriesWriter};
+use crate::record::{self, ErrorKindName, OrderedMap, Series, SeriesFile};
 use crate::stats::fairness::fairness;
 use crate::stats::histogram::Histogram;
 use crate::workload::Workload;
@@ -43,6 +44,10 @@ pub struct Point<'a> {
     /// How the machine and the server are sampled beside the run; `None`:
     /// not at all (`--metrics off`).
     pub metrics: Option<Metrics>,
+    /// Where the run's series file goes — its intervals and metrics
+    /// samples, written as they close (`--json FILE`'s sidecar, a study's
+    /// spool) and kept if the run never finishes; `None`: a temporary file.
+    pub series: Option<PathBuf>,
 }
 
 /// What to sample beside a point.
@@ -82,6 +87,7 @@ impl<'a> Point<'a> {
                 interval: Duration::from_secs(1),
                 server: default_server_ref(target),
             }),
+            series: None,
         }
     }
 }
@@ -90,6 +96,10 @@ impl<'a> Point<'a> {
 /// (Ctrl-C) stops it early; `on_interval` receives each interval sample as
 /// it is taken. The run's deadline, and its hard timeout if the config has
 /// one, hold even when the server stops answering.
+///
+/// Intervals and metrics samples go to the point's series file as they
+/// close, and the record reads them from there (`record::Series`): what
+/// the run holds in memory depends on its clients, not on its length.
 pub fn execute(
     point: &Point<'_>,
     cancel: &AtomicBool,
@@ -104,6 +114,7 @@ pub fn execute(
         percentiles: point.percentiles,
         workload: point.workload.clone(),
         metrics: point.metrics.clone(),
+        series: point.series.clone(),
     };
     let started_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -118,28 +129,88 @@ pub fn execute(
         let target = point.target.clone();
         Arc::new(move || driver::connect(&target))
     };
+    let writer = Arc::new(series_writer(point, started_unix_s)?);
     let sampler = point.metrics.as_ref().map(|m| {
-        Sampler::start(&sampler::Options {
-            interval: m.interval,
-            server: m.server.clone(),
-            target: point.target.clone(),
-            proc: PathBuf::from("/proc"),
-        })
+        Sampler::start(
+            &sampler::Options {
+                interval: m.interval,
+                server: m.server.clone(),
+                target: point.target.clone(),
+                proc: PathBuf::from("/proc"),
+                counts: point.instances[0].window_counts(),
+            },
+            Some(writer.clone()),
+        )
     });
+    let pacing = &point.config.pacing;
     let result = super::run_instances(
         point.instances,
         connect,
         point.config,
         cancel,
-        on_interval,
+        &mut |s| {
+            writer.interval(&interval_record(s, pacing));
+            on_interval(s);
+        },
         sampler.as_ref(),
     )?;
-    let mut run = record(point, &result, started_unix_s);
+    let mut run = record(point, &result, started_unix_s, writer.intervals());
     if let Some(s) = sampler {
         let c = &result.counters;
         run.result.metrics = Some(s.finish(c.transactions, c.queries()));
     }
+    if let Some(why) = writer.error() {
+        eprintln!("warning: the run's time series is incomplete ({why}); its totals are whole");
+    }
     Ok(run)
+}
+
+/// The point's series file, created with its header: at `point.series`
+/// (kept until its record is written elsewhere), or a temporary file.
+fn series_writer(point: &Point<'_>, started_unix_s: u64) -> anyhow::Result<SeriesWriter> {
+    use anyhow::Context;
+    let file = match &point.series {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("Could not create '{}'", dir.display()))?;
+            }
+            SeriesFile::new(path.clone(), false)
+        }
+        None => {
+            let path = tempfile::Builder::new()
+                .prefix("dbsweep-series-")
+                .suffix(".jsonl")
+                .tempfile()
+                .context("Could not create a temporary file for the run's time series")?
+                .into_temp_path()
+                .keep()
+                .context("Could not keep the temporary file of the run's time series")?;
+            SeriesFile::new(path, true)
+        }
+    };
+    let threads = shard_threads(point.config, point.instances.len());
+    let header = header(point, started_unix_s, threads);
+    SeriesWriter::create(file.clone(), &header).with_context(|| {
+        format!(
+            "Could not create the run's series file '{}' (its intervals and samples go there as they close)",
+            file.path().display()
+        )
+    })
+}
+
+/// The clients this process runs: all of them, or its shard's part.
+fn shard_threads(cfg: &RunConfig, instances: usize) -> usize {
+    let all = cfg.threads.max(1) * instances.max(1);
+    cfg.shard.map_or(all, |s| s.range(all).len())
+}
+
+/// An interval sample as the record keeps it, its percentiles read from
+/// its histograms.
+pub fn interval_record(s: &IntervalSample, pacing: &super::Pacing) -> record::Interval {
+    let mut i = interval(s, pacing);
+    super::derive::interval(&mut i).expect("the engine's own histograms are consistent");
+    i
 }
 
 /// Refuses, before anything starts, a run whose users (the pool's and
@@ -201,26 +272,26 @@ pub fn default_server_ref(target: &Target) -> ServerRef {
     }
 }
 
-/// The record of `result`, measured for `point` from `started_unix_s` on:
-/// the measured parts copied, every other figure derived from them
-/// (`derive`), as a merge of shards derives them.
-pub fn record(point: &Point<'_>, result: &RunResult, started_unix_s: u64) -> record::Run {
+/// What the run's series file says about it before it has a result: the
+/// record's parts known when it starts (the server's version comes with
+/// the result).
+pub fn header(point: &Point<'_>, started_unix_s: u64, threads: usize) -> Header {
     let cfg = point.config;
     let rand = &point.rand;
-    let mut run = record::Run {
-        schema: record::SCHEMA_ID.to_string(),
+    Header {
+        format: record::spool::SERIES_FORMAT.to_string(),
         tool: record::Tool {
             name: "dbsweep".into(),
             version: env!("CARGO_PKG_VERSION").into(),
         },
         started_unix_s,
-        released_unix_us: Some(result.released_unix_us),
         workload: point.workload.clone(),
         target: record::TargetInfo {
             url: point.target.display.clone(),
             dialect: point.target.dialect(),
-            server_version: result.server.version.clone(),
-            settings: result.server.settings.iter().cloned().collect(),
+            // The server says its version when the clients connect.
+            server_version: String::new(),
+            settings: Default::default(),
         },
         random: record::Random {
             kind: rand.kind.name().to_string(),
@@ -232,7 +303,7 @@ pub fn record(point: &Point<'_>, result: &RunResult, started_unix_s: u64) -> rec
             zipfian_exp: rand.params.zipf_exp,
         },
         run: record::Settings {
-            threads: result.threads as u64,
+            threads: threads as u64,
             time_s: cfg.time.map(|t| t.as_secs_f64()),
             events: cfg.events,
             rounds: cfg.rounds,
@@ -257,7 +328,34 @@ pub fn record(point: &Point<'_>, result: &RunResult, started_unix_s: u64) -> rec
             }),
         },
         machine: crate::metrics::machine::describe(),
-        result: outcome(result, &cfg.pacing),
+    }
+}
+
+/// The record of `result`, measured for `point` from `started_unix_s` on,
+/// with its `intervals`: the measured parts copied, every other figure
+/// derived from them (`derive`), as a merge of shards derives them.
+pub fn record(
+    point: &Point<'_>,
+    result: &RunResult,
+    started_unix_s: u64,
+    intervals: Series<record::Interval>,
+) -> record::Run {
+    let h = header(point, started_unix_s, result.threads);
+    let mut run = record::Run {
+        schema: record::SCHEMA_ID.to_string(),
+        tool: h.tool,
+        started_unix_s,
+        released_unix_us: Some(result.released_unix_us),
+        workload: h.workload,
+        target: record::TargetInfo {
+            server_version: result.server.version.clone(),
+            settings: result.server.settings.iter().cloned().collect(),
+            ..h.target
+        },
+        random: h.random,
+        run: h.run,
+        machine: h.machine,
+        result: outcome(result, &point.config.pacing, intervals),
     };
     super::derive::derive(&mut run).expect("the engine's own histograms are consistent");
     run
@@ -303,7 +401,11 @@ fn pacing_outcome(res: &RunResult, p: &super::Pacing) -> Option<record::PacingOu
 
 /// What the run measured: counters, windows and histograms; the derived
 /// figures are left for `derive`.
-fn outcome(res: &RunResult, pacing: &super::Pacing) -> record::Outcome {
+fn outcome(
+    res: &RunResult,
+    pacing: &super::Pacing,
+    intervals: Series<record::Interval>,
+) -> record::Outcome {
     let c = &res.counters;
     // The error that aborted the run is counted, but it did not pass by.
     let fatal_errors = u64::from(res.fatal.is_some());
@@ -358,7 +460,7 @@ fn outcome(res: &RunResult, pacing: &super::Pacing) -> record::Outcome {
             share_of_machine: 0.0,
             cpus: res.cpus as u64,
         },
-        intervals: res.intervals.iter().map(|s| interval(s, pacing)).collect(),
+        intervals,
         connect: Some(record::Connect {
             wall_s: res.connect.wall.as_secs_f64(),
             histogram: record::Histogram::from(&res.connect.latency),
@@ -383,6 +485,7 @@ fn outcome(res: &RunResult, pacing: &super::Pacing) -> record::Outcome {
             })
             .collect(),
         shards: None,
+        consistency: None,
     }
 }
 

@@ -77,7 +77,6 @@ pub struct RunResult {
     pub stmt_latency: Vec<Histogram>,
     /// Per transaction type of a workload with several.
     pub types: Vec<TypeResult>,
-    pub intervals: Vec<IntervalSample>,
     /// Per client: (transactions in the measured window, seconds spent in them).
     pub clients: Vec<(u64, f64)>,
     /// Client CPU used during the measured window.

@@ -18,7 +18,7 @@ use std::ops::Range;
 use super::Pacing;
 
 /// Shard `index` of `count` (0-based).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shard {
     pub index: usize,
     pub count: usize,

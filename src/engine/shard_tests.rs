@@ -143,12 +143,13 @@ fn run_record(w: &Virtual, cfg: &RunConfig) -> record::Run {
         Arc::new(move || driver::connect(&target))
     };
     let instances: [&dyn Workload; 1] = [w];
+    let mut intervals = Vec::new();
     let result = run_instances(
         &instances,
         connect,
         cfg,
         &AtomicBool::new(false),
-        &mut |_| {},
+        &mut |s| intervals.push(point::interval_record(s, &cfg.pacing)),
         None,
     )
     .unwrap();
@@ -159,7 +160,7 @@ fn run_record(w: &Virtual, cfg: &RunConfig) -> record::Run {
     };
     let percentiles = [50.0, 90.0, 99.0, 99.9];
     let p = Point::new(&target, &instances, cfg, rand, &percentiles);
-    point::record(&p, &result, 0)
+    point::record(&p, &result, 0, intervals.into())
 }
 
 fn shards(w: &Virtual, cfg: &RunConfig, n: usize) -> Vec<record::Run> {

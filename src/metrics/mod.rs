@@ -8,9 +8,14 @@
 //! - [`proc`]: reading `/proc` (machine counters, process trees, listening
 //!   sockets).
 //! - [`sql`]: the server's own counters over a monitoring connection.
-//! - [`sampler`]: the thread that reads all of them beside a run.
+//! - [`counts`]: a workload's counts of its own work, read from the
+//!   database at the window's start and end (TPC-C's `sum(d_next_o_id)`).
+//! - [`sampler`]: the thread that reads all of them beside a run;
+//!   `timeline` turns its readings into samples as they come, so a long
+//!   run's metrics cost no more memory than a short one's.
 //! - [`figures`]: what the measured window's totals say (pure).
 
+pub mod counts;
 pub mod cpu;
 pub mod figures;
 pub mod machine;
@@ -19,3 +24,4 @@ pub mod sampler;
 #[cfg(test)]
 mod sampler_tests;
 pub mod sql;
+mod timeline;

@@ -2,9 +2,11 @@
 //! the server's processes, dbsweep's own process and the server's counters
 //! over SQL every interval, plus readings the engine asks for at the
 //! moments that bound the run (clients released, measured window begins,
-//! run ends). [`Sampler::finish`] turns the readings into the record's
-//! [`Metrics`]: the time series, the warmup's and the window's totals, the
-//! derived figures, and what could not be measured.
+//! run ends). Readings become samples as they come (`timeline`), each
+//! handed to the run's series file (or kept, without one), so sampling a
+//! six-hour run keeps no more than a six-minute one; [`Sampler::finish`]
+//! builds the record's [`Metrics`]: the time series, the warmup's and the
+//! window's totals, the derived figures, and what could not be measured.
 //!
 //! Nothing here can fail a run: a source that cannot be read becomes a gap
 //! with its reason.
@@ -15,11 +17,13 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::proc::{self, machine, process, sockets, MachineSnap, TreeSnap};
-use super::sql::{self, Monitor, Reading};
+use super::proc::{self, process, sockets};
+use super::sql::Monitor;
+use super::timeline::{self, Mark, Snap, Timeline};
 use crate::driver::{Target, TargetKind};
-use crate::record::metrics::{Gap, Metrics, Sample, ServerProcess, Usage};
-use crate::record::OrderedMap;
+use crate::record::metrics::{Gap, Metrics, Sample, ServerProcess};
+use crate::record::spool::SeriesWriter;
+use crate::record::Series;
 
 /// What to sample.
 #[derive(Debug, Clone)]
@@ -32,6 +36,9 @@ pub struct Options {
     pub target: Target,
     /// The `/proc` directory (`/proc` but in tests).
     pub proc: PathBuf,
+    /// Counts the workload reads from the database at the window's start
+    /// and end (`Workload::window_counts`): (name, SQL).
+    pub counts: super::counts::Queries,
 }
 
 /// How the server's processes are found.
@@ -44,17 +51,6 @@ pub enum ServerRef {
     /// A server given by URL: the process listening on its port or socket,
     /// if it runs on this machine and can be seen.
     Listening,
-}
-
-/// One reading of every source.
-struct Snap {
-    at: Instant,
-    /// How long the reading took.
-    took: Duration,
-    machine: Option<MachineSnap>,
-    server: Option<TreeSnap>,
-    client: Option<TreeSnap>,
-    sql: Option<Reading>,
 }
 
 /// CPU time of the calling thread so far, ns: what a reading cost the
@@ -76,14 +72,6 @@ fn thread_cpu_ns() -> u64 {
 /// Wait events are sampled this many times per interval (PostgreSQL).
 const WAIT_SAMPLES_PER_INTERVAL: u32 = 10;
 
-/// The readings that bound the run.
-#[derive(Default)]
-struct Marks {
-    released: Option<usize>,
-    measure_start: Option<usize>,
-    end: Option<usize>,
-}
-
 struct Inner {
     proc: PathBuf,
     tick_s: f64,
@@ -91,21 +79,24 @@ struct Inner {
     server_pid: Option<u32>,
     client_pid: u32,
     monitor: Mutex<Option<Monitor>>,
-    counts_statements: &'static [&'static str],
-    snaps: Mutex<Vec<Snap>>,
-    /// Readings of the wait events alone, between full readings.
-    waits: Mutex<Vec<(Instant, Reading)>>,
+    /// The readings so far, turned into samples as they come.
+    timeline: Mutex<Timeline>,
     /// CPU spent reading, ns.
     cpu_ns: AtomicU64,
-    marks: Mutex<Marks>,
+    /// The workload's counts and their readings at the window's start and
+    /// end.
+    counter: Mutex<super::counts::Counter>,
+    counted: Mutex<[Vec<Option<f64>>; 2]>,
     stop: Mutex<bool>,
     wake: Condvar,
     gaps: Mutex<Vec<Gap>>,
 }
 
 impl Inner {
-    /// Reads every source now and keeps the reading; returns its index.
-    fn snap(&self) -> usize {
+    /// Reads every source now and adds the reading to the timeline (as a
+    /// bound of the run if `mark` says so); true when the machine was
+    /// saturated since the reading before it.
+    fn snap(&self, mark: Option<Mark>) -> bool {
         let at = Instant::now();
         let cpu_before = thread_cpu_ns();
         let machine = match proc::read_machine(&self.proc) {
@@ -137,16 +128,15 @@ impl Inner {
         });
         let took = at.elapsed();
         self.charge(cpu_before);
-        let mut snaps = self.snaps.lock().unwrap();
-        snaps.push(Snap {
+        let snap = Snap {
             at,
             took,
             machine,
             server,
             client,
             sql,
-        });
-        snaps.len() - 1
+        };
+        self.timeline.lock().unwrap().push(snap, mark)
     }
 
     /// Adds the CPU this thread used since `cpu_before` to the readings' cost.
@@ -155,6 +145,20 @@ impl Inner {
             thread_cpu_ns().saturating_sub(cpu_before),
             Ordering::Relaxed,
         );
+    }
+
+    /// Reads the workload's counts at the window's start (`at` 0) or end
+    /// (1), after that moment's reading of the server's counters.
+    fn count(&self, at: usize) {
+        let mut counter = self.counter.lock().unwrap();
+        if counter.is_empty() {
+            return;
+        }
+        let cpu_before = thread_cpu_ns();
+        let v = counter.read();
+        drop(counter);
+        self.charge(cpu_before);
+        self.counted.lock().unwrap()[at] = v;
     }
 
     /// Samples the wait events alone (PostgreSQL).
@@ -167,21 +171,9 @@ impl Inner {
             .as_mut()
             .and_then(|m| m.read_waits());
         if let Some(r) = r {
-            self.waits.lock().unwrap().push((Instant::now(), r));
+            self.timeline.lock().unwrap().push_waits(Instant::now(), r);
         }
         self.charge(cpu_before);
-    }
-
-    /// Was the machine saturated between reading `i` and the reading
-    /// before it: more runnable threads than CPUs at the reading, or less
-    /// than a tenth of the CPU time idle in between.
-    fn saturated(&self, i: usize) -> bool {
-        let snaps = self.snaps.lock().unwrap();
-        let cpu = |k: usize| snaps.get(k)?.machine.as_ref();
-        let (Some(cur), Some(prev)) = (cpu(i), i.checked_sub(1).and_then(cpu)) else {
-            return false;
-        };
-        saturated(prev, cur)
     }
 
     /// Notes a gap once.
@@ -196,32 +188,23 @@ impl Inner {
     }
 }
 
-/// Whether the machine was saturated from `prev` to `cur`: more runnable
-/// threads than CPUs now (`procs_running` counts the reader itself), or at
-/// most 10 % of the CPU time idle (idle and iowait) in between.
-pub(super) fn saturated(prev: &MachineSnap, cur: &MachineSnap) -> bool {
-    let cpus = cur.per_cpu.len().max(1) as u64;
-    let total = cur
-        .cpu
-        .iter()
-        .sum::<u64>()
-        .saturating_sub(prev.cpu.iter().sum());
-    let idle = (cur.cpu[3] + cur.cpu[4]).saturating_sub(prev.cpu[3] + prev.cpu[4]);
-    cur.procs_running > cpus + 1 || (total > 0 && idle * 10 <= total)
-}
-
 /// A running sampler; see the module docs.
 pub struct Sampler {
     inner: Arc<Inner>,
     interval: Duration,
     server_how: String,
     thread: Option<JoinHandle<()>>,
+    series: Option<Arc<SeriesWriter>>,
+    /// The samples, without a series file.
+    kept: Arc<Mutex<Vec<Sample>>>,
 }
 
 impl Sampler {
     /// Finds the server's processes, opens the monitoring connection, takes
-    /// a first reading and starts the periodic ones.
-    pub fn start(opts: &Options) -> Sampler {
+    /// a first reading and starts the periodic ones. Each sample goes to
+    /// `series` as it is made (the run's series file), or is kept in memory
+    /// without one.
+    pub fn start(opts: &Options, series: Option<Arc<SeriesWriter>>) -> Sampler {
         let mut gaps = Vec::new();
         let (server_pid, server_how) = match &opts.server {
             ServerRef::Pid(pid) => (Some(*pid), "managed".to_string()),
@@ -248,23 +231,44 @@ impl Sampler {
             }
         };
         let counts_statements = monitor.as_ref().map_or(&[][..], |m| m.counts_statements());
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let sink: timeline::Sink = match &series {
+            Some(w) => {
+                let w = w.clone();
+                Box::new(move |s: Sample| w.sample(&s))
+            }
+            None => {
+                let kept = kept.clone();
+                Box::new(move |s: Sample| kept.lock().unwrap().push(s))
+            }
+        };
+        let tick_s = proc::tick_s();
+        let timeline = Timeline::new(
+            timeline::Units {
+                tick_s,
+                counts_statements,
+            },
+            sink,
+        );
         let inner = Arc::new(Inner {
             proc: opts.proc.clone(),
-            tick_s: proc::tick_s(),
+            tick_s,
             page_bytes: proc::page_bytes(),
             server_pid,
             client_pid: std::process::id(),
             monitor: Mutex::new(monitor),
-            counts_statements,
-            snaps: Mutex::new(Vec::new()),
-            waits: Mutex::new(Vec::new()),
+            timeline: Mutex::new(timeline),
             cpu_ns: AtomicU64::new(0),
-            marks: Mutex::new(Marks::default()),
+            counter: Mutex::new(super::counts::Counter::connect(
+                &opts.target,
+                opts.counts.clone(),
+            )),
+            counted: Mutex::new([Vec::new(), Vec::new()]),
             stop: Mutex::new(false),
             wake: Condvar::new(),
             gaps: Mutex::new(gaps),
         });
-        inner.snap();
+        inner.snap(None);
         let interval = opts.interval.max(Duration::from_millis(10));
         let tick = interval / WAIT_SAMPLES_PER_INTERVAL;
         let thread = {
@@ -291,9 +295,8 @@ impl Sampler {
                         }
                         drop(stop);
                         if Instant::now() >= next {
-                            let i = inner.snap();
+                            let busy = inner.snap(None);
                             next += interval;
-                            let busy = inner.saturated(i);
                             if busy != realtime {
                                 realtime = busy && crate::util::priority::realtime_thread();
                                 if !realtime {
@@ -313,6 +316,8 @@ impl Sampler {
             interval,
             server_how,
             thread,
+            series,
+            kept,
         }
     }
 
@@ -323,25 +328,23 @@ impl Sampler {
     /// coordinator, real-time where allowed, so on time under any load),
     /// each when asked: never queued behind the sampler thread's queries.
     pub fn released(&self, measuring: bool) {
-        let i = self.inner.snap();
-        let mut marks = self.inner.marks.lock().unwrap();
-        marks.released = Some(i);
+        self.inner.snap(Some(Mark::Released { measuring }));
         if measuring {
-            marks.measure_start = Some(i);
+            self.inner.count(0);
         }
     }
 
     /// The measured window begins: a reading now.
     pub fn measure_start(&self) {
-        let i = self.inner.snap();
-        self.inner.marks.lock().unwrap().measure_start = Some(i);
+        self.inner.snap(Some(Mark::MeasureStart));
+        self.inner.count(0);
     }
 
     /// The run ended: a reading now (the engine lets the clients close
     /// their connections after it).
     pub fn end(&self) {
-        let i = self.inner.snap();
-        self.inner.marks.lock().unwrap().end = Some(i);
+        self.inner.snap(Some(Mark::End));
+        self.inner.count(1);
     }
 
     /// Stops sampling and builds the record's metrics; `transactions` and
@@ -353,35 +356,13 @@ impl Sampler {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        let snaps = std::mem::take(&mut *self.inner.snaps.lock().unwrap());
-        let waits = std::mem::take(&mut *self.inner.waits.lock().unwrap());
-        let marks = std::mem::take(&mut *self.inner.marks.lock().unwrap());
-        let first = marks.released.unwrap_or(0);
-        let start = marks.measure_start.unwrap_or(first);
-        let end = marks.end.unwrap_or(snaps.len() - 1);
-        // Periodic readings and marks interleave in time; order by time.
-        let mut order: Vec<usize> = (0..snaps.len()).collect();
-        order.sort_by_key(|&i| snaps[i].at);
-        let t0 = snaps[first].at;
-        let usage = |a: usize, b: usize| self.usage(&snaps, &waits, &order, a, b);
-        let mut samples = Vec::new();
-        for w in order.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            if snaps[b].at <= t0 || snaps[a].at >= snaps[end].at {
-                continue;
-            }
-            samples.push(Sample {
-                t_s: snaps[b].at.duration_since(t0).as_secs_f64(),
-                warmup: snaps[a].at < snaps[start].at,
-                usage: usage(a, b),
-            });
-        }
-        let window = usage(start, end);
-        let warmup = (snaps[start].at > snaps[first].at).then(|| usage(first, start));
+        let mut timeline = self.inner.timeline.lock().unwrap();
+        timeline.flush();
+        let (window, warmup) = timeline.totals().unwrap_or_default();
         let mut gaps = std::mem::take(&mut *self.inner.gaps.lock().unwrap());
-        let semaphores: Vec<String> = [start, end]
-            .iter()
-            .filter_map(|&i| snaps[i].sql.as_ref()?.semaphores.clone())
+        let semaphores: Vec<String> = [&timeline.start, &timeline.end]
+            .into_iter()
+            .filter_map(|s| s.as_ref()?.sql.as_ref()?.semaphores.clone())
             .collect();
         if self.inner.server_pid.is_none() && !gaps.iter().any(|g| g.what == "server process") {
             gaps.push(Gap {
@@ -390,12 +371,30 @@ impl Sampler {
             });
         }
         let figures = super::figures::derive(&window, transactions, queries, &mut gaps);
-        let took: Vec<f64> = snaps.iter().map(|s| s.took.as_secs_f64() * 1e3).collect();
+        let samples = match &self.series {
+            Some(w) => w.samples(),
+            None => Series::from(std::mem::take(&mut *self.kept.lock().unwrap())),
+        };
+        let window_counts = {
+            let counter = self.inner.counter.lock().unwrap();
+            let counted = self.inner.counted.lock().unwrap();
+            let counts = counter.window(&counted[0], &counted[1]);
+            if !counter.is_empty() && counts.len() < counted[0].len().max(1) {
+                gaps.push(Gap {
+                    what: "the workload's counts of its own work in the database".into(),
+                    why: counter
+                        .why_not
+                        .clone()
+                        .unwrap_or_else(|| "not read at both ends of the window".into()),
+                });
+            }
+            counts
+        };
         Metrics {
             interval_s: self.interval.as_secs_f64(),
-            readings: snaps.len() as u64,
-            reading_ms_avg: took.iter().sum::<f64>() / took.len().max(1) as f64,
-            reading_ms_max: took.iter().copied().fold(0.0, f64::max),
+            readings: timeline.readings,
+            reading_ms_avg: timeline.took_ms_sum / timeline.readings.max(1) as f64,
+            reading_ms_max: timeline.took_ms_max,
             sampling_cpu_s: Some(self.inner.cpu_ns.load(Ordering::Relaxed) as f64 / 1e9),
             server_process: ServerProcess {
                 pid: self.inner.server_pid,
@@ -407,82 +406,8 @@ impl Sampler {
             samples,
             gaps,
             innodb_semaphores: semaphores,
+            window_counts,
         }
-    }
-
-    /// What happened between readings `a` and `b` (indexes into `snaps`;
-    /// `order` is every index in time order, for the readings between).
-    fn usage(
-        &self,
-        snaps: &[Snap],
-        waits: &[(Instant, Reading)],
-        order: &[usize],
-        a: usize,
-        b: usize,
-    ) -> Usage {
-        let (sa, sb) = (&snaps[a], &snaps[b]);
-        let tick = self.inner.tick_s;
-        let mut u = Usage {
-            duration_s: sb.at.saturating_duration_since(sa.at).as_secs_f64(),
-            ..Usage::default()
-        };
-        if let (Some(ma), Some(mb)) = (&sa.machine, &sb.machine) {
-            u.cpu = machine::cpu_delta(&ma.cpu, &mb.cpu, tick);
-            u.per_cpu = ma
-                .per_cpu
-                .iter()
-                .zip(&mb.per_cpu)
-                .map(|(x, y)| machine::cpu_delta(x, y, tick))
-                .collect();
-            u.context_switches = mb.context_switches.saturating_sub(ma.context_switches);
-            u.procs_running = mb.procs_running;
-            u.procs_blocked = mb.procs_blocked;
-            u.memory = mb.memory;
-            u.disks = machine::disk_delta(&ma.disks, &mb.disks);
-            u.network = machine::net_delta(&ma.network, &mb.network);
-        }
-        if let (Some(x), Some(y)) = (&sa.server, &sb.server) {
-            u.server = Some(process::delta(x, y, tick));
-        }
-        if let (Some(x), Some(y)) = (&sa.client, &sb.client) {
-            u.client = process::delta(x, y, tick);
-        }
-        // The readings after `a` up to `b`, in time order.
-        let between: Vec<&Snap> = order
-            .iter()
-            .map(|&i| &snaps[i])
-            .filter(|s| s.at > sa.at && s.at <= sb.at)
-            .collect();
-        // Wait-event readings after `a` up to `b`.
-        let wait_readings: Vec<&Reading> = waits
-            .iter()
-            .filter(|(at, _)| *at > sa.at && *at <= sb.at)
-            .map(|(_, r)| r)
-            .collect();
-        // The monitor's statements from `a`'s reading up to `b`'s.
-        let statements: u64 = std::iter::once(sa)
-            .chain(between.iter().copied().filter(|s| s.at < sb.at))
-            .filter_map(|s| s.sql.as_ref().map(|r| r.statements))
-            .sum::<u64>()
-            + wait_readings.iter().map(|r| r.statements).sum::<u64>();
-        u.monitor_statements = statements;
-        if let (Some(ra), Some(rb)) = (&sa.sql, &sb.sql) {
-            u.sql = sql::delta(ra, rb, statements, self.inner.counts_statements);
-        }
-        let mut waits: OrderedMap<u64> = OrderedMap::default();
-        let full = between.iter().filter_map(|s| s.sql.as_ref());
-        for r in full.chain(wait_readings.iter().copied()) {
-            u.wait_samples += r.wait_samples;
-            for (event, n) in &r.waits {
-                match waits.0.iter_mut().find(|(e, _)| e == event) {
-                    Some((_, c)) => *c += n,
-                    None => waits.0.push((event.clone(), *n)),
-                }
-            }
-        }
-        waits.0.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-        u.waits = waits;
-        u
     }
 }
 

@@ -3,6 +3,7 @@
 //! connection are gaps, never failures.
 
 use super::sampler::*;
+use super::timeline::saturated;
 use crate::driver::Target;
 use std::path::Path;
 use std::time::Duration;
@@ -13,6 +14,7 @@ fn options(server: ServerRef, target: &str, proc: &Path) -> Options {
         server,
         target: Target::parse(target).unwrap(),
         proc: proc.to_path_buf(),
+        counts: Vec::new(),
     }
 }
 
@@ -33,7 +35,10 @@ fn attributes_a_spinning_process_tree_its_cpu() {
         .spawn()
         .unwrap();
     let pid = root.id();
-    let s = Sampler::start(&options(ServerRef::Pid(pid), "fake://", Path::new("/proc")));
+    let s = Sampler::start(
+        &options(ServerRef::Pid(pid), "fake://", Path::new("/proc")),
+        None,
+    );
     s.released(true);
     std::thread::sleep(Duration::from_millis(1700));
     s.end();
@@ -57,7 +62,7 @@ fn attributes_a_spinning_process_tree_its_cpu() {
 #[test]
 fn an_unreadable_proc_is_a_gap_not_a_failure() {
     let dir = tempfile::tempdir().unwrap();
-    let s = Sampler::start(&options(ServerRef::Pid(1), "fake://", dir.path()));
+    let s = Sampler::start(&options(ServerRef::Pid(1), "fake://", dir.path()), None);
     s.released(true);
     s.end();
     let m = s.finish(10, 10);
@@ -74,11 +79,14 @@ fn an_unreadable_proc_is_a_gap_not_a_failure() {
 #[test]
 fn a_refused_monitoring_connection_is_a_gap() {
     // Nothing listens on port 1.
-    let s = Sampler::start(&options(
-        ServerRef::Listening,
-        "mysql://u:p@127.0.0.1:1/db",
-        Path::new("/proc"),
-    ));
+    let s = Sampler::start(
+        &options(
+            ServerRef::Listening,
+            "mysql://u:p@127.0.0.1:1/db",
+            Path::new("/proc"),
+        ),
+        None,
+    );
     s.released(true);
     std::thread::sleep(Duration::from_millis(300));
     s.end();

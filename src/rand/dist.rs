@@ -19,7 +19,7 @@ use super::Rng;
 use std::fmt;
 
 /// Which distribution a [`Dist`] draws from; the `--rand-type` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DistKind {
     /// Every value in [a, b] equally likely.
@@ -73,7 +73,7 @@ impl fmt::Display for DistKind {
 /// sysbench's knobs with sysbench 1.0.20's defaults: rand-spec-iter=12,
 /// rand-spec-pct=1, rand-spec-res=75, rand-pareto-h=0.2, and master's
 /// rand-zipfian-exp=0.8.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DistParams {
     /// `--rand-spec-iter`: how many uniforms gaussian (and special's
     /// gaussian part) average; more makes the bell narrower.

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How random values are drawn: sysbench's `--rand-type` and its knobs, and
 /// the run's seed (each client gets its own stream from it).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct RandConfig {
     pub kind: dist::DistKind,
     pub params: dist::DistParams,

@@ -15,7 +15,7 @@ use super::{poisson, Rng};
 use crate::util::duration;
 
 /// How arrivals are spaced at a rate of R per second.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arrival {
     /// Exponential gaps of mean 1/R: independent users arriving at random
@@ -178,7 +178,7 @@ fn exponential(rng: &mut Rng, mean: f64) -> f64 {
 }
 
 /// The pause between one user's transactions.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ThinkTime {
     Fixed(Duration),
     /// Evenly spread between the two.

@@ -10,7 +10,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use std::borrow::Cow;
+
 use super::map::OrderedMap;
+use super::series::Series;
 
 /// The machine, the server and the client beside one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -40,7 +43,7 @@ pub struct Metrics {
     /// Figures derived from the window's totals and the run's counts.
     pub figures: Figures,
     /// One per interval, warmup included: the time series.
-    pub samples: Vec<Sample>,
+    pub samples: Series<Sample>,
     /// What could not be measured, and why: a figure that is absent is
     /// named here, never reported as 0.
     pub gaps: Vec<Gap>,
@@ -48,6 +51,34 @@ pub struct Metrics {
     /// window's start and at its end (MariaDB/MySQL only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub innodb_semaphores: Vec<String>,
+    /// Counts the workload read from the database itself at the window's
+    /// start and end, on a connection of their own (TPC-C:
+    /// `sum(d_next_o_id)`, the New-Orders the database committed); a count
+    /// that could not be read is absent, and named in `gaps`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub window_counts: Vec<WindowCount>,
+}
+
+/// One count read from the database at the measured window's start and
+/// end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WindowCount {
+    /// What is counted, e.g. `sum(d_next_o_id)`.
+    pub name: String,
+    /// The query that counts it.
+    pub sql: String,
+    /// Its value at the window's start.
+    pub start: f64,
+    /// Its value at the window's end.
+    pub end: f64,
+}
+
+impl WindowCount {
+    /// What the window added.
+    pub fn delta(&self) -> f64 {
+        self.end - self.start
+    }
 }
 
 /// Where the server's processes were found.
@@ -79,7 +110,7 @@ impl Metrics {
     /// interval, for drawing over time: the window's last, partial sample
     /// can be a few ticks of /proc/stat (10 ms each), too short to say
     /// anything.
-    pub fn window_samples(&self) -> impl Iterator<Item = &Sample> {
+    pub fn window_samples(&self) -> impl Iterator<Item = Cow<'_, Sample>> + '_ {
         let min = self.interval_s / 2.0;
         self.samples
             .iter()

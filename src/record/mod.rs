@@ -23,10 +23,16 @@
 //!   `result.histograms.types`, each interval's `histogram` and
 //!   `lag_histogram`, and `result.shards` (a merged run): every summary
 //!   in the record can be derived again from the histograms beside it.
+//!   A run started by a coordinator (`run --nodes N`) adds, in the same
+//!   version, `result.shards.coordinator` and each shard row's `node`,
+//!   `clock_rtt_s` and `start_skew_s` (optional: every record of version 3
+//!   still reads; a dbsweep older than these fields refuses a record that
+//!   has them).
 //!
 //! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.
 
+pub mod consistency;
 pub mod histogram;
 pub mod map;
 pub mod metrics;
@@ -34,20 +40,24 @@ mod outcome;
 mod pacing;
 mod run;
 mod sample;
+pub mod series;
+pub mod spool;
 
 use std::io::{Read, Write};
 
+pub use consistency::ConditionResult;
 pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
 pub use metrics::Metrics;
 pub use outcome::{
-    ClientCpu, Connect, ErrorCounts, Fairness, Histograms, Interval, Latency, Outcome, Percentile,
-    Queries, ShardRow, Shards, StatementLatency, StopReason, TransactionType,
+    ClientCpu, Connect, Coordination, ErrorCounts, Fairness, Histograms, Interval, Latency,
+    Outcome, Percentile, Queries, ShardRow, Shards, StatementLatency, StopReason, TransactionType,
 };
 pub use pacing::{PacingOutcome, PacingSettings};
 pub use run::{
     Dialect, ErrorKindName, Machine, Random, Run, Settings, ShardOf, TargetInfo, Tool, WorkloadInfo,
 };
+pub use series::{Series, SeriesFile};
 
 /// The format this version writes.
 pub const SCHEMA_ID: &str = "dbsweep-run/3";
@@ -156,7 +166,7 @@ mod tests {
         assert_eq!(old.released_unix_us, None);
         assert!(old.run.percentiles.is_empty());
         assert_eq!(old.run.shard, None);
-        assert_eq!(old.result.intervals[0].histogram, None);
+        assert_eq!(old.result.intervals.to_vec()[0].histogram, None);
         assert_eq!(old.result.shards, None);
     }
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::histogram::Histogram;
 use super::map::OrderedMap;
 use super::metrics::Metrics;
+use super::series::Series;
 
 /// What the run measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -46,7 +47,7 @@ pub struct Outcome {
     pub fairness: Fairness,
     pub client_cpu: ClientCpu,
     /// One entry per `--report-interval` (or report time-series step).
-    pub intervals: Vec<Interval>,
+    pub intervals: Series<Interval>,
     /// Connecting the clients before they were released (version 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect: Option<Connect>,
@@ -69,6 +70,10 @@ pub struct Outcome {
     /// shard and the window they had in common. Absent for one process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<Shards>,
+    /// The workload's consistency conditions, checked after the run
+    /// (`--check`; TPC-C's clause 3.3.2). Absent when not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<Vec<super::ConditionResult>>,
 }
 
 /// The shards a merged run was made of.
@@ -85,6 +90,27 @@ pub struct Shards {
     #[schemars(range(min = 0))]
     pub start_skew_s: f64,
     pub rows: Vec<ShardRow>,
+    /// How a coordinator started the shards together (`run --nodes N`);
+    /// absent when they were run and merged by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinator: Option<Coordination>,
+}
+
+/// A coordinated start: one instant, sent to every worker once all were
+/// connected and ready, each releasing its clients at it by its own clock
+/// corrected by its measured offset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Coordination {
+    /// How the workers were started: `local`, `slurm` or `external`.
+    pub launcher: String,
+    /// The start instant, µs since the Unix epoch by the coordinator's
+    /// clock.
+    pub start_unix_us: u64,
+    /// The largest start skew of any shard (see each row's
+    /// `start_skew_s`), in absolute value, s.
+    #[schemars(range(min = 0))]
+    pub max_start_skew_s: f64,
 }
 
 /// One shard of a merged run.
@@ -108,6 +134,21 @@ pub struct ShardRow {
     /// Its clock minus the coordinator's, s; null when nobody measured it
     /// (records made by hand and merged).
     pub clock_offset_s: Option<f64>,
+    /// The round trip of the ping its clock offset was read from, s: the
+    /// offset is known to within half of it; absent when nobody measured it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub clock_rtt_s: Option<f64>,
+    /// Its release minus the coordinator's start instant, s, by the
+    /// coordinator's clock (its own release corrected by its clock
+    /// offset); absent when no coordinator started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_skew_s: Option<f64>,
+    /// The scheduler's name for the node it ran on (Slurm's node name, a
+    /// Kubernetes pod's), as its worker reported it; absent when merged by
+    /// hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     /// Its client CPU (user + system) over its window, s.
     #[schemars(range(min = 0))]
     pub client_cpu_s: f64,
@@ -424,6 +465,9 @@ pub enum StopReason {
     Aborted,
     /// The run's hard timeout (a study's `point_timeout`) was reached.
     Timeout,
+    /// The process ended before the run did (it was killed): the record
+    /// was rebuilt from the intervals its series file had closed.
+    Incomplete,
 }
 
 impl StopReason {
@@ -436,6 +480,7 @@ impl StopReason {
             StopReason::Interrupted => "interrupted",
             StopReason::Aborted => "aborted",
             StopReason::Timeout => "timeout",
+            StopReason::Incomplete => "incomplete",
         }
     }
 }

@@ -122,13 +122,15 @@ impl Run {
                     skipped: None,
                     histogram: None,
                     lag_histogram: None,
-                }],
+                }]
+                .into(),
                 connect: None,
                 histograms: None,
                 metrics: None,
                 pacing: None,
                 transaction_types: Vec::new(),
                 shards: None,
+                consistency: None,
             },
         }
     }

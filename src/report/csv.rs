@@ -18,6 +18,9 @@
 //!   `achieved_per_s`.
 //! - `sweep`, `compare`: changes against a baseline, the verdict in `note`.
 //! - `conclusion`: each sentence of the conclusions, in `note`.
+//! - `server`: per target (`series` is the report's name for it), its
+//!   `release` (`mariadb 10.2.11`), the `server_version` it reported and
+//!   each `version_line` of the program that served it, in `note`.
 //!
 //! Empty fields are absent values. RFC 4180 quoting.
 
@@ -70,14 +73,15 @@ pub fn render(data: &StudyData, r: &Report) -> String {
     let mut lines: Vec<Line> = Vec::new();
     for p in data.points.iter().chain(&data.paced) {
         let row = &p.row;
+        let target = data.target_label(&row.target);
         let base = Line {
             record: "point",
             panel: String::new(),
             workload: row.workload_label.clone(),
             cpus: row.cpus.clone().unwrap_or_default(),
             series: match &row.load_level {
-                Some(l) => format!("{} / {} {l}", row.target, row.variant),
-                None => format!("{} / {}", row.target, row.variant),
+                Some(l) => format!("{target} / {} {l}", row.variant),
+                None => format!("{target} / {}", row.variant),
             },
             clients: row.clients.to_string(),
             repeat: row.repeat.to_string(),
@@ -258,7 +262,7 @@ pub fn render(data: &StudyData, r: &Report) -> String {
             for row in &sw.rows {
                 let l = Line {
                     record: "sweep",
-                    series: format!("{} / {}", row.target, row.variant),
+                    series: format!("{} / {}", row.target_label, row.variant),
                     clients: sw.clients.to_string(),
                     ..panel.clone()
                 };
@@ -348,6 +352,23 @@ pub fn render(data: &StudyData, r: &Report) -> String {
             note: c.clone(),
             ..Line::default()
         });
+    }
+    for s in &r.study.servers {
+        let texts = s
+            .release
+            .iter()
+            .map(|v| ("release", v))
+            .chain(s.server_version.iter().map(|v| ("server_version", v)))
+            .chain(s.version_lines.iter().map(|v| ("version_line", v)));
+        for (figure, text) in texts {
+            lines.push(Line {
+                record: "server",
+                series: s.label.clone(),
+                figure: figure.into(),
+                note: text.clone(),
+                ..Line::default()
+            });
+        }
     }
 
     let mut out = String::new();

@@ -209,7 +209,8 @@ pub fn doc_section(m: &Metrics) -> Section {
         wrap: None,
         prose: false,
     })];
-    let samples: Vec<(f64, &Usage)> = m.window_samples().map(|s| (s.t_s, &s.usage)).collect();
+    let window: Vec<_> = m.window_samples().collect();
+    let samples: Vec<(f64, &Usage)> = window.iter().map(|s| (s.t_s, &s.usage)).collect();
     if samples.len() >= 2 {
         let pct = |u: &Usage, x: f64| {
             let total = u.cpu.total_s();

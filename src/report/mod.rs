@@ -28,6 +28,7 @@ pub mod dist;
 pub mod doc;
 pub mod html;
 pub mod json;
+pub mod live;
 pub mod markdown;
 pub mod metrics;
 pub mod pacing;

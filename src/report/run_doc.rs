@@ -127,6 +127,9 @@ fn facts(r: &Run) -> Vec<(String, String)> {
         StopReason::Interrupted => "interrupted (Ctrl-C)",
         StopReason::Aborted => "aborted by an error",
         StopReason::Timeout => "hard timeout reached",
+        StopReason::Incomplete => {
+            "the process ended before the run: rebuilt from its closed intervals"
+        }
     };
     let mut window = format!("{:.2} s ({stop})", res.measured_s);
     if r.run.warmup_s > 0.0 {
@@ -213,6 +216,12 @@ fn summary(r: &Run) -> Section {
         StopReason::Timeout => blocks.push(Block::Paragraph(
             "The run reached its hard timeout; the figures cover the run until then.".into(),
         )),
+        StopReason::Incomplete => blocks.push(Block::Paragraph(format!(
+            "The run did not finish: {}",
+            res.fatal_error
+                .as_deref()
+                .unwrap_or("its process ended before it")
+        ))),
         _ => {}
     }
     if res.abandoned > 0 {

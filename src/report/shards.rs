@@ -1,6 +1,8 @@
-//! The per-shard table of a run merged from shards (`dbsweep merge`): each
-//! shard's machine, clients, throughput, window, start offset, clock
-//! offset, client CPU and headline latency, with the window the shards
+//! The per-shard table of a run merged from shards (`dbsweep merge`, or a
+//! coordinator's `run --nodes`): each shard's machine (its scheduler's
+//! node name when a coordinator knew it), clients, throughput, window,
+//! start offset, clock offset, start skew against the coordinator's
+//! instant, client CPU and headline latency, with the window the shards
 //! had in common. The same cells serve the text report and the HTML one.
 
 use std::fmt::Write;
@@ -8,7 +10,7 @@ use std::fmt::Write;
 use super::doc::{Block, Cell, Row, Section, Table};
 use crate::record::{Run, Shards};
 
-const COLUMNS: [&str; 8] = [
+const COLUMNS: [&str; 9] = [
     "host",
     "clients",
     "transactions",
@@ -16,6 +18,7 @@ const COLUMNS: [&str; 8] = [
     "window s",
     "start +ms",
     "clock ms",
+    "skew ms",
     "client CPU s",
 ];
 
@@ -31,7 +34,7 @@ fn rows(r: &Run, s: &Shards) -> (Vec<String>, Vec<(String, Vec<String>)>) {
             (
                 format!("shard {}", x.index),
                 vec![
-                    x.hostname.clone(),
+                    x.node.clone().unwrap_or_else(|| x.hostname.clone()),
                     x.clients.to_string(),
                     x.transactions.to_string(),
                     format!("{:.2}", x.tps),
@@ -39,6 +42,8 @@ fn rows(r: &Run, s: &Shards) -> (Vec<String>, Vec<(String, Vec<String>)>) {
                     format!("{:.1}", x.start_offset_s * 1e3),
                     x.clock_offset_s
                         .map_or("n/a".into(), |c| format!("{:.1}", c * 1e3)),
+                    x.start_skew_s
+                        .map_or("n/a".into(), |c| format!("{:.2}", c * 1e3)),
                     format!("{:.3}", x.client_cpu_s),
                     x.latency_us
                         .map_or("-".into(), |us| format!("{:.2}", us / 1e3)),
@@ -58,14 +63,26 @@ fn caption(r: &Run, s: &Shards) -> String {
     } else {
         ""
     };
+    let start = match &s.coordinator {
+        Some(c) => format!(
+            "they were started by a coordinator ({} launcher) at one instant, and each released its \
+             clients within {:.2} ms of it by the coordinator's clock (skew: its release corrected by \
+             its clock offset, read from the shortest of its ping round trips)",
+            c.launcher,
+            c.max_start_skew_s * 1e3,
+        ),
+        None => format!(
+            "they started within {:.1} ms by their own clocks (clock offsets and skew are known only \
+             when a coordinator measured them)",
+            s.start_skew_s * 1e3
+        ),
+    };
     format!(
         "Merged from {} shards: counts and histograms summed, percentiles read from the sum. \
-         The shards' windows have {:.3} s in common of the {:.3} s measured; they started within {:.1} ms \
-         by their own clocks (clock offsets are known only when a coordinator measured them).{apart}",
+         The shards' windows have {:.3} s in common of the {:.3} s measured; {start}.{apart}",
         s.rows.len(),
         s.common_s,
         r.result.measured_s,
-        s.start_skew_s * 1e3
     )
 }
 

@@ -209,6 +209,7 @@ mod tests {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            release: None,
         };
         let p = Point {
             target: &target,
@@ -225,8 +226,9 @@ mod tests {
                 options: Default::default(),
             },
             metrics: None,
+            series: None,
         };
-        point::record(&p, &result(), 0)
+        point::record(&p, &result(), 0, Default::default())
     }
 
     fn result() -> RunResult {
@@ -258,7 +260,6 @@ mod tests {
             offered: None,
             stmt_latency: vec![upd, sel, Histogram::new(), Histogram::new()],
             types: vec![],
-            intervals: vec![],
             clients: vec![],
             cpu: Default::default(),
             cpus: 1,

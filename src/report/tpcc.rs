@@ -1,14 +1,17 @@
 //! TPC-C's figures of a run, as its results page states them: tpmC (New-
 //! Orders completed per minute of the measured window, rollbacks
-//! included, as clause 5.4 counts them), NOPM (the committed ones), the efficiency against the
-//! spec's ceiling of 12.86 tpmC per warehouse (meaningful only with
-//! keying and think times, so absent with `--no-wait`), and each type's
-//! share of the mix against the minimum of clause 5.2.3. Pure: read from
-//! the run's record.
+//! included, as clause 5.4 counts them), NOPM (the committed ones) and
+//! TPM (every transaction) as the client counted them and as the database
+//! did (the window's change of `sum(d_next_o_id)`; the server's commits
+//! and rollbacks), the efficiency against the spec's ceiling of 12.86 tpmC
+//! per warehouse (meaningful only with keying and think times, so absent
+//! with `--no-wait`), each type's share of the mix against the minimum of
+//! clause 5.2.3, how Delivery ran, and the consistency verdict of
+//! `--check`. Pure: read from the run's record.
 
-use crate::record::Run;
-use crate::workload::tpcc::terminal::{Txn, ROLLED_BACK_NAME};
-use crate::workload::tpcc::MAX_TPMC_PER_WAREHOUSE;
+use crate::record::{consistency, ConditionResult, Run};
+use crate::workload::tpcc::terminal::{Txn, DEFERRED_NAME, ROLLED_BACK_NAME};
+use crate::workload::tpcc::{MAX_TPMC_PER_WAREHOUSE, SERVER_NEW_ORDERS};
 
 /// A TPC-C run's headline figures.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,11 +20,25 @@ pub struct Figures {
     /// Committed New-Orders per minute (tpmC less the rollbacks), as the
     /// client counted them.
     pub nopm: f64,
+    /// The database's own NOPM: the window's change of sum(D_NEXT_O_ID)
+    /// per minute; Err says why it is absent.
+    pub server_nopm: Result<f64, String>,
+    /// Transactions per minute as the client counted them (a deferred
+    /// Delivery's execution is one of them; its queueing, which sends no
+    /// statement, is one too).
+    pub tpm: f64,
+    /// The server's commits and rollbacks per minute, and which counters
+    /// they come from; Err says why they are absent.
+    pub server_tpm: Result<(f64, &'static str), String>,
     pub warehouses: u32,
     /// tpmC against 12.86 × warehouses, percent; None without waits.
     pub efficiency_pct: Option<f64>,
     /// (type, share %, minimum %) of each type with a minimum.
     pub mix: Vec<(&'static str, f64, f64)>,
+    /// Delivery queued for deferred execution (`--delivery deferred`).
+    pub deferred: bool,
+    /// The consistency conditions checked after the run (`--check`).
+    pub consistency: Option<Vec<ConditionResult>>,
 }
 
 impl Figures {
@@ -48,42 +65,124 @@ pub fn figures(r: &Run) -> Option<Figures> {
     let committed = count(Txn::NewOrder.name());
     let new_orders = committed + count(ROLLED_BACK_NAME);
     let minutes = r.result.measured_s / 60.0;
-    let per_minute = |n: u64| {
-        if minutes > 0.0 {
-            n as f64 / minutes
-        } else {
-            0.0
-        }
-    };
-    let tpmc = per_minute(new_orders);
+    let per_minute = |n: f64| if minutes > 0.0 { n / minutes } else { 0.0 };
+    let tpmc = per_minute(new_orders as f64);
+    // The mix of the terminals' transactions: a deferred Delivery's
+    // execution is not a card of the deck.
+    let dealt: u64 = types
+        .iter()
+        .filter(|t| t.name != DEFERRED_NAME)
+        .map(|t| t.count)
+        .sum();
     let mix = Txn::ALL
         .iter()
         .filter(|t| t.min_pct() > 0.0)
-        .filter_map(|t| {
-            let share = types.iter().find(|x| x.name == t.name())?.share_pct;
-            Some((t.name(), share, t.min_pct()))
+        .filter(|t| types.iter().any(|x| x.name == t.name()))
+        .map(|t| {
+            let share = if dealt > 0 {
+                100.0 * count(t.name()) as f64 / dealt as f64
+            } else {
+                0.0
+            };
+            (t.name(), share, t.min_pct())
         })
         .collect();
     Some(Figures {
         tpmc,
-        nopm: per_minute(committed),
+        nopm: per_minute(committed as f64),
+        server_nopm: server_nopm(r),
+        tpm: per_minute(r.result.transactions as f64),
+        server_tpm: server_tpm(r),
         warehouses,
         efficiency_pct: (!no_wait)
             .then(|| 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(warehouses))),
         mix,
+        deferred: o.get("delivery").is_some_and(|v| v == "deferred"),
+        consistency: r.result.consistency.clone(),
     })
+}
+
+/// The window's change of sum(D_NEXT_O_ID) per minute of the window it
+/// was read over.
+fn server_nopm(r: &Run) -> Result<f64, String> {
+    let m = r
+        .result
+        .metrics
+        .as_ref()
+        .ok_or("not measured (--metrics off)")?;
+    let c = m
+        .window_counts
+        .iter()
+        .find(|c| c.name == SERVER_NEW_ORDERS)
+        .ok_or_else(|| {
+            m.gaps
+                .iter()
+                .find(|g| g.what.contains("counts"))
+                .map_or("not read".to_string(), |g| g.why.clone())
+        })?;
+    per_window_minute(m.window.duration_s, c.delta())
+}
+
+/// Commits and rollbacks from the server's counters, per minute of the
+/// window they were read over.
+fn server_tpm(r: &Run) -> Result<(f64, &'static str), String> {
+    let m = r
+        .result
+        .metrics
+        .as_ref()
+        .ok_or("not measured (--metrics off)")?;
+    let sql = |n: &str| m.window.sql.get(n).copied();
+    let (n, from) = if let (Some(c), Some(b)) = (sql("Com_commit"), sql("Com_rollback")) {
+        (c + b, "Com_commit + Com_rollback")
+    } else if let (Some(c), Some(b)) = (
+        sql("pg_stat_database.xact_commit"),
+        sql("pg_stat_database.xact_rollback"),
+    ) {
+        (c + b, "xact_commit + xact_rollback")
+    } else {
+        return Err(m
+            .gaps
+            .iter()
+            .find(|g| g.what == "server counters")
+            .map_or("the server's counters were not read".to_string(), |g| {
+                g.why.clone()
+            }));
+    };
+    Ok((per_window_minute(m.window.duration_s, n)?, from))
+}
+
+fn per_window_minute(window_s: f64, n: f64) -> Result<f64, String> {
+    if window_s > 0.0 {
+        Ok(n * 60.0 / window_s)
+    } else {
+        Err("the window was empty".into())
+    }
 }
 
 /// The figures in sentences, one per line.
 pub fn lines(f: &Figures) -> Vec<String> {
+    let server = |v: &Result<f64, String>| match v {
+        Ok(v) => format!("{v:.2}"),
+        Err(why) => format!("not measured: {why}"),
+    };
     let mut out = vec![
         format!(
             "tpmC: {:.2} (New-Orders completed per minute in the measured window, rollbacks included)",
             f.tpmc
         ),
         format!(
-            "NOPM: {:.2} (New-Orders committed per minute, as the client counted them)",
-            f.nopm
+            "NOPM: {:.2} (New-Orders committed per minute, as the client counted them); \
+             the database's: {} (the window's change of sum(D_NEXT_O_ID))",
+            f.nopm,
+            server(&f.server_nopm)
+        ),
+        format!(
+            "TPM: {:.2} (transactions per minute, as the client counted them); the server's: {}",
+            f.tpm,
+            match &f.server_tpm {
+                Ok((v, from)) => format!("{v:.2} ({from})"),
+                Err(why) => format!("not measured: {why}"),
+            }
         ),
     ];
     out.push(match f.efficiency_pct {
@@ -104,13 +203,33 @@ pub fn lines(f: &Figures) -> Vec<String> {
             short.join(", ")
         )
     });
+    out.push(if f.deferred {
+        format!(
+            "Delivery: deferred — its response time is the queueing (limit 5 s), \
+             {DEFERRED_NAME}'s the completion from the queueing (limit 80 s)"
+        )
+    } else {
+        "Delivery: inline — its response time covers all ten districts (held to 80 s)".into()
+    });
+    if let Some(c) = &f.consistency {
+        out.push(format!(
+            "after the run: {} (clause 3.3.2)",
+            consistency::verdict(c)
+        ));
+        for c in c.iter().filter(|c| !c.holds) {
+            for d in &c.detail {
+                out.push(format!("  {}: {d}", c.name));
+            }
+        }
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Pairs, TransactionType};
+    use crate::record::metrics::{Gap, ServerProcess, Usage, WindowCount};
+    use crate::record::{Metrics, OrderedMap, Pairs, TransactionType};
 
     fn run(no_wait: &str, counts: [u64; 6]) -> Run {
         let mut r = Run::sample();
@@ -161,8 +280,144 @@ mod tests {
         let f = figures(&run("on", [90, 80, 10, 10, 10, 0])).unwrap();
         assert_eq!(f.efficiency_pct, None);
         assert_eq!(f.mix_short().len(), 1);
-        assert!(lines(&f)[3].contains("payment 40.00 %"), "{:?}", lines(&f));
+        assert!(lines(&f)[4].contains("payment 40.00 %"), "{:?}", lines(&f));
         // Not a TPC-C run: nothing.
         assert_eq!(figures(&Run::sample()), None);
+    }
+
+    fn metrics(window_s: f64, sql: &[(&str, f64)], d_next: Option<(f64, f64)>) -> Metrics {
+        Metrics {
+            interval_s: 1.0,
+            readings: 2,
+            reading_ms_avg: 0.0,
+            reading_ms_max: 0.0,
+            sampling_cpu_s: None,
+            server_process: ServerProcess {
+                pid: None,
+                how: "managed".into(),
+            },
+            warmup: None,
+            window: Usage {
+                duration_s: window_s,
+                sql: OrderedMap(sql.iter().map(|(n, v)| (n.to_string(), *v)).collect()),
+                ..Usage::default()
+            },
+            figures: Default::default(),
+            samples: Default::default(),
+            gaps: vec![Gap {
+                what: "server counters".into(),
+                why: "SQLite keeps its page cache statistics per connection".into(),
+            }],
+            innodb_semaphores: Vec::new(),
+            window_counts: d_next
+                .map(|(start, end)| WindowCount {
+                    name: SERVER_NEW_ORDERS.into(),
+                    sql: "SELECT sum(d_next_o_id) FROM district".into(),
+                    start,
+                    end,
+                })
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_databases_own_counts_stand_beside_the_clients() {
+        let mut r = run("off", [88, 86, 8, 8, 8, 2]);
+        let f = figures(&r).unwrap();
+        assert_eq!(f.server_nopm, Err("not measured (--metrics off)".into()));
+        assert_eq!(f.tpm, r.result.transactions as f64 / 2.0);
+        // MariaDB: 88 more orders in the districts over a 120 s window;
+        // 200 commits and 3 rollbacks.
+        r.result.metrics = Some(metrics(
+            120.0,
+            &[("Com_commit", 200.0), ("Com_rollback", 3.0)],
+            Some((60_010.0, 60_098.0)),
+        ));
+        let f = figures(&r).unwrap();
+        assert_eq!(f.server_nopm, Ok(44.0));
+        assert_eq!(f.server_tpm, Ok((101.5, "Com_commit + Com_rollback")));
+        let l = lines(&f);
+        assert!(l[1].contains("the database's: 44.00"), "{l:?}");
+        assert!(
+            l[2].contains("the server's: 101.50 (Com_commit + Com_rollback)"),
+            "{l:?}"
+        );
+        // PostgreSQL's counters.
+        r.result.metrics = Some(metrics(
+            60.0,
+            &[
+                ("pg_stat_database.xact_commit", 50.0),
+                ("pg_stat_database.xact_rollback", 1.0),
+            ],
+            None,
+        ));
+        let f = figures(&r).unwrap();
+        assert_eq!(f.server_tpm, Ok((51.0, "xact_commit + xact_rollback")));
+        assert!(f.server_nopm.is_err());
+        // SQLite: no server counters, and the gap says why.
+        r.result.metrics = Some(metrics(60.0, &[], Some((1.0, 2.0))));
+        let f = figures(&r).unwrap();
+        assert!(
+            f.server_tpm
+                .as_ref()
+                .unwrap_err()
+                .contains("per connection"),
+            "{:?}",
+            f.server_tpm
+        );
+        assert_eq!(f.server_nopm, Ok(1.0));
+    }
+
+    #[test]
+    fn a_deferred_deliverys_execution_is_not_a_card_of_the_mix() {
+        let mut r = run("off", [45, 43, 4, 4, 4, 0]);
+        r.workload
+            .options
+            .0
+            .push(("delivery".into(), "deferred".into()));
+        let mut t = r.result.transaction_types[3].clone();
+        t.name = DEFERRED_NAME.into();
+        r.result.transaction_types.push(t);
+        let f = figures(&r).unwrap();
+        assert!(f.deferred);
+        let delivery = f.mix.iter().find(|m| m.0 == "delivery").unwrap();
+        assert_eq!(delivery.1, 4.0);
+        assert!(f.mix_short().is_empty(), "{:?}", f.mix);
+        assert!(lines(&f).iter().any(|l| l.contains("Delivery: deferred")));
+    }
+
+    #[test]
+    fn the_consistency_verdict_and_what_broke_it_are_shown() {
+        let mut r = run("off", [88, 86, 8, 8, 8, 2]);
+        assert!(!lines(&figures(&r).unwrap())
+            .iter()
+            .any(|l| l.contains("after the run")));
+        r.result.consistency = Some(vec![
+            ConditionResult {
+                name: "3.3.2.1 W_YTD = sum(D_YTD)".into(),
+                holds: true,
+                broken: 0,
+                detail: Vec::new(),
+            },
+            ConditionResult {
+                name: "3.3.2.9 D_YTD = sum(H_AMOUNT)".into(),
+                holds: false,
+                broken: 1,
+                detail: vec![
+                    "warehouse 1 district 7: D_YTD 30001.00, sum(H_AMOUNT) 30000.00".into(),
+                ],
+            },
+        ]);
+        let l = lines(&figures(&r).unwrap());
+        assert!(
+            l.iter()
+                .any(|l| l.contains("NOT consistent: 1 of 2 conditions hold; failing: 3.3.2.9")),
+            "{l:?}"
+        );
+        assert!(
+            l.iter().any(|l| l.contains("district 7: D_YTD 30001.00")),
+            "{l:?}"
+        );
     }
 }

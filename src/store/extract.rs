@@ -103,7 +103,7 @@ pub struct Extracted {
     /// `(kind, count)` for every kind in `result.errors`, zeros included, so
     /// a query for deadlocks finds 0 rather than nothing.
     pub errors: Vec<(String, u64)>,
-    pub intervals: Vec<Interval>,
+    pub intervals: crate::record::Series<Interval>,
 }
 
 /// Copies the stored figures out of a run record. Never fails: every
@@ -230,9 +230,10 @@ mod tests {
         assert_eq!(x.errors.len(), 6, "every kind, zeros included");
         assert!(x.errors.contains(&("deadlock".into(), 3)));
         assert!(x.errors.contains(&("other".into(), 1)));
-        assert_eq!(x.intervals.len(), 1);
-        assert!(x.intervals[0].warmup);
-        assert_eq!(x.intervals[0].p95_us, None);
+        let intervals = x.intervals.to_vec();
+        assert_eq!(intervals.len(), 1);
+        assert!(intervals[0].warmup);
+        assert_eq!(intervals[0].p95_us, None);
     }
 
     #[test]

@@ -423,6 +423,34 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Records that `target` of `study` runs on the program whose
+    /// `--version` line is `line` (kept once per target and line, with
+    /// when it was first seen).
+    pub fn save_server_build(
+        &mut self,
+        study: StudyId,
+        target: &str,
+        line: &str,
+    ) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO server_build (study_id, target, version_line, first_unix_s)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![study.0, target, line, unix_now()],
+        )?;
+        Ok(())
+    }
+
+    /// The `--version` lines of the programs that served `study`'s
+    /// managed targets: (target, line), in the order they were first seen.
+    pub fn server_builds(&self, study: StudyId) -> anyhow::Result<Vec<(String, String)>> {
+        let mut st = self.conn.prepare(
+            "SELECT target, version_line FROM server_build WHERE study_id = ?1
+             ORDER BY first_unix_s, rowid",
+        )?;
+        let rows = st.query_map([study.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// The study called `name`, if stored.
     pub fn find_study(&self, name: &str) -> anyhow::Result<Option<StudyId>> {
         Ok(self

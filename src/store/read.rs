@@ -57,6 +57,23 @@ impl Store {
             (HashMap::new(), HashMap::new())
         };
 
+        // A version 6 point's time series, in rows of their own.
+        let (mut intervals, mut samples) = if full {
+            (
+                children(&format!(
+                    "SELECT i.point_id, CAST(i.seq AS TEXT), i.interval_json FROM point_interval i
+                     JOIN point p ON p.id = i.point_id
+                     WHERE ({scope}) AND i.interval_json IS NOT NULL ORDER BY i.point_id, i.seq"
+                ))?,
+                children(&format!(
+                    "SELECT s.point_id, CAST(s.seq AS TEXT), s.sample_json FROM point_sample s
+                     JOIN point p ON p.id = s.point_id WHERE {scope} ORDER BY s.point_id, s.seq"
+                ))?,
+            )
+        } else {
+            (HashMap::new(), HashMap::new())
+        };
+
         let document = if full { "p.result_json" } else { "NULL" };
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {POINT_COLUMNS}, {document} AS result_json, s.name AS study_name,
@@ -78,6 +95,8 @@ impl Store {
             if let Some(run) = &mut sp.row.run {
                 attach_histograms(run, stored)
                     .with_context(|| format!("point {id} of '{}'", self.path.display()))?;
+                attach_series(run, intervals.remove(&id), samples.remove(&id))
+                    .with_context(|| format!("point {id} of '{}'", self.path.display()))?;
             }
             sp.row.settings = settings.remove(&id).unwrap_or_default();
             sp.errors = errors
@@ -90,6 +109,32 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// Puts a version 6 point's intervals and samples back into its run
+/// record (a version 5 point has them in its document already).
+fn attach_series(
+    run: &mut Run,
+    intervals: Option<Vec<(String, String)>>,
+    samples: Option<Vec<(String, String)>>,
+) -> anyhow::Result<()> {
+    if let Some(rows) = intervals {
+        let list = rows
+            .iter()
+            .map(|(_, json)| serde_json::from_str(json))
+            .collect::<Result<Vec<_>, _>>()
+            .context("point_interval.interval_json")?;
+        run.result.intervals = list.into();
+    }
+    if let (Some(rows), Some(m)) = (samples, run.result.metrics.as_mut()) {
+        let list = rows
+            .iter()
+            .map(|(_, json)| serde_json::from_str(json))
+            .collect::<Result<Vec<_>, _>>()
+            .context("point_sample.sample_json")?;
+        m.samples = list.into();
+    }
+    Ok(())
 }
 
 /// Puts a point's stored histograms (`transaction` first, then one per

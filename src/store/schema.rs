@@ -326,8 +326,38 @@ CREATE TABLE reproduction (
 );
 "#;
 
+/// Version 6: the program that served each managed target, as its
+/// `--version` line (`mysqld Ver 10.2.11-MariaDB for Linux on x86_64`),
+/// recorded when the study starts it. A line per build a target ran on: a
+/// study resumed after a build changed has both. No row for a target
+/// dbsweep did not start (a URL, SQLite): it has no program to ask.
+const V6: &str = r#"
+CREATE TABLE server_build (
+    study_id        INTEGER NOT NULL REFERENCES study(id) ON DELETE CASCADE,
+    target          TEXT NOT NULL,
+    version_line    TEXT NOT NULL,
+    first_unix_s    INTEGER NOT NULL,
+    PRIMARY KEY (study_id, target, version_line)
+);
+"#;
+
+/// Version 7: a point's time series in rows of their own — each interval
+/// whole (its histograms included) beside its columns, each metrics sample
+/// in `point_sample` — so a long point's record is stored, and read back,
+/// without its hours of intervals in one document (`result_json` then has
+/// them empty; files of version 6 and before keep them there).
+const V7: &str = r#"
+ALTER TABLE point_interval ADD COLUMN interval_json TEXT;
+CREATE TABLE point_sample (
+    point_id     INTEGER NOT NULL REFERENCES point(id) ON DELETE CASCADE,
+    seq          INTEGER NOT NULL,
+    sample_json  TEXT NOT NULL,
+    PRIMARY KEY (point_id, seq)
+);
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -431,10 +461,12 @@ mod tests {
                 "point_error",
                 "point_histogram",
                 "point_interval",
+                "point_sample",
                 "point_setting",
                 "point_summary",
                 "reference",
                 "reproduction",
+                "server_build",
                 "session",
                 "study",
                 "target",

@@ -89,12 +89,14 @@ impl Store {
         );
 
         let m = extracted.as_ref().map(|x| &x.metrics);
-        // The histograms go to point_histogram, not twice into the file.
+        // The histograms go to point_histogram and the time series to
+        // point_interval and point_sample, not twice into the file; the
+        // document so stays small however long the point ran.
         let run_json = p
             .run
             .as_ref()
             .map(|run| {
-                let mut doc = serde_json::to_value(run)?;
+                let mut doc = serde_json::to_value(without_series(run))?;
                 if let Some(result) = doc.get_mut("result").and_then(|r| r.as_object_mut()) {
                     result.remove("histograms");
                 }
@@ -214,10 +216,13 @@ fn insert_children(
         let mut ins = tx.prepare(
             "INSERT INTO point_interval (point_id, seq, t_s, duration_s, warmup, threads,
                  transactions, failed, reads, writes, others, errors, reconnects,
-                 p50_us, p95_us, p99_us, max_us)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                 p50_us, p95_us, p99_us, max_us, interval_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
         )?;
-        for (seq, i) in x.intervals.iter().enumerate() {
+        // One entry at a time from the run's series file: a point of hours
+        // is stored without holding its hours in memory.
+        for (seq, i) in x.intervals.try_iter().enumerate() {
+            let i = i.map_err(anyhow::Error::msg)?;
             ins.execute(params![
                 point,
                 seq,
@@ -236,7 +241,17 @@ fn insert_children(
                 i.p95_us,
                 i.p99_us,
                 i.max_us,
+                serde_json::to_string(&*i)?,
             ])?;
+        }
+        if let Some(m) = p.run.as_ref().and_then(|r| r.result.metrics.as_ref()) {
+            let mut ins = tx.prepare(
+                "INSERT INTO point_sample (point_id, seq, sample_json) VALUES (?1, ?2, ?3)",
+            )?;
+            for (seq, s) in m.samples.try_iter().enumerate() {
+                let s = s.map_err(anyhow::Error::msg)?;
+                ins.execute(params![point, seq, serde_json::to_string(&*s)?])?;
+            }
         }
     }
     let mut ins = tx.prepare(
@@ -355,6 +370,17 @@ fn pairs_json(pairs: &[(String, String)]) -> String {
 /// but are refused rather than wrapped.
 fn int(n: u64) -> anyhow::Result<i64> {
     i64::try_from(n).map_err(|_| anyhow::anyhow!("count {n} does not fit the database"))
+}
+
+/// `run` without its time series (intervals and metrics samples), which
+/// are stored in rows of their own.
+fn without_series(run: &crate::record::Run) -> crate::record::Run {
+    let mut r = run.clone();
+    r.result.intervals = Default::default();
+    if let Some(m) = &mut r.result.metrics {
+        m.samples = Default::default();
+    }
+    r
 }
 
 #[cfg(test)]

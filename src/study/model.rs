@@ -182,6 +182,9 @@ pub struct WorkloadSpec {
     /// table set; a point's `clients` is the client count of each copy.
     pub instances: u32,
     pub reprepare: Reprepare,
+    /// Check the workload's consistency conditions after each point
+    /// (TPC-C's clause 3.3.2), into the point's record, as `run --check`.
+    pub check: bool,
     /// Rates or users instead of (or beside) the closed loop.
     pub pacing: PacingSpec,
 }
@@ -289,6 +292,7 @@ impl WorkloadSpec {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            release: None,
         }
     }
 

@@ -141,6 +141,8 @@ pub(super) struct RawWorkload {
     pub grace: Option<Dur>,
     pub instances: Option<Spanned<u32>>,
     pub reprepare: Option<Reprepare>,
+    /// Check the workload's consistency conditions after each point.
+    pub check: Option<bool>,
     pub rates: Option<Spanned<RateList>>,
     /// `eus` is DBT-1's word for the same axis.
     #[serde(alias = "eus")]

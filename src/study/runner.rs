@@ -188,6 +188,11 @@ impl Session<'_> {
                 return Ok(true);
             }
         };
+        if let Some(line) = self.setup.new_build(p) {
+            // The program's own --version line, for the report's header.
+            self.store
+                .save_server_build(self.study_id, &row.target, &line)?;
+        }
         let seed = wl.rand_seed.unwrap_or_else(crate::rand::seed_from_time);
         let rand = wl.rand_config(seed);
         let instances = match self.setup.workload(wl, p, &target, rand) {
@@ -214,6 +219,10 @@ impl Session<'_> {
             interval,
             server: self.setup.server_ref(self.study, p),
         });
+        // The point's intervals and samples go to a file beside the results
+        // database as they close: a point killed in its fourth hour leaves
+        // them there (`dbsweep report FILE` reads it).
+        point.series = Some(series_path(self.out, &p.key.to_string()));
         let progress = &self.progress;
         let run = point::execute(&point, cancel, &mut |s| {
             if s.duration_s > 0.0 {
@@ -228,7 +237,16 @@ impl Session<'_> {
                 return Ok(true);
             }
         };
+        // Once the point is stored (or interrupted, to run again), its
+        // series file has served.
+        let series = run.result.intervals.file().cloned();
+        let served = || {
+            if let Some(f) = &series {
+                f.remove_when_dropped(true);
+            }
+        };
         if run.result.stop_reason == StopReason::Interrupted {
+            served();
             return Ok(false);
         }
         let mut row = match self.failure(&run) {
@@ -238,11 +256,15 @@ impl Session<'_> {
         row.target_url = target.display.clone();
         row.settings = run.target.settings.0.clone();
         let mut run = run;
+        if wl.check {
+            run.result.consistency = consistency(instances[0].as_ref(), &target);
+        }
         if let (Some(settings), Some(goal)) = (run.run.pacing.as_mut(), wl.pacing.p99_goal) {
             settings.p99_goal_ms = Some(goal.as_secs_f64() * 1e3);
         }
         row.run = Some(run);
         self.store(p, &what, row)?;
+        served();
         Ok(true)
     }
 
@@ -404,4 +426,30 @@ fn ending(mut row: PointRow, status: PointStatus, reason: String) -> PointRow {
     row.status = status;
     row.reason = Some(reason);
     row
+}
+
+/// Where point `key`'s series file goes while it runs: `series/` in the
+/// study's output directory, named after the key (characters a file name
+/// should not hold replaced).
+fn series_path(out: &std::path::Path, key: &str) -> std::path::PathBuf {
+    let name: String = key
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' | '=' | '@' => c,
+            _ => '_',
+        })
+        .collect();
+    out.join("series").join(format!("{name}.jsonl"))
+}
+
+/// The workload's consistency conditions after a point (`check = true`),
+/// as the record keeps them; None when it defines none or they could not
+/// be read (the record then says nothing of consistency).
+fn consistency(
+    w: &dyn Workload,
+    target: &crate::driver::Target,
+) -> Option<Vec<crate::record::ConditionResult>> {
+    let mut conn = crate::driver::connect(target).ok()?;
+    let conditions = w.consistency(conn.as_mut()).ok()??;
+    Some(conditions.iter().map(|c| c.to_record()).collect())
 }

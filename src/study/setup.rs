@@ -20,6 +20,9 @@ struct Running {
     settings: Vec<(String, String)>,
     cpus: Option<Vec<usize>>,
     guard: ServerGuard,
+    /// Whether its `--version` line was handed to the store
+    /// ([`Setup::new_build`]).
+    announced: bool,
 }
 
 /// The servers and data of a study run, kept from point to point.
@@ -70,6 +73,19 @@ impl Setup {
             (TargetKind::Sqlite(_), _) => ServerRef::Embedded,
             _ => ServerRef::Listening,
         }
+    }
+
+    /// The `--version` line of the server point `p`'s target was just
+    /// started on, once per start (None: not started since the last call,
+    /// or not a managed target): what the store keeps for the report's
+    /// header.
+    pub(super) fn new_build(&mut self, p: &Point) -> Option<String> {
+        let r = self.running.as_mut().filter(|r| r.target == p.target)?;
+        if r.announced || r.guard.version.is_empty() {
+            return None;
+        }
+        r.announced = true;
+        Some(r.guard.version.clone())
     }
 
     /// The instances of point `p`'s workload on `target`, their data
@@ -155,6 +171,7 @@ fn ensure_server(
             settings: spec.settings.clone(),
             cpus: spec.cpus.clone(),
             guard,
+            announced: false,
         });
     }
     let r = running.as_ref().expect("just started");

@@ -191,6 +191,7 @@ impl Loader<'_> {
                 grace: w.grace.map_or(DEFAULT_GRACE, |d| d.0),
                 instances,
                 reprepare: w.reprepare.unwrap_or_else(|| Reprepare::default_for(name)),
+                check: w.check.unwrap_or(false),
                 pacing,
             });
         }

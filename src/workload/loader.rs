@@ -129,6 +129,57 @@ pub fn load(
     progress: &dyn Progress,
     label: &str,
 ) -> anyhow::Result<()> {
+    let steps = Steps {
+        ranges: None,
+        create: true,
+        indexes: true,
+        drop_on_failure: true,
+    };
+    load_with(
+        first, connect, plans, loaders, source, progress, label, &steps,
+    )
+}
+
+/// What [`load_with`] does: [`load`] does all of it; a resumable load
+/// (TPC-C's, a warehouse at a time) loads ranges of rows into tables that
+/// exist, keeps what it loaded if it fails, and builds the indexes last.
+pub struct Steps<'a> {
+    /// The ranges of rows to load of each table (by plan position); None:
+    /// every row of each, `1..=rows`.
+    pub ranges: Option<&'a [Vec<(u32, u32)>]>,
+    /// Create the tables first (otherwise they exist).
+    pub create: bool,
+    /// Build each table's indexes and run its finishing statements once
+    /// its rows are in.
+    pub indexes: bool,
+    /// Drop every table of the plans if anything fails.
+    pub drop_on_failure: bool,
+}
+
+/// [`load`], doing `steps`; `label` empty: the caller's progress bar is
+/// running already (neither started nor finished here).
+#[allow(clippy::too_many_arguments)]
+pub fn load_with(
+    first: &mut dyn Connection,
+    connect: Connector<'_>,
+    plans: &[TablePlan],
+    loaders: usize,
+    source: &dyn RowSource,
+    progress: &dyn Progress,
+    label: &str,
+    steps: &Steps<'_>,
+) -> anyhow::Result<()> {
+    let whole: Vec<Vec<(u32, u32)>> = plans
+        .iter()
+        .map(|p| {
+            if p.rows > 0 {
+                vec![(1, p.rows)]
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let ranges = steps.ranges.unwrap_or(&whole);
     let largest = plans.iter().map(|p| p.rows).max().unwrap_or(0);
     let one_per_table = one_loader_per_table(first.dialect());
     let chunk = if one_per_table {
@@ -141,23 +192,31 @@ pub fn load(
     let mut queue = Queue {
         one_per_table,
         loading: vec![false; plans.len()],
+        no_indexes: !steps.indexes,
         ..Queue::default()
     };
+    let mut total = 0u64;
     for (table, plan) in plans.iter().enumerate() {
         let mut loads = 0;
-        let mut next = 1u32;
-        while next <= plan.rows {
-            let last = next.saturating_add(chunk - 1).min(plan.rows);
-            queue.jobs.push_back(Job::Load {
-                table,
-                first: next,
-                last,
-            });
-            loads += 1;
-            next = match last.checked_add(1) {
-                Some(n) => n,
-                None => break,
-            };
+        for &(from, to) in ranges.get(table).map_or(&[][..], |r| r.as_slice()) {
+            let to = to.min(plan.rows);
+            let mut next = from.max(1);
+            if to >= next {
+                total += u64::from(to - next) + 1;
+            }
+            while next <= to {
+                let last = next.saturating_add(chunk - 1).min(to);
+                queue.jobs.push_back(Job::Load {
+                    table,
+                    first: next,
+                    last,
+                });
+                loads += 1;
+                next = match last.checked_add(1) {
+                    Some(n) => n,
+                    None => break,
+                };
+            }
         }
         queue.loads_left.push(loads);
         queue.indexes_left.push(plan.indexes.len());
@@ -173,13 +232,15 @@ pub fn load(
     };
     let loaders = loaders.min(parallel_loads.max(most_indexes)).max(1);
 
-    progress.start(label, plans.iter().map(|p| u64::from(p.rows)).sum());
+    if !label.is_empty() {
+        progress.start(label, total);
+    }
     let shared = Shared {
         queue: Mutex::new(queue),
         changed: Condvar::new(),
     };
     let result = (|| {
-        for plan in plans {
+        for plan in plans.iter().filter(|_| steps.create) {
             first
                 .execute_sql(&plan.create)
                 .with_context(|| format!("could not create table {}", plan.name))?;
@@ -203,8 +264,10 @@ pub fn load(
             result
         })
     })();
-    progress.finish();
-    if result.is_err() {
+    if !label.is_empty() {
+        progress.finish();
+    }
+    if result.is_err() && steps.drop_on_failure {
         // Best effort: the load error is what the user needs to see.
         let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
         let _ = drop_tables(first, &names);
@@ -250,10 +313,12 @@ fn run(
         Job::Load { table, first, last } => {
             let mut gen = source.rows(table, first, last);
             let mut pending = 0u64;
+            let mut rows = 0u64;
             conn.bulk_load(name, &plan.columns, &mut |row| {
                 if !gen(row) {
                     return false;
                 }
+                rows += 1;
                 pending += 1;
                 if pending == PROGRESS_STEP {
                     progress.inc(pending);
@@ -262,7 +327,11 @@ fn run(
                 true
             })
             .with_context(|| format!("could not load table {name}"))?;
-            progress.inc(pending);
+            // The bar counts row numbers: a source that leaves some empty
+            // (TPC-C's order-line slots past an order's line count) has
+            // them counted here, so the bar ends at 100 %.
+            let numbers = u64::from(last - first) + 1;
+            progress.inc(pending + numbers.saturating_sub(rows));
         }
         Job::Index { index, .. } => {
             let sql = &plan.indexes[index];
@@ -316,6 +385,8 @@ struct Queue {
     one_per_table: bool,
     /// With `one_per_table`: whether a load of each table is running.
     loading: Vec<bool>,
+    /// Load rows only: no index builds or finishing statements.
+    no_indexes: bool,
 }
 
 impl Queue {
@@ -339,6 +410,9 @@ impl Queue {
     /// of the loads of other tables, so that each table is finished as soon
     /// as possible (or its finish, if it has no index to build).
     fn loaded(&mut self, table: usize, plan: &TablePlan) {
+        if self.no_indexes {
+            return;
+        }
         if plan.indexes.is_empty() {
             self.indexed(table, plan);
         }
@@ -492,126 +566,5 @@ pub fn check_tables(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chunks() {
-        assert_eq!(chunk_rows(1_000_000, 1), 1_000_000);
-        assert_eq!(chunk_rows(0, 1), 1);
-        assert_eq!(chunk_rows(1_000_000, 2), 31_250);
-        assert_eq!(chunk_rows(1_000_000, 64), MIN_CHUNK_ROWS);
-        assert_eq!(chunk_rows(100_000_000, 2), MAX_CHUNK_ROWS);
-        assert_eq!(chunk_rows(0, 2), MIN_CHUNK_ROWS);
-        assert_eq!(loaders(Dialect::Sqlite, 8), 1);
-        assert!(loaders(Dialect::Postgres, 1) >= 1);
-        assert!(loaders(Dialect::Mysql, 64) >= 64);
-    }
-
-    fn plan(name: &str, indexes: &[&str], finish: &[&str]) -> TablePlan {
-        TablePlan {
-            name: name.into(),
-            create: String::new(),
-            columns: Vec::new(),
-            rows: 2,
-            indexes: indexes.iter().map(|s| s.to_string()).collect(),
-            finish: finish.iter().map(|s| s.to_string()).collect(),
-        }
-    }
-
-    #[test]
-    fn queue_runs_indexes_once_loaded_then_finish() {
-        let plans = vec![plan("t1", &["a", "b"], &["f"]), plan("t2", &[], &[])];
-        let mut q = Queue::default();
-        for table in [0, 1] {
-            q.jobs.push_back(Job::Load {
-                table,
-                first: 1,
-                last: 1,
-            });
-            q.jobs.push_back(Job::Load {
-                table,
-                first: 2,
-                last: 2,
-            });
-            q.loads_left.push(2);
-            q.indexes_left.push(plans[table].indexes.len());
-        }
-        let shared = Shared {
-            queue: Mutex::new(q),
-            changed: Condvar::new(),
-        };
-        let mut order = Vec::new();
-        // One loader: each job ends before the next is taken.
-        while let Some(job) = shared.take() {
-            order.push(job);
-            shared.done(job, true, &plans);
-        }
-        let load = |table, first| Job::Load {
-            table,
-            first,
-            last: first,
-        };
-        assert_eq!(
-            order,
-            [
-                load(0, 1),
-                load(0, 2),
-                Job::Index { table: 0, index: 0 },
-                Job::Index { table: 0, index: 1 },
-                Job::Finish { table: 0 },
-                load(1, 1),
-                load(1, 2),
-            ]
-        );
-        // A failure stops everyone.
-        let shared = Shared {
-            queue: Mutex::new(Queue {
-                jobs: [load(0, 1), load(0, 2)].into(),
-                loads_left: vec![2],
-                indexes_left: vec![2],
-                ..Queue::default()
-            }),
-            changed: Condvar::new(),
-        };
-        let job = shared.take().unwrap();
-        shared.done(job, false, &plans);
-        assert_eq!(shared.take(), None);
-    }
-
-    #[test]
-    fn one_loader_per_table_shares_out_tables() {
-        let plans = vec![plan("t1", &["a"], &[]), plan("t2", &[], &[])];
-        let load = |table, first| Job::Load {
-            table,
-            first,
-            last: first,
-        };
-        let shared = Shared {
-            queue: Mutex::new(Queue {
-                jobs: [load(0, 1), load(0, 2), load(1, 1), load(1, 2)].into(),
-                loads_left: vec![2, 2],
-                indexes_left: vec![1, 0],
-                one_per_table: true,
-                loading: vec![false, false],
-                ..Queue::default()
-            }),
-            changed: Condvar::new(),
-        };
-        // Two loaders: the second gets the other table, not t1's next chunk.
-        assert_eq!(shared.take(), Some(load(0, 1)));
-        assert_eq!(shared.take(), Some(load(1, 1)));
-        shared.done(load(1, 1), true, &plans);
-        // t1 is still being loaded: the free loader goes on with t2.
-        assert_eq!(shared.take(), Some(load(1, 2)));
-        shared.done(load(0, 1), true, &plans);
-        assert_eq!(shared.take(), Some(load(0, 2)));
-        shared.done(load(0, 2), true, &plans);
-        assert_eq!(shared.take(), Some(Job::Index { table: 0, index: 0 }));
-        shared.done(Job::Index { table: 0, index: 0 }, true, &plans);
-        shared.done(load(1, 2), true, &plans);
-        assert_eq!(shared.take(), None);
-        assert!(one_loader_per_table(Dialect::Mysql));
-        assert!(!one_loader_per_table(Dialect::Postgres));
-    }
-}
+#[path = "loader_tests.rs"]
+mod tests;

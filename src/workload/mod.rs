@@ -111,6 +111,18 @@ pub trait ClientScript: Send {
     fn pause(&mut self) -> Option<std::time::Duration> {
         None
     }
+
+    /// Did the transaction that just ended leave work to run deferred
+    /// (TPC-C's Delivery queued by `--delivery deferred`)? Asked once
+    /// after `pause`, and only after a completed transaction. When true,
+    /// the engine hands the user back to the pacing at once (its pause
+    /// runs meanwhile) and runs the deferred work next on the same
+    /// connection, as a transaction of its own — `start`, `next`, `kind`,
+    /// `end` as any, with no `user` call — timed from the moment the work
+    /// was queued. False (every other workload) costs one call.
+    fn deferred(&mut self) -> bool {
+        false
+    }
 }
 
 /// One consistency condition of a workload's data, as checked.
@@ -122,6 +134,25 @@ pub struct Condition {
     pub count: u64,
     /// The first that break it, with their numbers.
     pub failures: Vec<String>,
+}
+
+impl Condition {
+    /// The condition as the run record keeps it.
+    pub fn to_record(&self) -> crate::record::ConditionResult {
+        let mut detail = self.failures.clone();
+        if self.count > self.failures.len() as u64 {
+            detail.push(format!(
+                "… and {} more",
+                self.count - self.failures.len() as u64
+            ));
+        }
+        crate::record::ConditionResult {
+            name: self.name.clone(),
+            holds: self.holds,
+            broken: self.count,
+            detail,
+        }
+    }
 }
 
 /// Opens a new connection to the workload's target.
@@ -203,6 +234,15 @@ pub trait Workload: Send + Sync {
     /// ten terminals per warehouse).
     fn default_users(&self) -> Option<usize> {
         None
+    }
+
+    /// Counts of the workload's own work to read from the database at the
+    /// measured window's start and end, on a connection apart from the
+    /// clients' (TPC-C: `sum(d_next_o_id)`, the New-Orders the database
+    /// committed): (name, SQL returning one number). Their differences
+    /// stand beside the client's counts in the record.
+    fn window_counts(&self) -> Vec<(String, String)> {
+        Vec::new()
     }
 
     /// Checks the data's consistency conditions (`dbsweep check`); None

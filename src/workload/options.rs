@@ -213,6 +213,11 @@ pub const ALL: &[OptionSpec] = &[
         "45,43,4,4,4",
         "TPC-C: cards of each type in a terminal's deck: New-Order,Payment,Order-Status,Delivery,Stock-Level",
     ),
+    string(
+        "delivery",
+        "inline",
+        "TPC-C: inline (the terminal waits for the ten districts) or deferred (queued; executed after the terminal's response, clause 2.7)",
+    ),
     float(
         "scale",
         "1",

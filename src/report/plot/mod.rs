@@ -9,7 +9,8 @@
 //!
 //! The parts: `scale` (the three scales, round ticks and their labels),
 //! `marks` (markers, line styles, what of a series can be drawn), `svg`
-//! (the drawing), `png` (the SVG rasterised).
+//! (the drawing), `png` (the SVG rasterised), `thin` (series longer than
+//! the plot is wide, aggregated to its width keeping each bucket's max).
 //!
 //! Conventions the report builders rely on:
 //! - An axis of [`doc::Scale::Percentile`] is HdrHistogram's percentile scale:
@@ -26,6 +27,7 @@ mod marks;
 mod png;
 mod scale;
 mod svg;
+mod thin;
 
 pub use png::png;
 pub use svg::svg;

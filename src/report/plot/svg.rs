@@ -11,6 +11,14 @@ use crate::report::doc::{Chart, ChartKind};
 /// The chart as a standalone SVG document (no XML declaration, so it can
 /// also be inlined into HTML).
 pub fn svg(chart: &Chart) -> String {
+    let thinned;
+    let chart = match super::thin::thin(chart) {
+        Some(c) => {
+            thinned = c;
+            &thinned
+        }
+        None => chart,
+    };
     let cumulated;
     let chart = if chart.kind == ChartKind::Stacked {
         cumulated = cumulate(chart);

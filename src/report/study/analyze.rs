@@ -35,6 +35,7 @@ pub fn analyze(data: &StudyData, baseline: Option<&StudyData>, opts: &Options) -
             points_finished: count(PointStatus::Finished),
             points_skipped: count(PointStatus::Skipped),
             points_failed: count(PointStatus::Failed),
+            servers: data.servers.clone(),
         },
         metric: opts.metric,
         panels,

@@ -6,7 +6,7 @@ use super::names::{finished, panel_key};
 use super::{CellData, Metric, Panel, Stat, StudyData};
 use crate::report::analysis::{self};
 use crate::report::doc::{Axis, Chart, ChartKind, Scale, Series};
-use crate::store::{self, StoredPoint};
+use crate::store::StoredPoint;
 
 /// Points of a latency CDF drawn at most.
 pub(super) const CDF_POINTS: usize = 200;
@@ -73,8 +73,7 @@ pub(super) fn time_series(p: &Panel, data: &StudyData, clients: u32) -> (Vec<Ser
             continue;
         };
         let Some(run) = &point.row.run else { continue };
-        let intervals: Vec<&store::Interval> =
-            run.result.intervals.iter().filter(|i| !i.warmup).collect();
+        let intervals: Vec<_> = run.result.intervals.iter().filter(|i| !i.warmup).collect();
         if intervals.is_empty() {
             continue;
         }

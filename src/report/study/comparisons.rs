@@ -5,6 +5,7 @@
 use super::figures::panels;
 use super::model::{
     ComparedCell, ComparedPanel, ComparedSeries, Comparison, Panel, Scalability, ScalingSeries,
+    SeriesData,
 };
 use super::names::{cpus_label, distinct, workload_title};
 use super::{Options, StudyData};
@@ -80,24 +81,37 @@ pub(super) fn compare(panels: &[Panel], baseline: &StudyData, opts: &Options) ->
             clients.extend(&b.clients);
             clients.sort_unstable();
             clients.dedup();
-            let labels = distinct(p.series.iter().chain(&b.series).map(|s| s.label.clone()));
-            let find = |panel: &Panel, label: &str, c: u32| {
-                panel
-                    .series
-                    .iter()
-                    .find(|s| s.label == label)?
+            // A series is the same target, variant and instances in both
+            // studies, whatever release each ran: an upgrade is what a
+            // baseline is for.
+            let key = |s: &SeriesData| (s.target.clone(), s.variant.clone(), s.instances);
+            let keys = distinct(p.series.iter().chain(&b.series).map(key));
+            let of = |panel: &Panel, k: &(String, String, u32)| -> Option<SeriesData> {
+                panel.series.iter().find(|s| key(s) == *k).cloned()
+            };
+            let find = |s: &Option<SeriesData>, c: u32| {
+                s.as_ref()?
                     .cells
                     .iter()
                     .find(|x| x.clients == c)
                     .and_then(|x| metric.stat(x).cloned())
             };
-            let series = labels
-                .into_iter()
-                .map(|label| ComparedSeries {
+            let series = keys
+                .iter()
+                .map(|k| (of(b, k), of(p, k)))
+                .map(|(before, now)| ComparedSeries {
+                    label: match (&before, &now) {
+                        (Some(o), Some(n)) if o.label != n.label => {
+                            format!("{} (baseline: {})", n.label, o.label)
+                        }
+                        (_, Some(n)) => n.label.clone(),
+                        (Some(o), None) => o.label.clone(),
+                        (None, None) => unreachable!("each key comes from a series"),
+                    },
                     cells: clients
                         .iter()
                         .map(|&c| {
-                            let (old, new) = (find(b, &label, c), find(p, &label, c));
+                            let (old, new) = (find(&before, c), find(&now, c));
                             ComparedCell {
                                 clients: c,
                                 baseline: old.as_ref().map(|s| s.mean),
@@ -113,7 +127,6 @@ pub(super) fn compare(panels: &[Panel], baseline: &StudyData, opts: &Options) ->
                             }
                         })
                         .collect(),
-                    label,
                 })
                 .collect();
             Some(ComparedPanel {

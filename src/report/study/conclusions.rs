@@ -79,7 +79,7 @@ pub(super) fn conclusions(r: &Report) -> Vec<String> {
                 };
                 said.push(format!(
                     "On {}, {} = {} {word}: {:.2} {} against {:.2}{pct}, beyond the repeat noise.",
-                    row.target, row.setting, row.value, c.value, unit.short, c.baseline
+                    row.target_label, row.setting, row.value, c.value, unit.short, c.baseline
                 ));
             }
             if !sw.rows.iter().any(|r| {
@@ -206,12 +206,32 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
         machine.trim_start_matches(", ").to_string(),
     ));
     let servers = distinct(data.points.iter().chain(&data.paced).filter_map(|p| {
+        let t = &p.row.target;
+        // A target the report names by its release: the study file's
+        // name beside it, so the two can be matched.
+        let name = match data.target_label(t) {
+            label if label == t => t.clone(),
+            label => format!("{label} (target {t})"),
+        };
         p.metrics
             .as_ref()
-            .map(|m| format!("{}: {}", p.row.target, m.server_version))
+            .map(|m| format!("{name}: {}", m.server_version))
     }));
     if !servers.is_empty() {
         f.push(("Servers".into(), servers.join("; ")));
+    }
+    // The programs dbsweep started, in their own words.
+    let programs: Vec<String> = data
+        .servers
+        .iter()
+        .flat_map(|s| {
+            s.version_lines
+                .iter()
+                .map(move |l| format!("{}: {l}", s.label))
+        })
+        .collect();
+    if !programs.is_empty() {
+        f.push(("Server programs (--version)".into(), programs.join("; ")));
     }
     let workloads = distinct(data.points.iter().chain(&data.paced).map(|p| {
         let w = workload_title(&p.row.workload_label, &p.row.workload_options);
@@ -338,7 +358,10 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
             })
             .collect::<Vec<_>>()
             .join("; ");
-        f.push((format!("Settings that differ ({t})"), text));
+        f.push((
+            format!("Settings that differ ({})", data.target_label(&t)),
+            text,
+        ));
     }
     f
 }

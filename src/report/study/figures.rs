@@ -49,7 +49,7 @@ pub(super) fn panels(data: &StudyData, opts: &Options) -> Vec<Panel> {
                         })
                         .collect();
                     series(
-                        series_label(t, v, *i, with_variant),
+                        series_label(data.target_label(t), v, *i, with_variant),
                         &mine,
                         &clients,
                         throughput(opts),
@@ -107,7 +107,7 @@ pub(super) fn panels(data: &StudyData, opts: &Options) -> Vec<Panel> {
                 let _ = write!(id, " cpus {}", cpus.as_deref().unwrap_or("all"));
             }
             let id = slug(&id);
-            let sweep = sweep.as_ref().and_then(|sp| sweep_table(sp, &series));
+            let sweep = sweep.as_ref().and_then(|sp| sweep_table(sp, &series, data));
             Panel {
                 id,
                 workload: label,
@@ -260,7 +260,11 @@ fn statement_latency(
     })
 }
 
-pub(super) fn sweep_table(spec: &SweepSpec, series: &[SeriesData]) -> Option<Sweep> {
+pub(super) fn sweep_table(
+    spec: &SweepSpec,
+    series: &[SeriesData],
+    data: &StudyData,
+) -> Option<Sweep> {
     fn at_clients(s: &SeriesData, clients: u32) -> Option<&CellData> {
         s.cells.iter().find(|c| c.clients == clients)
     }
@@ -270,6 +274,7 @@ pub(super) fn sweep_table(spec: &SweepSpec, series: &[SeriesData]) -> Option<Swe
         let base_tps = at(base).and_then(|c| c.tps.clone());
         rows.push(SweepRow {
             target: base.target.clone(),
+            target_label: data.target_label(&base.target).to_string(),
             variant: base.variant.clone(),
             setting: String::new(),
             value: String::new(),
@@ -293,6 +298,7 @@ pub(super) fn sweep_table(spec: &SweepSpec, series: &[SeriesData]) -> Option<Swe
             };
             rows.push(SweepRow {
                 target: s.target.clone(),
+                target_label: data.target_label(&s.target).to_string(),
                 variant: s.variant.clone(),
                 setting: setting.to_string(),
                 value: value.to_string(),

@@ -54,6 +54,8 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                 .collect(),
         });
     }
+    // A TPC-C study's results page comes first, after the conclusions.
+    sections.extend(super::tpcc::section(data));
     for p in &r.panels {
         let title = panel_title(p, several);
         let unit = super::unit(&p.workload_name);

@@ -1,8 +1,9 @@
-//! Reading a study from the results store: the study's facts and every
-//! point, complete, as [`StudyData`].
+//! Reading a study from the results store: the study's facts, every
+//! point, complete, and the servers of its targets, as [`StudyData`].
 
 use std::path::Path;
 
+use super::servers::{self, TargetServer};
 use super::spec::ReproSpec;
 use crate::store::{self, Store, StoredPoint, StudyInfo};
 use crate::UsageError;
@@ -28,6 +29,31 @@ pub struct StudyData {
     /// study stored before dbsweep kept it (the report command then reads
     /// it from the stored study file through the study loader).
     pub reproduction: Option<ReproSpec>,
+    /// Each target's server: its release, the `--version` lines of the
+    /// programs that served it, and the name the report gives it.
+    pub servers: Vec<TargetServer>,
+}
+
+impl StudyData {
+    /// What the report calls target `t`: its name, or its release in a
+    /// study that compares releases (see [`TargetServer::label`]).
+    pub fn target_label<'a>(&'a self, t: &'a str) -> &'a str {
+        self.servers
+            .iter()
+            .find(|s| s.target == t)
+            .map_or(t, |s| s.label.as_str())
+    }
+
+    /// A `target/variant` name (a reference's `map`) with its target as
+    /// the report calls it.
+    pub fn series_name(&self, ours: &str) -> String {
+        let (t, v) = ours.split_once('/').unwrap_or((ours, ""));
+        match self.target_label(t) {
+            label if label == t => ours.to_string(),
+            label if v.is_empty() => label.to_string(),
+            label => format!("{label}/{v}"),
+        }
+    }
 }
 
 /// Reads the study `name` (or the only study) of the results database at
@@ -75,11 +101,12 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         },
     }
     .clone();
-    let (paced, points) = store
+    let (paced, points): (Vec<StoredPoint>, Vec<StoredPoint>) = store
         .points(Some(info.id))?
         .into_iter()
         .partition(|p| p.row.load_level.is_some());
     let references = store.references(info.id)?;
+    let servers = servers::of(points.iter().chain(&paced), &store.server_builds(info.id)?);
     let reproduction = match store.reproduction(info.id)? {
         Some(json) => Some(serde_json::from_str(&json).map_err(|e| {
             anyhow::anyhow!(
@@ -97,5 +124,6 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         source: db.display().to_string(),
         references,
         reproduction,
+        servers,
     })
 }

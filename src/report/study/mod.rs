@@ -16,6 +16,8 @@
 //! Skipped and failed points are shown with their reason, never as zero.
 //!
 //! The parts, one file each, each using only those listed before it:
+//! - `servers`: each target's server — its release, the `--version`
+//!   lines of its programs, the name the report gives it.
 //! - `load`: [`StudyData`] and [`load()`], reading from the results store.
 //! - `model`: what a report is made of ([`Report`], [`Panel`],
 //!   [`SeriesData`], [`CellData`], …).
@@ -53,9 +55,11 @@ mod offered;
 pub mod reference;
 pub mod reproduce;
 mod sections;
+mod servers;
 pub mod spec;
 pub mod statement;
 mod tables;
+mod tpcc;
 mod usage;
 mod users;
 mod verdicts;
@@ -68,6 +72,7 @@ pub use model::{
     Scalability, ScalingSeries, SeriesData, Stat, StatementLatency, StudyFacts, Sweep, SweepRow,
     COLLAPSE_FRACTION, SCHEMA_ID,
 };
+pub use servers::TargetServer;
 
 use serde::Serialize;
 

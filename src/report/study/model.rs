@@ -164,6 +164,9 @@ pub struct KindLatency {
 #[derive(Debug, Clone, Serialize)]
 pub struct SweepRow {
     pub target: String,
+    /// What the report calls the target (see `StudyData::target_label`).
+    #[serde(skip)]
+    pub target_label: String,
     pub variant: String,
     /// What the variant changes (empty for the baseline itself).
     pub setting: String,
@@ -371,6 +374,9 @@ pub struct StudyFacts {
     pub points_finished: usize,
     pub points_skipped: usize,
     pub points_failed: usize,
+    /// Each target's server: its release, the `--version` lines of the
+    /// programs that served it, and the name the report gives it.
+    pub servers: Vec<super::servers::TargetServer>,
 }
 
 /// Every derived figure of a study: what CSV and JSON export and what the

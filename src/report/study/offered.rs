@@ -70,7 +70,7 @@ pub(super) fn load_panels(data: &StudyData) -> Vec<LoadPanel> {
                                 && p.row.clients == *c
                         })
                         .collect();
-                    let mut label = series_label(t, v, *i, with_variant);
+                    let mut label = series_label(data.target_label(t), v, *i, with_variant);
                     if several_clients {
                         label = format!("{label} on {c} connections");
                     }
@@ -141,14 +141,14 @@ fn sweeps(data: &StudyData, points: &[&StoredPoint], with_variant: bool) -> Vec<
                         })
                         .collect();
                     figures::series(
-                        series_label(t, v, *i, with_variant),
+                        series_label(data.target_label(t), v, *i, with_variant),
                         &mine,
                         &[spec.clients],
                         Metric::Tps,
                     )
                 })
                 .collect();
-            let mut sweep = figures::sweep_table(&spec, &series)?;
+            let mut sweep = figures::sweep_table(&spec, &series, data)?;
             sweep.level = Some(level);
             Some(sweep)
         })

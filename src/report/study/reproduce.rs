@@ -227,7 +227,7 @@ fn reference_blocks(r: &RefCompared, data: &StudyData) -> Vec<Block> {
             r.label,
             r.map
                 .iter()
-                .map(|(o, t)| format!("{o} for {t}"))
+                .map(|(o, t)| format!("{} for {t}", data.series_name(o)))
                 .collect::<Vec<_>>()
                 .join("; ")
         ))];
@@ -245,7 +245,7 @@ fn reference_blocks(r: &RefCompared, data: &StudyData) -> Vec<Block> {
                 " Compared: {}.",
                 r.map
                     .iter()
-                    .map(|(o, t)| format!("{o} with {t}"))
+                    .map(|(o, t)| format!("{} with {t}", data.series_name(o)))
                     .collect::<Vec<_>>()
                     .join("; ")
             )
@@ -287,8 +287,9 @@ fn reference_blocks(r: &RefCompared, data: &StudyData) -> Vec<Block> {
             curves.push((format!("{s} (published)"), true, c));
             if let Some(o) = ours.ours(s) {
                 if let Ok(c) = ours.curve(s, &r.metric, workload.as_deref(), cpus.as_deref()) {
-                    columns.push(format!("{o} (here)"));
-                    curves.push((format!("{o} (here)"), false, c));
+                    let here = format!("{} (here)", data.series_name(o));
+                    columns.push(here.clone());
+                    curves.push((here, false, c));
                 }
             }
         }
@@ -437,7 +438,7 @@ fn shape_table(
         });
         if let Some(o) = mine {
             rows.push(Row {
-                label: format!("{o} (here)"),
+                label: format!("{} (here)", ours.data.series_name(o)),
                 cells: row(ours),
             });
         }

@@ -16,9 +16,9 @@ pub(super) fn sweep_blocks(sw: &Sweep, unit: Unit) -> Vec<Block> {
         .iter()
         .map(|r| {
             let name = if r.setting.is_empty() {
-                format!("{} / {} (baseline)", r.target, r.variant)
+                format!("{} / {} (baseline)", r.target_label, r.variant)
             } else {
-                format!("{} / {} = {}", r.target, r.setting, r.value)
+                format!("{} / {} = {}", r.target_label, r.setting, r.value)
             };
             let tps = r.tps.as_ref();
             let (change, mark) = match r.change {

@@ -6,8 +6,9 @@
 //!
 //! The [`schema`] (nine tables, the spec's keys, secondary indexes after
 //! the load) and its rows ([`rows`], clause 4.3, with NURand's constants
-//! in [`random`]) load per warehouse in parallel through the shared
-//! loader; the five transactions ([`txn`], statements in [`sql`]) run on
+//! in [`random`]) load warehouse after warehouse through the shared
+//! loader, resumably ([`load`]: a warehouse loaded is kept when a load
+//! stops, and `prepare` again finishes it); the five transactions ([`txn`], statements in [`sql`]) run on
 //! the terminals ([`terminal`]) as users of the engine's pacing layer:
 //! `--warehouses W` gives 10 × W terminals on `--threads` connections, each
 //! choosing its next transaction from its deck and pausing for that
@@ -16,6 +17,7 @@
 //! 3.3.2 (`dbsweep check tpcc`).
 
 pub mod check;
+pub mod load;
 pub mod random;
 pub mod rows;
 pub mod schema;
@@ -25,15 +27,13 @@ pub mod txn;
 
 use std::sync::Arc;
 
-use anyhow::Context as _;
-
 use self::rows::Data;
 use self::schema::{MAX_WAREHOUSES, SCALE_TABLE, TABLES};
-use self::terminal::{Script, Terminals, Txn, Waits, DEFAULT_WEIGHTS};
+use self::terminal::{Delivery, Script, Terminals, Txn, Waits, DEFAULT_WEIGHTS};
 use crate::driver::{Connection, Dialect};
 use crate::rand::{RandConfig, Rng};
 use crate::util::progress::Progress;
-use crate::workload::loader::{self, drop_tables, ensure_absent, usage};
+use crate::workload::loader::{self, drop_tables, usage};
 use crate::workload::{
     ClientScript, Connector, OptionValues, StatementDef, TxnType, Workload, WorkloadInfo,
 };
@@ -41,6 +41,10 @@ use crate::workload::{
 /// New-Orders per minute per warehouse at most with the spec's waits
 /// (clause 5.2.5 / the tpmC ceiling of 12.86 × W).
 pub const MAX_TPMC_PER_WAREHOUSE: f64 = 12.86;
+
+/// The name of the database's own count of committed New-Orders in a
+/// run's record (`metrics.window_counts`).
+pub const SERVER_NEW_ORDERS: &str = "sum(d_next_o_id)";
 
 /// Terminals per warehouse (clause 4.2.2).
 pub const TERMINALS_PER_WAREHOUSE: u32 = 10;
@@ -55,6 +59,7 @@ pub static WORKLOADS: &[WorkloadInfo] = &[WorkloadInfo {
         "keying-time-scale",
         "think-time-scale",
         "weights",
+        "delivery",
     ],
     build,
 }];
@@ -107,9 +112,16 @@ fn build(
             think_scale: t,
         })
     };
+    let delivery = Delivery::parse(o.str("delivery")).ok_or_else(|| {
+        usage(format!(
+            "invalid --delivery '{}': give inline (the terminal waits for the ten districts) or deferred (queued, executed after the terminal's response, clause 2.7)",
+            o.str("delivery")
+        ))
+    })?;
     Ok(Box::new(
         Tpcc::new(w, weights, waits, dialect, rand.seed, o.clone())
-            .with_all_warehouses(o.bool("all-warehouses")),
+            .with_all_warehouses(o.bool("all-warehouses"))
+            .with_delivery(delivery),
     ))
 }
 
@@ -165,6 +177,14 @@ impl Tpcc {
         self
     }
 
+    /// Runs Delivery inline or queued for deferred execution (`--delivery`).
+    pub fn with_delivery(mut self, delivery: Delivery) -> Tpcc {
+        Arc::get_mut(&mut self.terminals)
+            .expect("no script shares the terminals yet")
+            .delivery = delivery;
+        self
+    }
+
     /// A script to drive by hand (tests of each transaction's rows).
     pub fn script(&self) -> Script {
         Script::new(self.terminals.clone())
@@ -190,7 +210,11 @@ impl Tpcc {
     }
 
     /// Counts each table's rows against the load's.
-    fn verify_counts(&self, conn: &mut dyn Connection, data: &Data) -> anyhow::Result<()> {
+    pub(crate) fn verify_counts(
+        &self,
+        conn: &mut dyn Connection,
+        data: &Data,
+    ) -> anyhow::Result<()> {
         let expected = expected_rows(self.warehouses, data);
         for (t, want) in TABLES.iter().zip(expected) {
             let got = conn.count_rows(t)?;
@@ -224,46 +248,22 @@ impl Workload for Tpcc {
         threads: usize,
         progress: &dyn Progress,
     ) -> anyhow::Result<()> {
-        let mut first = connect().context("could not connect to prepare the tables")?;
-        ensure_absent(
-            first.as_mut(),
-            &Self::names(),
-            "tpcc",
-            "with the same --db and --warehouses",
-        )?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        let data = Data::new(self.warehouses, self.seed, now);
-        loader::load(
-            first.as_mut(),
-            connect,
-            &schema::plans(self.dialect, self.warehouses),
-            loader::loaders(self.dialect, threads),
-            &data,
-            progress,
-            "tpcc",
-        )?;
-        let conn = first.as_mut();
-        if let Err(e) = self.verify_counts(conn, &data) {
-            let _ = drop_tables(conn, &Self::names());
-            return Err(e);
-        }
-        conn.execute_sql(&format!(
-            "CREATE TABLE {SCALE_TABLE} (warehouses INTEGER, c_last INTEGER)"
-        ))?;
-        conn.execute_sql(&format!(
-            "INSERT INTO {SCALE_TABLE} VALUES ({}, {})",
-            self.warehouses, data.c.c_last
-        ))?;
-        Ok(())
+        load::prepare(self, connect, threads, progress)
     }
 
     fn cleanup(&self, conn: &mut dyn Connection) -> anyhow::Result<()> {
-        drop_tables(conn, &Self::names())
+        drop_tables(conn, &Self::names())?;
+        drop_tables(conn, &[load::LOAD_TABLE.to_string()])
     }
 
     fn check_prepared(&self, conn: &mut dyn Connection) -> anyhow::Result<()> {
+        let fake = conn.server_info()?.version == "fake";
+        if let Some((done, of)) = load::stopped(conn)?.filter(|_| !fake) {
+            return Err(usage(format!(
+                "the tpcc load was stopped part-way ({done} of {of} warehouses loaded): \
+                 run `dbsweep prepare tpcc --warehouses {of}` with the same --db to finish it"
+            )));
+        }
         loader::check_tables(
             conn,
             &Self::names(),
@@ -272,7 +272,7 @@ impl Workload for Tpcc {
             false,
         )?;
         let scale = Self::read_scale(conn)?;
-        if scale.is_none() && conn.server_info()?.version == "fake" {
+        if scale.is_none() && fake {
             // The fake driver holds no data to read the scale from.
             return Ok(());
         }
@@ -306,8 +306,16 @@ impl Workload for Tpcc {
 
     fn transaction_types(&self) -> Vec<TxnType> {
         let weights = self.terminals.weights;
-        let total: u32 = weights.iter().sum();
-        let share = |t: Txn| 100.0 * f64::from(weights[t.index()]) / f64::from(total);
+        let deferred = self.terminals.delivery == Delivery::Deferred;
+        // A queued Delivery is executed too: one more transaction of the
+        // run per Delivery card.
+        let executions = if deferred {
+            weights[Txn::Delivery.index()]
+        } else {
+            0
+        };
+        let total = f64::from(weights.iter().sum::<u32>() + executions);
+        let share = |t: Txn| 100.0 * f64::from(weights[t.index()]) / total;
         // 1 % of New-Orders roll back (clause 2.4.1.4): a type of their
         // own, after the five (see `terminal::ROLLED_BACK_NEW_ORDER`).
         let mut types: Vec<TxnType> = Txn::ALL
@@ -319,8 +327,13 @@ impl Workload for Tpcc {
                 } else {
                     share(t)
                 }),
-                p90_limit: Some(t.p90_limit()),
-                queries: true,
+                p90_limit: Some(if t == Txn::Delivery && deferred {
+                    terminal::DELIVERY_QUEUED_LIMIT
+                } else {
+                    t.p90_limit()
+                }),
+                // A queued Delivery sends nothing.
+                queries: !(t == Txn::Delivery && deferred),
             })
             .collect();
         types.push(TxnType {
@@ -329,11 +342,30 @@ impl Workload for Tpcc {
             p90_limit: Some(Txn::NewOrder.p90_limit()),
             queries: true,
         });
+        if deferred {
+            // Its response time is the deferred completion time, held to
+            // clause 5.2.5.3's 80 s.
+            types.push(TxnType {
+                name: terminal::DEFERRED_NAME,
+                expected_pct: Some(share(Txn::Delivery)),
+                p90_limit: Some(Txn::Delivery.p90_limit()),
+                queries: true,
+            });
+        }
         types
     }
 
     fn users(&self, users: usize) {
         self.terminals.reserve(users);
+    }
+
+    fn window_counts(&self) -> Vec<(String, String)> {
+        // D_NEXT_O_ID grows by one for each committed New-Order (a
+        // rolled-back one gives its number back): the database's NOPM.
+        vec![(
+            SERVER_NEW_ORDERS.to_string(),
+            "SELECT sum(d_next_o_id) FROM district".to_string(),
+        )]
     }
 
     fn default_users(&self) -> Option<usize> {

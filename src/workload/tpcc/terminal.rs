@@ -17,6 +17,15 @@
 //! and the keying time of the next ([`Waits`]), which the script hands the
 //! engine as the terminal's pause ([`ClientScript::pause`]). The
 //! transaction's response time runs from the end of that pause.
+//!
+//! Delivery runs inline (the terminal waits for all ten districts) or,
+//! with `--delivery deferred`, is queued (clause 2.7.2): the terminal's
+//! transaction only queues the request and the terminal goes on to its
+//! think time; the engine then runs the request on the same connection as
+//! a transaction of its own ([`ClientScript::deferred`],
+//! [`DEFERRED_DELIVERY`]), timed from the queueing, while the terminal
+//! (back with the pacing) may already run its next transaction on another
+//! connection.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -111,6 +120,42 @@ pub const ROLLED_BACK_NEW_ORDER: u16 = 5;
 /// Its name in the run's types.
 pub const ROLLED_BACK_NAME: &str = "new_order_rollback";
 
+/// The transaction type of a queued Delivery's execution
+/// (`--delivery deferred`, clause 2.7.2): after the five and the
+/// rolled-back New-Order. Its response time is the deferred completion
+/// time, from the queueing to the end of the tenth district.
+pub const DEFERRED_DELIVERY: u16 = 6;
+
+/// Its name in the run's types.
+pub const DEFERRED_NAME: &str = "delivery_deferred";
+
+/// The limit on the 90th percentile of a deferred Delivery's response
+/// time, the time to queue it (clause 5.2.5.3: 5 s, as the other
+/// interactive types).
+pub const DELIVERY_QUEUED_LIMIT: Duration = Duration::from_secs(5);
+
+/// How Delivery runs (`--delivery`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Delivery {
+    /// The terminal waits for all ten districts (every other kit's way).
+    #[default]
+    Inline,
+    /// The terminal's transaction only queues the request; the connection
+    /// that served it then executes it as a transaction of its own
+    /// ([`DEFERRED_DELIVERY`]) while the terminal thinks (clause 2.7.2).
+    Deferred,
+}
+
+impl Delivery {
+    pub fn parse(s: &str) -> Option<Delivery> {
+        match s {
+            "inline" => Some(Delivery::Inline),
+            "deferred" => Some(Delivery::Deferred),
+            _ => None,
+        }
+    }
+}
+
 /// The spec's mix as a deck: 45 New-Order, 43 Payment, 4 of each other.
 pub const DEFAULT_WEIGHTS: [u32; 5] = [45, 43, 4, 4, 4];
 
@@ -200,6 +245,8 @@ pub struct Terminals {
     /// Each transaction on a random warehouse and district instead of
     /// the terminal's (`--all-warehouses`, a no-wait run's option).
     pub all_warehouses: bool,
+    /// Delivery inline or queued for deferred execution (`--delivery`).
+    pub delivery: Delivery,
     seed: u64,
     /// The run's C for C_LAST, set from the load's once it is read.
     c_last: AtomicU32,
@@ -218,6 +265,7 @@ impl Terminals {
             weights,
             waits,
             all_warehouses: false,
+            delivery: Delivery::Inline,
             seed,
             c_last: AtomicU32::new(c.c_last),
             c,
@@ -276,6 +324,13 @@ pub struct Script {
     pub(super) params: Vec<Value>,
     pub(super) fetch: Fetch,
     pub(super) pause: Option<Duration>,
+    /// The last transaction queued a Delivery (`--delivery deferred`),
+    /// not yet handed to the engine.
+    queued: bool,
+    /// The running transaction is a queued Delivery's execution: it
+    /// belongs to no terminal (the terminal is thinking meanwhile, maybe
+    /// on another connection) and runs on the inputs the queueing drew.
+    pub(super) executing: bool,
     /// The running transaction's inputs and what it read so far.
     pub(super) x: Inputs,
     /// Inputs tests pin instead of drawing.
@@ -305,6 +360,8 @@ impl Script {
             params: Vec::with_capacity(16),
             fetch: Fetch::default(),
             pause: None,
+            queued: false,
+            executing: false,
             x: Inputs::default(),
             force: Force::default(),
         }
@@ -355,12 +412,18 @@ impl ClientScript for Script {
     }
 
     fn start(&mut self) {
+        self.pc = 0;
+        self.fetch.reset(&[], 0);
+        if self.executing {
+            // The queued request's warehouse and carrier stay, on a retry too.
+            self.txn = Txn::Delivery;
+            self.restart_delivery();
+            return;
+        }
         if self.t.is_none() {
             self.user(self.user);
         }
         self.txn = self.term().next;
-        self.pc = 0;
-        self.fetch.reset(&[], 0);
         self.draw_inputs();
     }
 
@@ -388,13 +451,22 @@ impl ClientScript for Script {
         if self.txn == Txn::NewOrder && self.x.rollback {
             return Some(ROLLED_BACK_NEW_ORDER);
         }
+        if self.executing {
+            return Some(DEFERRED_DELIVERY);
+        }
         Some(self.txn.index() as u16)
     }
 
-    fn end(&mut self, _done: bool) {
+    fn end(&mut self, done: bool) {
+        if self.executing {
+            // A queued Delivery's execution: no terminal to move on.
+            self.executing = false;
+            return;
+        }
         let Some(mut t) = self.t.take() else {
             return;
         };
+        self.queued = done && self.queues_delivery();
         // Completed or given up, the terminal goes on to its next card.
         let next = t.draw();
         t.next = next;
@@ -407,6 +479,20 @@ impl ClientScript for Script {
 
     fn pause(&mut self) -> Option<Duration> {
         self.pause.take()
+    }
+
+    fn deferred(&mut self) -> bool {
+        // The engine runs the queued Delivery next, on this connection:
+        // `start` then takes up the request instead of a terminal.
+        self.executing = std::mem::take(&mut self.queued);
+        self.executing
+    }
+}
+
+impl Script {
+    /// Is the running transaction a Delivery that only queues its request?
+    pub(super) fn queues_delivery(&self) -> bool {
+        self.txn == Txn::Delivery && self.shared.delivery == Delivery::Deferred && !self.executing
     }
 }
 

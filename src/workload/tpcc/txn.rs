@@ -126,9 +126,19 @@ impl Script {
             Txn::NewOrder => self.new_order(pc),
             Txn::Payment => self.payment(pc),
             Txn::OrderStatus => self.order_status(pc),
+            // `--delivery deferred`: the terminal's transaction queues the
+            // request and sends nothing; the execution follows (`executing`).
+            Txn::Delivery if self.queues_delivery() => Step::Done,
             Txn::Delivery => self.delivery(pc),
             Txn::StockLevel => self.stock_level(pc),
         }
+    }
+
+    /// A queued Delivery's execution starts (again, on a retry): from the
+    /// first district, dated now, on the request's warehouse and carrier.
+    pub(super) fn restart_delivery(&mut self) {
+        self.x.delivered = [0; DISTRICTS as usize];
+        self.x.now = sql_datetime(unix_now());
     }
 
     fn int(v: impl Into<i64>) -> Value {

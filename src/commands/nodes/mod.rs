@@ -1,0 +1,233 @@
+//! One run on several worker processes, started together and merged:
+//! `dbsweep run … --nodes N --launcher local|slurm|external` is the
+//! coordinator, `dbsweep worker --coordinator HOST:PORT` a worker
+//! (docs/distributed.md).
+//!
+//! - [`protocol`]: the messages, JSON lines over TCP, and the clock
+//!   arithmetic of the pings.
+//! - [`launcher`]: how the workers are started (local processes, `srun`,
+//!   or by someone else) and stopped.
+//! - [`session`]: the coordinator's side of the protocol, from the first
+//!   hello to the last record.
+//! - [`worker`]: a worker's side.
+//!
+//! The coordinator checks the data and resolves the options once, like
+//! `run`; every worker runs its shard of that one request (`--shard I/N`
+//! under the coordinator's split), and the records are merged by
+//! `engine::merge`, the code `dbsweep merge` uses, then reported, stored
+//! with `--json` and rendered with `--report` like one process's. A shard
+//! without a record (its worker failed, was killed, or lost its node)
+//! makes the run **partial**: no merged figures at all, the shards named
+//! with why, exit status 1 — a merge of fewer shards is never the run.
+
+pub mod launcher;
+pub mod protocol;
+pub mod session;
+pub mod worker;
+
+use std::io::Write;
+use std::net::TcpListener;
+
+use super::{check_sqlite_path, connect_checked, status_of, RunStatus};
+use crate::commands::run::{self, RunRequest};
+use crate::engine::merge::{self, Input};
+use crate::record;
+use crate::report;
+use crate::UsageError;
+pub use launcher::Launcher;
+use session::End;
+
+/// `--nodes N --launcher L --listen HOST:PORT`.
+#[derive(Debug, Clone)]
+pub struct Nodes {
+    pub count: usize,
+    pub launcher: Launcher,
+    /// Where to listen (`127.0.0.1:0`: a free port on the loopback).
+    pub listen: String,
+}
+
+/// `dbsweep run … --nodes N`: the coordinator.
+pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus> {
+    let t = &req.target;
+    let target = t.db.clone().ok_or_else(|| {
+        UsageError("--nodes needs --db URL: every worker runs against the same database".into())
+    })?;
+    let w = run::build(t, &target)?;
+    check_sqlite_path(&target, false, w.name())?;
+    let mut probe = connect_checked(&target)?;
+    w.check_prepared(probe.as_mut())?;
+    let info = probe.server_info().unwrap_or_default();
+    drop(probe);
+    // Resolved once here, so every worker runs exactly this.
+    if req.open_ended {
+        if let Some(rounds) = w.default_rounds() {
+            req.config.time = None;
+            req.config.rounds = Some(rounds);
+        }
+        req.open_ended = false;
+    }
+    if req.report.is_some() && req.config.report_interval.is_none() {
+        req.config.report_interval = Some(run::report_interval(req.config.time));
+    }
+    let listener = TcpListener::bind(&nodes.listen).map_err(|e| {
+        UsageError(format!(
+            "cannot listen on {}: {e} (give --listen HOST:PORT with an address of this machine and a free port)",
+            nodes.listen
+        ))
+    })?;
+    let addr = advertised(&listener)?;
+    print!(
+        "{}",
+        report::live::preamble(
+            w.name(),
+            &target.display,
+            &info.version,
+            &req.config,
+            t.rand.seed
+        )
+    );
+    println!(
+        "Coordinator at {addr}: {} workers, started by the {} launcher",
+        nodes.count,
+        nodes.launcher.name()
+    );
+    if nodes.launcher == Launcher::External {
+        println!(
+            "Waiting for {} workers: start each with `dbsweep worker --coordinator {addr}` (--shard-index I, or JOB_COMPLETION_INDEX)",
+            nodes.count
+        );
+    }
+    let _ = std::io::stdout().flush();
+    let cancel = super::cancel_flag();
+    // The workers' request: the coordinator writes, reports and checks.
+    let spec = RunRequest {
+        json: None,
+        report: None,
+        check: false,
+        ..req.clone()
+    };
+    let mut launched = launcher::launch(nodes.launcher, nodes.count, &addr)?;
+    let outcome = session::run(listener, spec, nodes.count, &mut launched, &cancel);
+    launched.finish(std::time::Duration::from_secs(5));
+
+    let Some(start_us) = outcome.start_us else {
+        let why = outcome.why_not.unwrap_or_default();
+        // A worker that refused the options refused bad input.
+        let usage = outcome
+            .shards
+            .iter()
+            .any(|s| matches!(s.end, Some(End::Failed { usage: true, .. })));
+        if usage {
+            return Err(UsageError(format!("the run did not start: {why}")).into());
+        }
+        anyhow::bail!("the run did not start: {why}");
+    };
+    let Some(merged) = merge_shards(&outcome, start_us, nodes.launcher)? else {
+        print!("{}", partial_report(&outcome.shards));
+        if req.json.is_some() || req.report.is_some() {
+            println!("(--json and --report not written: the run is partial)");
+        }
+        let lost: Vec<String> = outcome
+            .shards
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !matches!(s.end, Some(End::Done(_))))
+            .map(|(i, s)| format!("shard {i} ({})", s.node.as_deref().unwrap_or("?")))
+            .collect();
+        eprintln!("error: partial run: {} without a record", lost.join(", "));
+        return Ok(RunStatus::Aborted);
+    };
+    super::emit_run(&merged, req.json.as_ref(), req.report.as_deref())?;
+    Ok(status_of([&merged.result.stop_reason]))
+}
+
+/// The address workers are told: the listening one, or this machine's
+/// name when it listens on every address (0.0.0.0).
+fn advertised(listener: &TcpListener) -> anyhow::Result<String> {
+    let local = listener.local_addr()?;
+    if !local.ip().is_unspecified() {
+        return Ok(local.to_string());
+    }
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    if host.is_empty() {
+        return Err(UsageError(format!(
+            "--listen {local}: this machine has no hostname to give the workers; listen on one of its addresses instead"
+        ))
+        .into());
+    }
+    Ok(format!("{host}:{}", local.port()))
+}
+
+/// The merged record, with each shard's node, clock offset and start skew
+/// and the coordinated start; None when a shard has no record.
+fn merge_shards(
+    outcome: &session::Outcome,
+    start_us: i64,
+    launcher: Launcher,
+) -> anyhow::Result<Option<record::Run>> {
+    let mut runs = Vec::new();
+    for (i, s) in outcome.shards.iter().enumerate() {
+        let Some(End::Done(run)) = &s.end else {
+            return Ok(None);
+        };
+        let name = format!("shard {i} ({})", s.node.as_deref().unwrap_or("?"));
+        runs.push((name, run));
+    }
+    let inputs: Vec<Input<'_>> = runs.iter().map(|(name, run)| Input { name, run }).collect();
+    let mut m = merge::merge(&inputs)
+        .map_err(|e| anyhow::anyhow!("the workers' records do not merge: {e}"))?;
+    if let Some(shards) = m.result.shards.as_mut() {
+        let mut max_skew: f64 = 0.0;
+        for row in &mut shards.rows {
+            let s = &outcome.shards[row.index as usize];
+            let Some(End::Done(run)) = &s.end else {
+                continue;
+            };
+            row.node = s.node.clone();
+            if let Some((offset_us, rtt_us)) = s.clock {
+                row.clock_offset_s = Some(offset_us as f64 / 1e6);
+                row.clock_rtt_s = Some(rtt_us as f64 / 1e6);
+                if let Some(released) = run.released_unix_us {
+                    let skew = (released as i64 - offset_us - start_us) as f64 / 1e6;
+                    max_skew = max_skew.max(skew.abs());
+                    row.start_skew_s = Some(skew);
+                }
+            }
+        }
+        shards.coordinator = Some(record::Coordination {
+            launcher: launcher.name().into(),
+            start_unix_us: start_us.max(0) as u64,
+            max_start_skew_s: max_skew,
+        });
+    }
+    Ok(Some(m))
+}
+
+/// What a partial run prints instead of merged figures: every shard, with
+/// what it measured or why it has no record.
+fn partial_report(shards: &[session::ShardState]) -> String {
+    let missing = shards
+        .iter()
+        .filter(|s| !matches!(s.end, Some(End::Done(_))))
+        .count();
+    let mut out = format!(
+        "\nPARTIAL RUN: {missing} of {} shards sent no record, so there are no merged figures \
+         (a merge of fewer shards would not be the run).\n",
+        shards.len()
+    );
+    for (i, s) in shards.iter().enumerate() {
+        let node = s.node.as_deref().unwrap_or("?");
+        let what = match &s.end {
+            Some(End::Done(run)) => format!(
+                "finished: {} transactions in {:.3} s ({:.2} per s)",
+                run.result.transactions, run.result.measured_s, run.result.tps
+            ),
+            Some(End::Failed { why, .. }) => format!("FAILED: {why}"),
+            None => "FAILED: no word from it".into(),
+        };
+        out.push_str(&format!("    shard {i}  {node}  {what}\n"));
+    }
+    out
+}

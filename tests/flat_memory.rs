@@ -1,0 +1,204 @@
+//! Long runs in flat memory, as a user meets them on the fake driver: a
+//! run's intervals and metrics samples leave memory as they close (into
+//! the series file beside `--json`), so a run of 20,000 intervals holds no
+//! more than one of 200 of the same length; its record still holds every
+//! interval, their counts adding up to the run's; and a run killed
+//! mid-way leaves its closed intervals for `dbsweep report`.
+
+mod util;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use util::{assert_valid_run_json, dbsweep, read_json, Dir};
+
+const DB: &str = "fake://?latency=200us";
+
+/// The resident set of process `pid` now, bytes (`VmRSS`); None once it
+/// has exited.
+fn rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_dbsweep"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start dbsweep")
+}
+
+/// Runs `dbsweep run` for `seconds` with intervals of `interval` s and
+/// metrics samples every `metrics` s, writing `json`; returns the peak of
+/// its resident set, sampled every 20 ms, over the run's second half (after
+/// its start-up and its histograms have settled).
+fn peak_rss(json: &Path, seconds: u64, interval: &str, metrics: &str) -> u64 {
+    let time = seconds.to_string();
+    let mut child = spawn(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        DB,
+        "--threads",
+        "4",
+        "--time",
+        &time,
+        "--report-interval",
+        interval,
+        "--metrics-interval",
+        metrics,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let start = Instant::now();
+    let half = Duration::from_secs(seconds) / 2;
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() >= half {
+            if let Some(r) = rss(child.id()) {
+                peak = peak.max(r);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "dbsweep run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(peak > 0, "no reading of the run's memory");
+    peak
+}
+
+#[test]
+fn twenty_thousand_intervals_cost_what_two_hundred_do_and_all_are_kept() {
+    let dir = Dir::new();
+    let (few, many) = (dir.join("few.json"), dir.join("many.json"));
+    // The same run, 30 s: 1 ms intervals and 10 ms samples against 150 ms
+    // and 1 s ones.
+    let small = peak_rss(&few, 30, "0.15", "1");
+    let large = peak_rss(&many, 30, "0.001", "0.01");
+    let doc = read_json(&many);
+    assert_valid_run_json(&doc);
+    let r = &doc["result"];
+    let intervals = r["intervals"].as_array().unwrap();
+    assert!(
+        intervals.len() >= 20_000,
+        "{} intervals in 30 s of 1 ms",
+        intervals.len()
+    );
+    let sum = |k: &str| {
+        intervals
+            .iter()
+            .map(|i| i[k].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!(sum("transactions"), r["transactions"].as_u64().unwrap());
+    assert_eq!(sum("reads"), r["queries"]["read"].as_u64().unwrap());
+    let counted: u64 = intervals
+        .iter()
+        .map(|i| i["histogram"]["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, r["transactions"].as_u64().unwrap());
+    let samples = r["metrics"]["samples"].as_array().unwrap().len();
+    assert!(
+        samples >= 2_000,
+        "{samples} metrics samples in 30 s of 10 ms"
+    );
+    assert!(
+        read_json(&few)["result"]["intervals"]
+            .as_array()
+            .unwrap()
+            .len()
+            < 250
+    );
+    // The series files served their runs and are gone.
+    assert!(!dir.join("many.series.jsonl").exists());
+    assert!(!dir.join("few.series.jsonl").exists());
+    let grew = large as f64 - small as f64;
+    assert!(
+        grew < 2.0 * 1024.0 * 1024.0,
+        "20,000 intervals peaked at {:.1} MB, 200 at {:.1} MB",
+        large as f64 / 1e6,
+        small as f64 / 1e6
+    );
+}
+
+#[test]
+fn a_killed_run_leaves_its_closed_intervals_for_report() {
+    let dir = Dir::new();
+    let json = dir.join("run.json");
+    let series = dir.join("run.series.jsonl");
+    let mut child = spawn(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        DB,
+        "--threads",
+        "2",
+        "--time",
+        "120",
+        "--report-interval",
+        "0.05",
+        "--metrics-interval",
+        "0.1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    // Until the series file holds 20 intervals, then SIGKILL.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = std::fs::read_to_string(&series).unwrap_or_default();
+        if text.matches("{\"interval\":").count() >= 20 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no intervals written: {text}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!json.exists(), "a killed run wrote no record");
+    let path = series.to_str().unwrap();
+    let out = dir.join("report.json");
+    dbsweep(&[
+        "report",
+        path,
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .expect_status(0);
+    let doc = read_json(&out);
+    assert_valid_run_json(&doc);
+    let r = &doc["result"];
+    assert_eq!(r["stop_reason"], "incomplete");
+    let intervals = r["intervals"].as_array().unwrap();
+    assert!(intervals.len() >= 20, "{} intervals", intervals.len());
+    let sum: u64 = intervals
+        .iter()
+        .map(|i| i["transactions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, r["transactions"].as_u64().unwrap());
+    assert!(sum > 0);
+    let why = r["fatal_error"].as_str().unwrap();
+    assert!(why.contains("errors by kind"), "{why}");
+    assert!(r["latency"]["percentiles"].is_array(), "{r}");
+    // The text report says so up front.
+    let text = dbsweep(&["report", path, "--format", "text"]);
+    text.expect_status(0);
+    assert!(text.stdout.contains("INCOMPLETE"), "{}", text.stdout);
+    // A file that is not a series file is refused with its name.
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "{\"nope\":1}\n").unwrap();
+    let r = dbsweep(&["report", bad.to_str().unwrap()]);
+    r.expect_status(2);
+    assert!(r.stderr.contains("not a series file"), "{}", r.stderr);
+}
