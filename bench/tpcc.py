@@ -232,7 +232,11 @@ def settle(args):
 
 
 def tail(out, n=4):
-    return " / ".join(line.strip() for line in out.strip().splitlines()[-n:])
+    """Why a tool failed: its FATAL/ERROR lines if it printed any, else its
+    last lines."""
+    lines = [x.strip() for x in out.strip().splitlines() if x.strip()]
+    why = [x for x in lines if re.search(r"FATAL|ERROR|error", x)]
+    return " / ".join((why or lines)[-n:])
 
 
 def proc_cpu(pid):
@@ -287,8 +291,9 @@ def cpu_rate(samples):
     return (cb - ca) / (tb - ta)
 
 
+# sysbench.report_default's line (its Lua prints "err/s N", the C one "err/s: N").
 SB_INTERVAL = re.compile(r"\[\s*(\d+)s \] thds: \d+ tps: ([\d.]+) qps: ([\d.]+).*?"
-                         r"err/s: ([\d.]+)")
+                         r"err/s:? ([\d.]+)")
 
 
 def parse_sb_run(out, warmup, secs):
@@ -480,7 +485,8 @@ def run_part(args, engine, url, record, workdir):
                     if rate is not None and r["tps"] > 0:
                         row["cpu_us_per_txn"] = round(rate * 1e6 / r["tps"], 1)
                 else:
-                    row["error"] = f"exit {rc}: {tail(out)}"
+                    why = tail(out) if rc else "no result in its output: " + tail(out, 2)
+                    row["error"] = f"exit {rc}: {why}"
                 record(row)
 
 
@@ -667,7 +673,7 @@ def main():
             url = server_start(e, workdir, a.port + i, SETTINGS[e] + extra.get(e, []))
             print(f"{e}: {url}", flush=True)
             try:
-                versions[e] = query(e, url, "SELECT version()").splitlines()[0]
+                versions[e] = query(e, url, "SELECT version()").splitlines()[0].split(" on ")[0]
                 if "prepare" in parts:
                     prepare_part(a, e, url, record)
                 elif "run" in parts:
