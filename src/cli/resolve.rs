@@ -71,6 +71,7 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
         Command::Report(r) => Request::Report(report_request(r)?),
         Command::Smack(s) => Request::Smack(smack_request(&s)?),
         Command::GenData(g) => Request::GenData(gen_data_request(&g)?),
+        Command::K8s(k) => Request::K8s(Box::new(super::k8s::request(&k, run_request)?)),
     })
 }
 

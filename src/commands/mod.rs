@@ -13,9 +13,11 @@
 //!   several worker processes, started together and merged.
 //! - [`dist`]: `dist`, what an access pattern looks like.
 //! - [`workloads`]: `workloads`, every workload with its options.
+//! - [`k8s`]: `k8s`, Kubernetes manifests for a run on many pods.
 
 pub mod check;
 pub mod dist;
+pub mod k8s;
 pub mod merge;
 pub mod nodes;
 pub mod report;
@@ -53,6 +55,7 @@ pub enum Request {
     Report(report::ReportRequest),
     Smack(smack::SmackRequest),
     GenData(smack::GenDataRequest),
+    K8s(Box<k8s::K8sRequest>),
 }
 
 /// How a command ended, for the exit status.
@@ -84,6 +87,7 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
         Request::Report(r) => ok(report::report(&r)),
         Request::Smack(s) => smack::smack(&s),
         Request::GenData(g) => ok(smack::gen_data(&g)),
+        Request::K8s(k) => ok(k8s::write(&k)),
     }
 }
 
