@@ -341,3 +341,26 @@ fn attempt(
     }
     Ok(())
 }
+
+/// At the deadline: counts the transactions still in flight, tells their
+/// clients to give up, and interrupts their statements.
+pub(super) fn abandon(shared: &Shared) -> u64 {
+    shared.stop.store(true, Ordering::Relaxed);
+    shared.abandon.store(true, Ordering::Release);
+    let mut n = 0;
+    for (id, slot) in shared.slots.iter().enumerate() {
+        let s = slot.state.load(Ordering::Acquire);
+        if s == IN_TXN {
+            n += 1;
+        }
+        if s == IN_TXN || s == RECONNECTING {
+            if let Some(i) = &*shared.interrupters[id]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+            {
+                i.interrupt();
+            }
+        }
+    }
+    n
+}

@@ -382,6 +382,9 @@ pub fn run_instances(
     // Each interval goes to `on_interval` and is not kept: a long run's
     // memory does not grow with its length (its caller writes them out).
     let mut last_tick = t0;
+    // Shards to totals, every recorder::COLLECT_EVERY (why: recorder.rs);
+    // the next interval taken trims the shards' interval histograms.
+    let (mut last_collect, mut trim) = (t0, false);
     let mut deadline = end.map(|e| e + cfg.grace);
     let mut interrupted = false;
     let mut timed_out = false;
@@ -394,9 +397,14 @@ pub fn run_instances(
                 m.measure_start();
             }
         }
+        if now >= last_collect + recorder::COLLECT_EVERY {
+            shared.recorder.collect();
+            last_collect = now;
+            trim = true;
+        }
         if let Some(iv) = cfg.report_interval {
             if now >= last_tick + iv {
-                let acc = shared.recorder.take_interval();
+                let acc = shared.recorder.take_interval(std::mem::take(&mut trim));
                 let s = sample(
                     cfg.interval_percentile,
                     &acc,
@@ -409,6 +417,8 @@ pub fn run_instances(
                 on_interval(&s);
                 last_tick = now;
             }
+        } else if std::mem::take(&mut trim) {
+            shared.recorder.take_interval(true); // unread: let go
         }
         if !interrupted && cancel.load(Ordering::Relaxed) {
             interrupted = true;
@@ -437,7 +447,7 @@ pub fn run_instances(
         }
         if let Some(d) = deadline {
             if now >= d {
-                abandoned = abandon(&shared);
+                abandoned = client::abandon(&shared);
                 break d;
             }
         }
@@ -489,7 +499,7 @@ pub fn run_instances(
             let _ = h.join();
         }
     }
-    let last = shared.recorder.take_interval();
+    let last = shared.recorder.take_interval(false);
     if cfg.report_interval.is_some() && (last.counters.queries() > 0 || last.counters.failed > 0) {
         let s = sample(
             cfg.interval_percentile,
@@ -503,7 +513,7 @@ pub fn run_instances(
         on_interval(&s);
     }
 
-    let totals = shared.recorder.totals(kinds.len(), types.len());
+    let totals = shared.recorder.totals();
     let mut counters = totals.counters;
     // What was due in the window and never handed to a connection is
     // offered load that was not sent.
@@ -565,29 +575,6 @@ pub fn run_instances(
         server,
         released_unix_us,
     })
-}
-
-/// At the deadline: counts the transactions still in flight, tells their
-/// clients to give up, and interrupts their statements.
-fn abandon(shared: &Shared) -> u64 {
-    shared.stop.store(true, Ordering::Relaxed);
-    shared.abandon.store(true, Ordering::Release);
-    let mut n = 0;
-    for (id, slot) in shared.slots.iter().enumerate() {
-        let s = slot.state.load(Ordering::Acquire);
-        if s == IN_TXN {
-            n += 1;
-        }
-        if s == IN_TXN || s == RECONNECTING {
-            if let Some(i) = &*shared.interrupters[id]
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-            {
-                i.interrupt();
-            }
-        }
-    }
-    n
 }
 
 #[cfg(test)]

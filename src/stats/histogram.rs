@@ -22,6 +22,14 @@
 //! keeps the chunks, so a recorder that is reset every interval settles into
 //! allocation-free steady state.
 //!
+//! A histogram that lives as long as the run and is reset now and then
+//! would keep, besides the chunks of the latencies' body, a chunk for every
+//! power of two a rare tail value ever reached: over hours, and in each of
+//! the recorder's shards, that is memory growing with the run's length.
+//! Draining it into the run's totals instead ([`Histogram::drain_into`])
+//! gives back the chunks that held no value since the last reset, so it
+//! holds what one period's latencies need.
+//!
 //! # Percentiles
 //!
 //! [`Histogram::value_at_percentile`] reads the histogram itself, never a
@@ -231,6 +239,39 @@ impl Histogram {
     pub fn reset(&mut self) {
         for chunk in self.chunks.iter_mut().flatten() {
             chunk.fill(0);
+        }
+        self.count = 0;
+        self.min = u64::MAX;
+        self.max = 0;
+        self.sum = 0;
+    }
+
+    /// Moves everything recorded here into `dst` (as [`Histogram::merge`]
+    /// would add it) and forgets it here, as [`Histogram::reset`] does,
+    /// except that the chunks that held no value since the last reset are
+    /// freed rather than kept: a tail value's chunk is given back one period
+    /// after it was used, while the chunks the body of the latencies uses
+    /// every period stay, so recording into them allocates nothing.
+    pub fn drain_into(&mut self, dst: &mut Histogram) {
+        for (c, slot) in self.chunks.iter_mut().enumerate() {
+            let Some(ours) = slot.as_deref_mut() else {
+                continue;
+            };
+            if ours.iter().all(|&n| n == 0) {
+                *slot = None;
+                continue;
+            }
+            let theirs = dst.chunk_mut(c);
+            for (a, b) in theirs.iter_mut().zip(ours.iter_mut()) {
+                *a = a.saturating_add(*b);
+                *b = 0;
+            }
+        }
+        if !self.is_empty() {
+            dst.count = dst.count.saturating_add(self.count);
+            dst.sum += self.sum;
+            dst.min = dst.min.min(self.min);
+            dst.max = dst.max.max(self.max);
         }
         self.count = 0;
         self.min = u64::MAX;

@@ -166,6 +166,43 @@ fn reset_keeps_chunks_and_recording_again_allocates_none() {
 }
 
 #[test]
+fn drain_moves_every_value_and_gives_back_the_chunks_left_unused() {
+    let mut h = Histogram::new();
+    let mut total = Histogram::new();
+    let mut direct = Histogram::new();
+    // A first period: the body (two powers of two) and one tail value.
+    for v in [2 * MS, 3 * MS, 4 * MS, 450 * MS] {
+        h.record(v);
+        direct.record(v);
+    }
+    assert_eq!(h.allocated_chunks(), 3);
+    h.drain_into(&mut total);
+    assert!(h.is_empty());
+    assert_eq!(h, Histogram::new());
+    // Every chunk held a value: all are kept (zeroed) for the next period.
+    assert_eq!(h.allocated_chunks(), 3);
+    assert_eq!(total, direct);
+
+    // A second period without the tail: its chunk is given back, the
+    // body's stay, and nothing recorded is lost.
+    for v in [2 * MS, 4 * MS] {
+        h.record(v);
+        direct.record(v);
+    }
+    h.drain_into(&mut total);
+    assert_eq!(h.allocated_chunks(), 2);
+    assert_eq!(total, direct);
+    assert_eq!(total.count(), 6);
+    assert_eq!((total.min(), total.max()), (Some(2 * MS), Some(450 * MS)));
+    assert_eq!(total.sum(), u128::from(465 * MS));
+
+    // An empty period gives back everything and adds nothing.
+    h.drain_into(&mut total);
+    assert_eq!(h.allocated_chunks(), 0);
+    assert_eq!(total, direct);
+}
+
+#[test]
 fn typical_latencies_stay_near_100_kib() {
     // 10 µs to 100 ms: four decades, powers of two 13 to 26.
     let mut h = Histogram::new();
