@@ -397,11 +397,6 @@ pub fn run_instances(
                 m.measure_start();
             }
         }
-        if now >= last_collect + recorder::COLLECT_EVERY {
-            shared.recorder.collect();
-            last_collect = now;
-            trim = true;
-        }
         if let Some(iv) = cfg.report_interval {
             if now >= last_tick + iv {
                 let acc = shared.recorder.take_interval(std::mem::take(&mut trim));
@@ -419,6 +414,13 @@ pub fn run_instances(
             }
         } else if std::mem::take(&mut trim) {
             shared.recorder.take_interval(true); // unread: let go
+        }
+        // After the interval is taken: the interval ends at `now`, and the
+        // arrivals it counts must not include those of the collection.
+        if now >= last_collect + recorder::COLLECT_EVERY {
+            shared.recorder.collect();
+            last_collect = now;
+            trim = true;
         }
         if !interrupted && cancel.load(Ordering::Relaxed) {
             interrupted = true;
