@@ -87,8 +87,11 @@ pub(super) fn run(
                     (Some(p), false) => Some(p),
                     (None, false) => pacing.think_time.map(|t| t.draw(&mut think_rng)),
                 };
-                let from = pause_from.take().unwrap_or_else(Instant::now);
+                // The clock is read only for a pause: a closed loop without
+                // think time reads none here.
+                let from = pause_from.take();
                 if let Some(pause) = pause {
+                    let from = from.unwrap_or_else(Instant::now);
                     if !sleep_until(from + pause, &shared.stop) {
                         break;
                     }

@@ -70,8 +70,7 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
     let target = t.db.clone().ok_or_else(|| {
         UsageError("--nodes needs --db URL: every worker runs against the same database".into())
     })?;
-    let w = run::build(t, &target)?;
-    let info = check_data(&req)?;
+    let (w, info) = check_data(&req)?;
     // Resolved once here, so every worker runs exactly this.
     if req.open_ended {
         if let Some(rounds) = w.default_rounds() {
@@ -139,8 +138,13 @@ pub fn run_point(
 }
 
 /// Checks, as shard 0 would, that the data of `req` is in place, once for
-/// every worker; the server's description.
-fn check_data(req: &RunRequest) -> anyhow::Result<crate::driver::ServerInfo> {
+/// every worker; the workload it checked with and the server's description.
+fn check_data(
+    req: &RunRequest,
+) -> anyhow::Result<(
+    Box<dyn crate::workload::Workload>,
+    crate::driver::ServerInfo,
+)> {
     let target = req.target.db.as_ref().ok_or_else(|| {
         UsageError("a coordinated run needs a database every worker reaches".into())
     })?;
@@ -148,7 +152,8 @@ fn check_data(req: &RunRequest) -> anyhow::Result<crate::driver::ServerInfo> {
     check_sqlite_path(target, false, w.name())?;
     let mut probe = connect_checked(target)?;
     w.check_prepared(probe.as_mut())?;
-    Ok(probe.server_info().unwrap_or_default())
+    let info = probe.server_info().unwrap_or_default();
+    Ok((w, info))
 }
 
 /// The listening socket and the address workers are told.
