@@ -314,3 +314,39 @@ fn committed_schema_is_generated_from_the_types() {
          run `UPDATE_SCHEMA=1 cargo test --test json_schema` and review the diff"
     );
 }
+
+/// A study report's points carry TPC-C's results as a run record does
+/// (`result.tpcc`): the report schema's definitions of them are the run
+/// schema's, generated from the record's types.
+#[test]
+fn the_report_schema_describes_tpcc_as_the_record_does() {
+    let generated = dbsweep::record::schema();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/report.schema.json");
+    let report = util::read_json(&path);
+    let tpcc_defs = |s: &Value| -> Vec<(String, Value)> {
+        s["$defs"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| k.starts_with("Tpcc"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    let want = tpcc_defs(&generated);
+    assert_eq!(
+        want.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+        ["Tpcc", "TpccConsistency", "TpccShare", "TpccType"]
+    );
+    assert!(
+        tpcc_defs(&report) == want,
+        "schema/report.schema.json's $defs Tpcc… differ from schema/run.schema.json's: copy them over"
+    );
+    assert_eq!(
+        report["$defs"]["point"]["properties"]["tpcc"]["$ref"],
+        "#/$defs/Tpcc"
+    );
+    assert_eq!(
+        generated["$defs"]["Outcome"]["properties"]["tpcc"]["anyOf"][0]["$ref"],
+        "#/$defs/Tpcc"
+    );
+}

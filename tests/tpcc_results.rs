@@ -280,48 +280,125 @@ fn a_run_records_the_databases_new_orders_and_the_consistency_verdict() {
         "{}",
         again.stdout
     );
+    // TPC-C's results in the record, derived from its counts.
+    let t = util::tpcc::check_record(&doc);
+    assert_eq!(t["delivery"], "deferred");
+    assert_eq!(
+        (t["warehouses"].as_u64(), t["terminals"].as_u64()),
+        (Some(1), Some(10))
+    );
+    assert_eq!(t["consistency"]["passed"].as_array().unwrap().len(), 12);
+    assert!(t["server_nopm"].as_f64().unwrap() > 0.0, "{t}");
+    assert!(
+        t["server_tpm_absent"].as_str().unwrap().contains("SQLite"),
+        "{t}"
+    );
+    // The run report states the same tpmC.
+    let tpmc = t["tpmc"].as_f64().unwrap();
+    assert!(
+        r.stdout.contains(&format!("tpmC: {tpmc:.2} ")),
+        "tpmC {tpmc} not in\n{}",
+        r.stdout
+    );
+    // The file's JSON report derives the same figures again.
+    let json_again = dbsweep(&[
+        "report",
+        json.to_str().unwrap(),
+        "--format",
+        "json",
+        "--out",
+        "-",
+    ]);
+    json_again.ok();
+    let doc_again: serde_json::Value = serde_json::from_str(&json_again.stdout).unwrap();
+    assert_eq!(doc_again["result"]["tpcc"], *t);
+    // Its CSV: the point's figures and TPC-C's, one per line.
+    let csv = dbsweep(&[
+        "report",
+        json.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--out",
+        "-",
+    ]);
+    csv.ok();
+    let lines = csv_figures(&csv.stdout);
+    assert_same(lines["tpmc"].0, tpmc);
+    assert_same(lines["nopm"].0, t["nopm"].as_f64().unwrap());
+    assert!(lines["tps"].0 > 0.0);
+    assert!(lines["efficiency_pct"].0.is_nan(), "{}", csv.stdout);
+    assert!(lines["efficiency_pct"].1.contains("--no-wait"));
+    assert!(lines["tpm_server"].1.contains("SQLite"), "{}", csv.stdout);
+    assert_eq!(lines["consistency_failed"].0, 0.0);
+    assert_eq!(
+        lines["consistency_failed"].1,
+        "consistent: 12 of 12 conditions hold"
+    );
+    assert!(
+        lines["new_order:p90_ms"].1.starts_with("limit 5 s: "),
+        "{}",
+        csv.stdout
+    );
+    assert!(lines["delivery_deferred:p90_ms"]
+        .1
+        .starts_with("limit 80 s: "));
+    assert!(lines["payment:share_pct"].1.starts_with("minimum 43 %: "));
 }
 
-#[test]
-fn a_broken_row_fails_the_verdict_in_the_record() {
-    let dir = Dir::new();
-    let url = dir.sqlite_url("b.db");
-    prepare(&url, "1").ok();
-    open(&url)
-        .execute_sql("UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 7")
-        .unwrap();
-    let json = dir.join("b.json");
-    let r = dbsweep(&[
-        "run",
-        "tpcc",
-        "--db",
-        &url,
-        "--no-wait",
-        "--threads",
-        "1",
-        "--time",
-        "1",
-        "--check",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_ne!(r.status, 0, "{}", r.stdout);
-    let doc = read_json(&json);
-    let failing: Vec<&serde_json::Value> = doc["result"]["consistency"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["holds"] == false)
-        .collect();
-    assert!(!failing.is_empty());
+/// A figure of the CSV is the JSON's: the same value, written as the
+/// shortest text that reads back as it (serde_json's parser may read that
+/// text one unit in the last place off).
+#[track_caller]
+fn assert_same(csv: f64, json: f64) {
     assert!(
-        failing.iter().any(|c| c["detail"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|d| d.as_str().unwrap().contains("district 7"))),
-        "{failing:?}"
+        (csv - json).abs() <= 1e-12 * csv.abs().max(json.abs()),
+        "CSV {csv}, JSON {json}"
     );
+}
+
+/// The fields of one CSV line (RFC 4180 quoting, no line breaks).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut field)),
+            _ => field.push(c),
+        }
+    }
+    out.push(field);
+    out
+}
+
+/// `(workload, figure) → (value, note)` of a report's `point` lines (NaN
+/// for an empty value), its header checked.
+fn csv_points(csv: &str) -> std::collections::HashMap<(String, String), (f64, String)> {
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("record,panel,workload,cpus,series,clients,repeat,figure,value,n,stddev,ci95,min,max,note")
+    );
+    lines
+        .map(csv_fields)
+        .filter(|f| f[0] == "point")
+        .map(|f| {
+            let value = f[8].parse().unwrap_or(f64::NAN);
+            ((f[2].clone(), f[7].clone()), (value, f[14].clone()))
+        })
+        .collect()
+}
+
+/// `figure → (value, note)` of a report's `point` lines of one workload.
+fn csv_figures(csv: &str) -> std::collections::HashMap<String, (f64, String)> {
+    csv_points(csv)
+        .into_iter()
+        .map(|((_, figure), v)| (figure, v))
+        .collect()
 }
 
 /// Counts what a load announces and what it reports done.
@@ -486,6 +563,11 @@ name = "tpcc"
 options = {{ warehouses = 1, no-wait = "on" }}
 time = 2
 check = true
+
+[[workload]]
+name = "oltp_point_select"
+options = {{ table-size = 100 }}
+time = 1
 "#,
             dir.sqlite_url("study.db")
         ),
@@ -518,7 +600,102 @@ check = true
         "minimum (clause 5.2.3)",
         "consistent: 12 of 12 conditions hold in 1 of 1 repeats",
         "lite / ",
+        "warehouses",
+        "terminals",
     ] {
         assert!(r.stdout.contains(words), "no '{words}' in\n{}", r.stdout);
     }
+
+    // The JSON report: each TPC-C point's results, as its record's JSON
+    // carries them; none for the other workload's point.
+    let json = dbsweep(&[
+        "report",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+        "--out",
+        "-",
+    ]);
+    json.ok();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let schema = read_json(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/report.schema.json"),
+    );
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    let tpcc = points.iter().find(|p| p["workload"] == "tpcc").unwrap();
+    let other = points.iter().find(|p| p["workload"] != "tpcc").unwrap();
+    assert!(other.get("tpcc").is_none(), "{other}");
+    let t = util::tpcc::check_point(tpcc);
+    assert_eq!(t["consistency"]["holds"], true);
+    assert_eq!(
+        (t["warehouses"].as_u64(), t["terminals"].as_u64()),
+        (Some(1), Some(10))
+    );
+    // The same tpmC as the text report's table (the mean of one repeat).
+    let tpmc = t["tpmc"].as_f64().unwrap();
+    assert!(
+        r.stdout.contains(&format!("{tpmc:.2}")),
+        "tpmC {tpmc} not in\n{}",
+        r.stdout
+    );
+
+    // The CSV report: the TPC-C point's results on lines of their own, none
+    // on the other point.
+    let csv = dbsweep(&[
+        "report",
+        out.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--out",
+        "-",
+    ]);
+    csv.ok();
+    let points = csv_points(&csv.stdout);
+    let at = |figure: &str| {
+        points
+            .get(&("tpcc".to_string(), figure.to_string()))
+            .unwrap_or_else(|| panic!("no {figure} line in\n{}", csv.stdout))
+            .clone()
+    };
+    assert_same(at("tpmc").0, tpmc);
+    assert_same(at("nopm").0, t["nopm"].as_f64().unwrap());
+    match t["server_nopm"].as_f64() {
+        Some(v) => assert_same(at("nopm_server").0, v),
+        None => assert_eq!(
+            at("nopm_server").1,
+            t["server_nopm_absent"].as_str().unwrap()
+        ),
+    }
+    assert_eq!(at("warehouses").0, 1.0);
+    assert_eq!(at("consistency_failed").0, 0.0);
+    assert!(at("efficiency_pct").0.is_nan());
+    for ty in t["types"].as_array().unwrap() {
+        let (p90, note) = at(&format!("{}:p90_ms", ty["name"].as_str().unwrap()));
+        match ty["p90_ms"].as_f64() {
+            Some(v) => assert_same(p90, v),
+            None => assert!(p90.is_nan()),
+        }
+        let verdict = if ty["within"] == true {
+            "within"
+        } else {
+            "above"
+        };
+        assert!(
+            note.ends_with(verdict) || ty["within"].is_null(),
+            "{note} {ty}"
+        );
+    }
+    let other_lines = points.keys().filter(|(w, _)| w != "tpcc").count();
+    assert_eq!(
+        other_lines, 5,
+        "the other point has its five figures and no TPC-C line:\n{}",
+        csv.stdout
+    );
 }

@@ -4,7 +4,8 @@
 //! customer; Delivery delivers the oldest undelivered order of each
 //! district; Stock-Level counts distinct items. After a zero-think run
 //! with more terminals than connections `check tpcc` finds every
-//! condition holding, and a broken row makes its condition fail.
+//! condition holding (the record's TPC-C results derived from its counts
+//! and the server's), and a broken row makes its condition fail.
 
 mod util;
 
@@ -319,7 +320,14 @@ fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
         (db - new_orders as f64).abs() <= 4.0,
         "database {db}, client {new_orders}"
     );
+    // TPC-C's results in the record: tpmC, NOPM and TPM from its counts,
+    // the database's NOPM from its window count, the server's TPM from its
+    // counters, the verdicts.
+    let t = util::tpcc::check_record(&doc);
+    assert!(t["server_nopm"].as_f64().unwrap() > 0.0, "{t}");
+    assert_eq!(t["consistency"]["holds"], true);
     if !url.starts_with("sqlite") {
+        assert!(t["server_tpm"].as_f64().unwrap() > 0.0, "{t}");
         // The server's commits, read by the sampler: at least the
         // New-Orders the client saw committed (PostgreSQL's counters may
         // lag their last second).

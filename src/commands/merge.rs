@@ -35,7 +35,7 @@ pub fn merge(req: &MergeRequest) -> anyhow::Result<RunStatus> {
         runs.push((f.display().to_string(), run));
     }
     let inputs: Vec<Input<'_>> = runs.iter().map(|(name, run)| Input { name, run }).collect();
-    let merged = merge::merge(&inputs).map_err(UsageError)?;
-    super::emit_run(&merged, req.json.as_ref(), req.report.as_deref())?;
+    let mut merged = merge::merge(&inputs).map_err(UsageError)?;
+    super::emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
     Ok(status_of([&merged.result.stop_reason]))
 }

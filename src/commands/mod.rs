@@ -100,9 +100,12 @@ pub enum JsonOut {
 
 impl JsonOut {
     /// Writes a run record there, streamed (its series is read from its
-    /// file as it is written, never held whole); a file atomically.
-    fn write_run(&self, run: &crate::record::Run) -> anyhow::Result<()> {
+    /// file as it is written, never held whole); a file atomically. The
+    /// figures the report layer derives from the record (TPC-C's) are
+    /// filled in first.
+    fn write_run(&self, run: &mut crate::record::Run) -> anyhow::Result<()> {
         use std::io::Write;
+        crate::report::json::complete(run);
         match self {
             JsonOut::Stdout => {
                 let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -151,7 +154,7 @@ impl JsonOut {
 /// A merged run's outputs, as one process's: the text summary on standard
 /// output, the record as `--json`, the HTML report as `--report`.
 fn emit_run(
-    run: &crate::record::Run,
+    run: &mut crate::record::Run,
     json: Option<&JsonOut>,
     report: Option<&Path>,
 ) -> anyhow::Result<()> {

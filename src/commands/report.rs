@@ -152,9 +152,10 @@ fn render_run(a: &ReportRequest, run: &record::Run) -> anyhow::Result<()> {
         Format::Html => html::render(&run_doc::build(run)).into_bytes(),
         Format::Text => report::text::Text.render(run)?,
         Format::Json => report::json::Json.render(run)?,
-        Format::Md | Format::Csv => {
+        Format::Csv => csv::render_run(run).into_bytes(),
+        Format::Md => {
             return Err(UsageError(format!(
-                "a run file renders as html, text or json, not {}: give --format html|text|json",
+                "a run file renders as html, text, csv or json, not {}: give --format html|text|csv|json",
                 a.format.name()
             ))
             .into())

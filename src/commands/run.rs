@@ -202,7 +202,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     let mut record = record;
     let consistent = check_after(req.check, w.as_ref(), &target, &mut record)?;
     if let Some(out) = &req.json {
-        out.write_run(&record)?;
+        out.write_run(&mut record)?;
         // The record holds the series now; its file has served.
         if let Some(f) = record.result.intervals.file() {
             f.remove_when_dropped(true);

@@ -486,6 +486,7 @@ fn outcome(
             .collect(),
         shards: None,
         consistency: None,
+        tpcc: None,
     }
 }
 

@@ -126,6 +126,7 @@ pub fn recover(path: &Path) -> anyhow::Result<record::Run> {
             transaction_types: Vec::new(),
             shards: None,
             consistency: None,
+            tpcc: None,
         },
         run: h.run,
     };

@@ -27,7 +27,9 @@
 //!   version, `result.shards.coordinator` and each shard row's `node`,
 //!   `clock_rtt_s` and `start_skew_s` (optional: every record of version 3
 //!   still reads; a dbsweep older than these fields refuses a record that
-//!   has them).
+//!   has them). `result.consistency` (`--check`) and `result.tpcc`
+//!   (TPC-C's results, derived from the rest of the record as it is
+//!   written) are optional additions of the same kind.
 //!
 //! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.
@@ -42,6 +44,7 @@ mod run;
 mod sample;
 pub mod series;
 pub mod spool;
+pub mod tpcc;
 
 use std::io::{Read, Write};
 
@@ -58,6 +61,7 @@ pub use run::{
     Dialect, ErrorKindName, Machine, Random, Run, Settings, ShardOf, TargetInfo, Tool, WorkloadInfo,
 };
 pub use series::{Series, SeriesFile};
+pub use tpcc::Tpcc;
 
 /// The format this version writes.
 pub const SCHEMA_ID: &str = "dbsweep-run/3";

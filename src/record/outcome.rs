@@ -74,6 +74,12 @@ pub struct Outcome {
     /// (`--check`; TPC-C's clause 3.3.2). Absent when not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consistency: Option<Vec<super::ConditionResult>>,
+    /// TPC-C's results (tpmC, efficiency, NOPM and TPM by the client and
+    /// by the database, each type's p90 against its limit, the mix against
+    /// its minimums, the consistency verdict), derived from the rest of
+    /// the record as it is written. Absent for other workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<super::Tpcc>,
 }
 
 /// The shards a merged run was made of.

@@ -131,6 +131,7 @@ impl Run {
                 transaction_types: Vec::new(),
                 shards: None,
                 consistency: None,
+                tpcc: None,
             },
         }
     }

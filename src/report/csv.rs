@@ -7,6 +7,13 @@
 //! - `point`: one stored point (`repeat` set); figures `tps`, `qps`,
 //!   `p95_ms`, `p99_ms`, `errors_per_s`; a point without figures has one
 //!   `status` line whose note says why (never a zero).
+//! - on a TPC-C point, also its results (`report::tpcc`, as the record's
+//!   JSON carries them): `tpmc`, `efficiency_pct`, `nopm`, `nopm_server`,
+//!   `tpm`, `tpm_server`, `warehouses`, `terminals`, per type
+//!   `TYPE:p90_ms` (its limit and verdict in `note`) and `TYPE:share_pct`
+//!   (its minimum and verdict in `note`), and `consistency_failed` (the
+//!   failing conditions; the verdict in `note`). An absent figure has an
+//!   empty value and its reason in `note`.
 //! - `cell`: the repeats of a point summarised (`n`, `stddev`, `ci95`,
 //!   `min`, `max`), including `client_cpu_pct` and `fairness_cv_pct`.
 //! - `peak`, `sag`, `collapse`, `rank`: per series of a panel.
@@ -26,7 +33,8 @@
 
 use super::analysis::{Change, Verdict};
 use super::study::{Metric, Report, Stat, StudyData};
-use crate::store::PointStatus;
+use crate::record::{Run, Tpcc};
+use crate::store::{Metrics, PointStatus};
 
 const HEADER: [&str; 15] = [
     "record", "panel", "workload", "cpus", "series", "clients", "repeat", "figure", "value", "n",
@@ -94,33 +102,13 @@ pub fn render(data: &StudyData, r: &Report) -> String {
             ..Line::default()
         };
         match (&p.metrics, row.status) {
-            (Some(m), PointStatus::Finished) => {
-                for (figure, metric) in [
-                    ("tps", Metric::Tps),
-                    ("qps", Metric::Qps),
-                    ("p95_ms", Metric::P95),
-                    ("p99_ms", Metric::P99),
-                    ("errors_per_s", Metric::Errors),
-                ] {
-                    lines.push(Line {
-                        figure: figure.into(),
-                        value: opt(metric.of(m)),
-                        ..base.clone()
-                    });
-                }
-                if row.load_level.is_some() {
-                    for (figure, v) in [
-                        ("offered_per_s", m.offered_per_s),
-                        ("achieved_per_s", m.achieved_per_s),
-                    ] {
-                        lines.push(Line {
-                            figure: figure.into(),
-                            value: opt(v),
-                            ..base.clone()
-                        });
-                    }
-                }
-            }
+            (Some(m), PointStatus::Finished) => point_lines(
+                &base,
+                m,
+                row.load_level.is_some(),
+                row.run.as_ref(),
+                &mut lines,
+            ),
             _ => lines.push(Line {
                 figure: "status".into(),
                 ..base
@@ -371,6 +359,11 @@ pub fn render(data: &StudyData, r: &Report) -> String {
         }
     }
 
+    to_csv(lines)
+}
+
+/// The header and `lines`.
+fn to_csv(lines: Vec<Line>) -> String {
     let mut out = String::new();
     csv_line(&mut out, &HEADER.map(String::from));
     for l in lines {
@@ -398,6 +391,126 @@ pub fn render(data: &StudyData, r: &Report) -> String {
     }
     out
 }
+
+/// A finished point's figures (`m`, copied from its record `run`), on
+/// the lines of `base`.
+fn point_lines(base: &Line, m: &Metrics, paced: bool, run: Option<&Run>, lines: &mut Vec<Line>) {
+    for (figure, metric) in [
+        ("tps", Metric::Tps),
+        ("qps", Metric::Qps),
+        ("p95_ms", Metric::P95),
+        ("p99_ms", Metric::P99),
+        ("errors_per_s", Metric::Errors),
+    ] {
+        lines.push(Line {
+            figure: figure.into(),
+            value: opt(metric.of(m)),
+            ..base.clone()
+        });
+    }
+    if paced {
+        for (figure, v) in [
+            ("offered_per_s", m.offered_per_s),
+            ("achieved_per_s", m.achieved_per_s),
+        ] {
+            lines.push(Line {
+                figure: figure.into(),
+                value: opt(v),
+                ..base.clone()
+            });
+        }
+    }
+    if let Some(t) = run.and_then(super::tpcc::record) {
+        tpcc_lines(&t, base, lines);
+    }
+}
+
+/// One run file (`dbsweep report RUN.json --format csv`) in the study
+/// report's columns: its `point` lines, as a study's point would have
+/// them (`series` is the target, `repeat` empty, `note` the stop reason;
+/// a queued run's offered and achieved rates too).
+pub fn render_run(run: &Run) -> String {
+    let m = crate::store::extract(run).metrics;
+    let base = Line {
+        record: "point",
+        workload: run.workload.name.clone(),
+        series: run.target.url.clone(),
+        clients: run.run.threads.to_string(),
+        note: run.result.stop_reason.name().to_string(),
+        ..Line::default()
+    };
+    let mut lines = Vec::new();
+    let queued = run
+        .result
+        .pacing
+        .as_ref()
+        .is_some_and(|p| p.offered.is_some());
+    point_lines(&base, &m, queued, Some(run), &mut lines);
+    to_csv(lines)
+}
+
+/// A TPC-C point's results, one figure per line; an absent one with its
+/// reason.
+fn tpcc_lines(t: &Tpcc, base: &Line, lines: &mut Vec<Line>) {
+    let mut push = |figure: String, value: Option<f64>, note: Option<String>| {
+        lines.push(Line {
+            figure,
+            value: opt(value),
+            note: note.unwrap_or_else(|| base.note.clone()),
+            ..base.clone()
+        })
+    };
+    push("tpmc".into(), Some(t.tpmc), None);
+    push(
+        "efficiency_pct".into(),
+        t.efficiency_pct,
+        t.efficiency_absent.clone(),
+    );
+    push("nopm".into(), Some(t.nopm), None);
+    push(
+        "nopm_server".into(),
+        t.server_nopm,
+        t.server_nopm_absent.clone(),
+    );
+    push("tpm".into(), Some(t.tpm), None);
+    push(
+        "tpm_server".into(),
+        t.server_tpm,
+        t.server_tpm_absent
+            .clone()
+            .or_else(|| t.server_tpm_counters.clone()),
+    );
+    push("warehouses".into(), Some(t.warehouses as f64), None);
+    push(
+        "terminals".into(),
+        Some(t.terminals as f64),
+        Some(format!("on {} connections", t.connections)),
+    );
+    for ty in &t.types {
+        let note = match (ty.limit_s, ty.within) {
+            (Some(l), Some(true)) => format!("limit {l} s: within"),
+            (Some(l), Some(false)) => format!("limit {l} s: above"),
+            (Some(l), None) => format!("limit {l} s: none completed"),
+            (None, _) => "no limit".into(),
+        };
+        push(format!("{}:p90_ms", ty.name), ty.p90_ms, Some(note));
+    }
+    for m in &t.mix {
+        let verdict = if m.meets { "meets" } else { "below" };
+        push(
+            format!("{}:share_pct", m.name),
+            Some(m.share_pct),
+            Some(format!("minimum {} %: {verdict}", m.min_pct)),
+        );
+    }
+    let c = &t.consistency;
+    push(
+        "consistency_failed".into(),
+        c.checked.then_some(c.failed.len() as f64),
+        Some(c.verdict.clone()),
+    );
+}
+
 /// Appends one CSV record (RFC 4180 quoting) to `out`.
 pub fn csv_line(out: &mut String, fields: &[String]) {
     for (i, field) in fields.iter().enumerate() {

@@ -62,6 +62,11 @@ fn point(p: &StoredPoint) -> Value {
         "figures": figures,
         "errors": errors,
     });
+    // Only a TPC-C point has TPC-C's results, derived as its record's
+    // JSON carries them.
+    if let Some(t) = r.run.as_ref().and_then(super::tpcc::record) {
+        v["tpcc"] = serde_json::to_value(t).expect("TPC-C's figures serialize");
+    }
     // Only a point that ran on several workers has shards.
     if let Some(shards) = super::study::sharded::json(p) {
         v["shards"] = shards;

@@ -7,8 +7,11 @@
 //! per warehouse (meaningful only with keying and think times, so absent
 //! with `--no-wait`), each type's share of the mix against the minimum of
 //! clause 5.2.3, how Delivery ran, and the consistency verdict of
-//! `--check`. Pure: read from the run's record.
+//! `--check`. Pure: read from the run's record. [`record`] gives the same
+//! figures as the record's JSON carries them (`result.tpcc`), for `--json`
+//! and the study's JSON and CSV reports.
 
+use crate::record::tpcc::{Tpcc, TpccConsistency, TpccShare, TpccType};
 use crate::record::{consistency, ConditionResult, Run};
 use crate::workload::tpcc::terminal::{Txn, DEFERRED_NAME, ROLLED_BACK_NAME};
 use crate::workload::tpcc::{MAX_TPMC_PER_WAREHOUSE, SERVER_NEW_ORDERS};
@@ -31,10 +34,16 @@ pub struct Figures {
     /// they come from; Err says why they are absent.
     pub server_tpm: Result<(f64, &'static str), String>,
     pub warehouses: u32,
+    /// The terminals emulated (the run's users) and the connections they
+    /// shared.
+    pub terminals: u64,
+    pub connections: u64,
     /// tpmC against 12.86 × warehouses, percent; None without waits.
     pub efficiency_pct: Option<f64>,
     /// (type, share %, minimum %) of each type with a minimum.
     pub mix: Vec<(&'static str, f64, f64)>,
+    /// Each type of the record's, its 90th percentile against its limit.
+    pub types: Vec<TpccType>,
     /// Delivery queued for deferred execution (`--delivery deferred`).
     pub deferred: bool,
     /// The consistency conditions checked after the run (`--check`).
@@ -87,6 +96,22 @@ pub fn figures(r: &Run) -> Option<Figures> {
             (t.name(), share, t.min_pct())
         })
         .collect();
+    let types = types
+        .iter()
+        .map(|t| TpccType {
+            name: t.name.clone(),
+            count: t.count,
+            p90_ms: t
+                .latency
+                .as_ref()
+                .and_then(|l| l.percentiles.iter().find(|q| q.p == 90.0))
+                .map(|q| q.us / 1e3),
+            limit_s: t.p90_limit_s,
+            // As the record judged it, from the exact histogram.
+            within: t.p90_exceeded.map(|over| !over),
+        })
+        .collect();
+    let connections = r.run.threads;
     Some(Figures {
         tpmc,
         nopm: per_minute(committed as f64),
@@ -94,12 +119,90 @@ pub fn figures(r: &Run) -> Option<Figures> {
         tpm: per_minute(r.result.transactions as f64),
         server_tpm: server_tpm(r),
         warehouses,
+        terminals: r
+            .run
+            .pacing
+            .as_ref()
+            .and_then(|p| p.users)
+            .unwrap_or(connections),
+        connections,
         efficiency_pct: (!no_wait)
             .then(|| 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(warehouses))),
         mix,
+        types,
         deferred: o.get("delivery").is_some_and(|v| v == "deferred"),
         consistency: r.result.consistency.clone(),
     })
+}
+
+/// Why a run without waits has no efficiency.
+pub const NO_EFFICIENCY: &str = "not meaningful without keying and think times (--no-wait)";
+
+/// The figures of `r` as the record's JSON carries them; None if it is not
+/// a TPC-C run.
+pub fn record(r: &Run) -> Option<Tpcc> {
+    figures(r).map(|f| to_record(&f))
+}
+
+/// `f` as the record's JSON carries it.
+pub fn to_record(f: &Figures) -> Tpcc {
+    let (server_nopm, server_nopm_absent) = split(f.server_nopm.clone());
+    let (server_tpm, server_tpm_absent) = split(f.server_tpm.clone());
+    Tpcc {
+        warehouses: u64::from(f.warehouses),
+        terminals: f.terminals,
+        connections: f.connections,
+        delivery: if f.deferred { "deferred" } else { "inline" }.into(),
+        tpmc: f.tpmc,
+        efficiency_pct: f.efficiency_pct,
+        efficiency_absent: f.efficiency_pct.is_none().then(|| NO_EFFICIENCY.into()),
+        nopm: f.nopm,
+        server_nopm,
+        server_nopm_absent,
+        tpm: f.tpm,
+        server_tpm: server_tpm.map(|(v, _)| v),
+        server_tpm_counters: server_tpm.map(|(_, from)| from.into()),
+        server_tpm_absent,
+        types: f.types.clone(),
+        mix: f
+            .mix
+            .iter()
+            .map(|&(name, share_pct, min_pct)| TpccShare {
+                name: name.into(),
+                share_pct,
+                min_pct,
+                meets: share_pct >= min_pct,
+            })
+            .collect(),
+        consistency: consistency_of(f.consistency.as_deref()),
+    }
+}
+
+fn split<T>(v: Result<T, String>) -> (Option<T>, Option<String>) {
+    match v {
+        Ok(v) => (Some(v), None),
+        Err(why) => (None, Some(why)),
+    }
+}
+
+/// The verdict of a run whose consistency was not checked.
+pub const NOT_CHECKED: &str = "not checked (--check, or `check = true` in a study's workload)";
+
+fn consistency_of(c: Option<&[ConditionResult]>) -> TpccConsistency {
+    let names = |holds: bool| -> Vec<String> {
+        c.unwrap_or_default()
+            .iter()
+            .filter(|c| c.holds == holds)
+            .map(|c| c.name.clone())
+            .collect()
+    };
+    TpccConsistency {
+        checked: c.is_some(),
+        holds: c.map(consistency::all_hold),
+        verdict: c.map_or(NOT_CHECKED.into(), consistency::verdict),
+        passed: names(true),
+        failed: names(false),
+    }
 }
 
 /// The window's change of sum(D_NEXT_O_ID) per minute of the window it
@@ -167,6 +270,10 @@ pub fn lines(f: &Figures) -> Vec<String> {
     };
     let mut out = vec![
         format!(
+            "scale: warehouses {}, terminals {} on {} connections",
+            f.warehouses, f.terminals, f.connections
+        ),
+        format!(
             "tpmC: {:.2} (New-Orders completed per minute in the measured window, rollbacks included)",
             f.tpmc
         ),
@@ -190,7 +297,7 @@ pub fn lines(f: &Figures) -> Vec<String> {
             "efficiency: {e:.1} % of the spec's maximum, 12.86 tpmC per warehouse × {}",
             f.warehouses
         ),
-        None => "efficiency: not meaningful without keying and think times (--no-wait)".into(),
+        None => format!("efficiency: {NO_EFFICIENCY}"),
     });
     let short = f.mix_short();
     out.push(if short.is_empty() {
@@ -280,7 +387,7 @@ mod tests {
         let f = figures(&run("on", [90, 80, 10, 10, 10, 0])).unwrap();
         assert_eq!(f.efficiency_pct, None);
         assert_eq!(f.mix_short().len(), 1);
-        assert!(lines(&f)[4].contains("payment 40.00 %"), "{:?}", lines(&f));
+        assert!(lines(&f)[5].contains("payment 40.00 %"), "{:?}", lines(&f));
         // Not a TPC-C run: nothing.
         assert_eq!(figures(&Run::sample()), None);
     }
@@ -338,9 +445,9 @@ mod tests {
         assert_eq!(f.server_nopm, Ok(44.0));
         assert_eq!(f.server_tpm, Ok((101.5, "Com_commit + Com_rollback")));
         let l = lines(&f);
-        assert!(l[1].contains("the database's: 44.00"), "{l:?}");
+        assert!(l[2].contains("the database's: 44.00"), "{l:?}");
         assert!(
-            l[2].contains("the server's: 101.50 (Com_commit + Com_rollback)"),
+            l[3].contains("the server's: 101.50 (Com_commit + Com_rollback)"),
             "{l:?}"
         );
         // PostgreSQL's counters.
@@ -419,5 +526,67 @@ mod tests {
             l.iter().any(|l| l.contains("district 7: D_YTD 30001.00")),
             "{l:?}"
         );
+    }
+
+    #[test]
+    fn the_records_figures_are_the_reports() {
+        let mut r = run("on", [90, 80, 10, 10, 10, 0]);
+        r.result.transaction_types[0].p90_limit_s = Some(5.0);
+        r.result.transaction_types[0].p90_exceeded = Some(false);
+        let t = record(&r).unwrap();
+        let f = figures(&r).unwrap();
+        assert_eq!((t.tpmc, t.nopm, t.tpm), (f.tpmc, f.nopm, f.tpm));
+        assert_eq!((t.warehouses, t.delivery.as_str()), (2, "inline"));
+        // Without waits: no efficiency, and why.
+        assert_eq!(t.efficiency_pct, None);
+        assert_eq!(t.efficiency_absent.as_deref(), Some(NO_EFFICIENCY));
+        // Without the sampler: no server figures, and why.
+        assert_eq!(t.server_nopm, None);
+        assert_eq!(
+            t.server_nopm_absent.as_deref(),
+            Some("not measured (--metrics off)")
+        );
+        assert_eq!(
+            (t.server_tpm, t.server_tpm_counters.as_deref()),
+            (None, None)
+        );
+        // Each type against its limit, the mix against its minimums.
+        assert_eq!(t.types[0].name, "new_order");
+        assert_eq!(
+            (t.types[0].limit_s, t.types[0].within),
+            (Some(5.0), Some(true))
+        );
+        assert_eq!(t.types[1].within, None);
+        let payment = t.mix.iter().find(|m| m.name == "payment").unwrap();
+        assert_eq!(
+            (payment.share_pct, payment.min_pct, payment.meets),
+            (40.0, 43.0, false)
+        );
+        assert!(t
+            .mix
+            .iter()
+            .filter(|m| m.name != "payment")
+            .all(|m| m.meets));
+        // Not checked, then checked with one condition failing.
+        assert!(!t.consistency.checked && t.consistency.holds.is_none());
+        assert_eq!(t.consistency.verdict, NOT_CHECKED);
+        let cond = |name: &str, holds: bool| ConditionResult {
+            name: name.into(),
+            holds,
+            broken: u64::from(!holds),
+            detail: Vec::new(),
+        };
+        r.result.consistency = Some(vec![cond("3.3.2.1", true), cond("3.3.2.9", false)]);
+        let c = record(&r).unwrap().consistency;
+        assert_eq!((c.checked, c.holds), (true, Some(false)));
+        assert_eq!(
+            (c.passed, c.failed),
+            (vec!["3.3.2.1".to_string()], vec!["3.3.2.9".to_string()])
+        );
+        assert!(c.verdict.starts_with("NOT consistent"), "{}", c.verdict);
+        // With waits, the efficiency and no reason.
+        let t = record(&run("off", [88, 86, 8, 8, 8, 2])).unwrap();
+        assert!(t.efficiency_pct.is_some() && t.efficiency_absent.is_none());
+        assert_eq!(record(&Run::sample()), None);
     }
 }

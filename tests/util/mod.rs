@@ -7,6 +7,7 @@ pub mod alloc;
 pub mod nodes;
 pub mod record;
 pub mod servers;
+pub mod tpcc;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -107,8 +107,8 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
     let _ = std::io::stdout().flush();
     let cancel = super::cancel_flag();
     match run_workers(&req, &nodes, listener, &addr, &cancel)? {
-        Coordinated::Merged(merged) => {
-            super::emit_run(&merged, req.json.as_ref(), req.report.as_deref())?;
+        Coordinated::Merged(mut merged) => {
+            super::emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
             Ok(status_of([&merged.result.stop_reason]))
         }
         Coordinated::Partial { report, lost } => {
