@@ -226,7 +226,7 @@ fn run_shard(
     );
     p.metrics = req.metrics.map(|interval| point::Metrics {
         interval,
-        server: point::default_server_ref(&target),
+        server: point::server_ref(&target, Some(shard)),
     });
     point::execute(&p, cancel, &mut |_| {})
 }
