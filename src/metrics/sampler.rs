@@ -424,6 +424,7 @@ impl Sampler {
             gaps,
             innodb_semaphores: semaphores,
             window_counts,
+            merged: None,
         }
     }
 }

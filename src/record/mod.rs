@@ -27,7 +27,10 @@
 //!   version, `result.shards.coordinator` and each shard row's `node`,
 //!   `clock_rtt_s` and `start_skew_s` (optional: every record of version 3
 //!   still reads; a dbsweep older than these fields refuses a record that
-//!   has them).
+//!   has them). A merged record has `result.metrics` too, in the same
+//!   version: the server's as one shard sampled it, with
+//!   `result.metrics.merged` saying which; each shard row adds
+//!   `cpu_busy_pct` and `client_cpu_pct`.
 //!
 //! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.

@@ -2,11 +2,17 @@
 //! figure per line in one long ("tidy") table that loads as is into a
 //! spreadsheet, pandas or R:
 //!
-//! `record,panel,workload,cpus,series,clients,repeat,figure,value,n,stddev,ci95,min,max,note`
+//! `record,panel,workload,cpus,series,clients,repeat,shard,figure,value,n,stddev,ci95,min,max,note`
 //!
 //! - `point`: one stored point (`repeat` set); figures `tps`, `qps`,
 //!   `p95_ms`, `p99_ms`, `errors_per_s`; a point without figures has one
-//!   `status` line whose note says why (never a zero).
+//!   `status` line whose note says why (never a zero). A coordinated
+//!   point's (`nodes = N`) are its merged figures.
+//! - `shard`: right under a coordinated point's lines, each of its shards
+//!   (`shard` set, its node in `note`): `transactions`, `tps`,
+//!   `start_skew_ms`, `clock_offset_ms`, and its machine's
+//!   `cpu_busy_pct` and the client's `client_cpu_pct` (empty when not
+//!   measured).
 //! - `cell`: the repeats of a point summarised (`n`, `stddev`, `ci95`,
 //!   `min`, `max`), including `client_cpu_pct` and `fairness_cv_pct`.
 //! - `peak`, `sag`, `collapse`, `rank`: per series of a panel.
@@ -25,12 +31,12 @@
 //! Empty fields are absent values. RFC 4180 quoting.
 
 use super::analysis::{Change, Verdict};
-use super::study::{Metric, Report, Stat, StudyData};
+use super::study::{sharded, Metric, Report, Stat, StudyData};
 use crate::store::PointStatus;
 
-const HEADER: [&str; 15] = [
-    "record", "panel", "workload", "cpus", "series", "clients", "repeat", "figure", "value", "n",
-    "stddev", "ci95", "min", "max", "note",
+const HEADER: [&str; 16] = [
+    "record", "panel", "workload", "cpus", "series", "clients", "repeat", "shard", "figure",
+    "value", "n", "stddev", "ci95", "min", "max", "note",
 ];
 
 #[derive(Default, Clone)]
@@ -42,6 +48,7 @@ struct Line {
     series: String,
     clients: String,
     repeat: String,
+    shard: String,
     figure: String,
     value: String,
     stat: Option<Stat>,
@@ -123,8 +130,28 @@ pub fn render(data: &StudyData, r: &Report) -> String {
             }
             _ => lines.push(Line {
                 figure: "status".into(),
-                ..base
+                ..base.clone()
             }),
+        }
+        // A coordinated point's shards, under its merged lines.
+        for x in sharded::of(p, "").map(|s| s.shards).unwrap_or_default() {
+            for (figure, v) in [
+                ("transactions", Some(x.transactions as f64)),
+                ("tps", Some(x.tps)),
+                ("start_skew_ms", x.start_skew_ms),
+                ("clock_offset_ms", x.clock_offset_ms),
+                ("cpu_busy_pct", x.cpu_busy_pct),
+                ("client_cpu_pct", x.client_cpu_pct),
+            ] {
+                lines.push(Line {
+                    record: "shard",
+                    shard: x.index.to_string(),
+                    figure: figure.into(),
+                    value: opt(v),
+                    note: x.node.clone(),
+                    ..base.clone()
+                });
+            }
         }
     }
     for o in &r.offered {
@@ -385,6 +412,7 @@ pub fn render(data: &StudyData, r: &Report) -> String {
                 l.series,
                 l.clients,
                 l.repeat,
+                l.shard,
                 l.figure,
                 l.value,
                 st.map_or(String::new(), |s| s.n.to_string()),

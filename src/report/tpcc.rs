@@ -318,6 +318,7 @@ mod tests {
                 })
                 .into_iter()
                 .collect(),
+            merged: None,
         }
     }
 
