@@ -155,13 +155,21 @@ fn a_version_1_run_file_renders_the_report_its_run_printed() {
 /// The report names each target's server: the JSON's `study.servers` and
 /// the CSV's `server` records (SQLite has a version, no release and no
 /// program of its own).
+///
+/// The CSV has a `shard` column after `repeat` (a coordinated point's
+/// shards' lines), empty on every line here.
 fn intended(then: &str) -> String {
     let then = then.replace(
         "Server CPU is not recorded by this version.",
         "Server CPU was not recorded for these runs (--metrics off, or an earlier dbsweep).",
     );
+    let csv = then.starts_with("record,panel,");
     let mut out = String::new();
     for line in then.split_inclusive('\n') {
+        if csv {
+            out.push_str(&with_shard_column(line));
+            continue;
+        }
         out.push_str(line);
         if line.starts_with("  \"metric\": ") {
             out.push_str("  \"offered\": [],\n");
@@ -186,10 +194,32 @@ fn intended(then: &str) -> String {
             ));
         }
     }
-    if then.starts_with("record,panel,") {
-        out.push_str("server,,,,sqlite,,,server_version,,,,,,,SQLite 3.46.0\n");
+    if csv {
+        out.push_str("server,,,,sqlite,,,,server_version,,,,,,,SQLite 3.46.0\n");
     }
     out
+}
+
+/// A CSV line of 0.1.0 with the `shard` column added after `repeat` (the
+/// seventh field): its name in the header, an empty field elsewhere.
+fn with_shard_column(line: &str) -> String {
+    if line.starts_with("record,") {
+        return line.replacen(",repeat,", ",repeat,shard,", 1);
+    }
+    let (mut commas, mut quoted) = (0, false);
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                commas += 1;
+                if commas == 7 {
+                    return format!("{},{}", &line[..=i], &line[i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    line.to_string()
 }
 
 #[test]

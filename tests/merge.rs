@@ -1,6 +1,7 @@
 //! `dbsweep run … --shard I/N` and `dbsweep merge` as a user meets them, on
 //! the fake driver: shards made by separate processes merge into one
-//! record (valid against the schema, counts adding up, a per-shard table);
+//! record (valid against the schema, counts adding up, a per-shard table,
+//! the one machine's metrics with every shard's client);
 //! records that are not every shard of one run are refused with exit
 //! status 2 and the fix. (Bucket-for-bucket equality with a one-process
 //! run is proven in `src/engine/shard_tests.rs`, in virtual time.)
@@ -13,6 +14,11 @@ const DB: &str = "fake://?latency=200us,1ms";
 
 /// Runs shard `i` of `n` with 6 clients of 10 rounds, writing `s{i}.json`.
 fn shard(dir: &Dir, i: usize, n: usize, seed: &str) -> String {
+    shard_with(dir, i, n, seed, "off")
+}
+
+/// [`shard`] with `--metrics on|off`.
+fn shard_with(dir: &Dir, i: usize, n: usize, seed: &str, metrics: &str) -> String {
     let file = dir.join(&format!("s{i}-{seed}.json"));
     let file = file.to_str().unwrap().to_string();
     let spec = format!("{i}/{n}");
@@ -30,7 +36,7 @@ fn shard(dir: &Dir, i: usize, n: usize, seed: &str) -> String {
         "--shard",
         &spec,
         "--metrics",
-        "off",
+        metrics,
         "--json",
         &file,
     ])
@@ -45,7 +51,7 @@ fn read(file: &str) -> serde_json::Value {
 #[test]
 fn shards_of_separate_processes_merge_into_one_run() {
     let dir = Dir::new();
-    let files: Vec<String> = (0..3).map(|i| shard(&dir, i, 3, "7")).collect();
+    let files: Vec<String> = (0..3).map(|i| shard_with(&dir, i, 3, "7", "on")).collect();
     for f in &files {
         let doc = read(f);
         assert_valid_run_json(&doc);
@@ -67,6 +73,26 @@ fn shards_of_separate_processes_merge_into_one_run() {
     assert_eq!(m["result"]["histograms"]["transaction"]["count"], 60);
     assert_eq!(m["result"]["shards"]["rows"].as_array().unwrap().len(), 3);
     assert!(m["run"].get("shard").is_none());
+
+    // The metrics: three shards on this one machine, so its readings are
+    // the run's, with every shard's client; the fake driver has no server.
+    let metrics = &m["result"]["metrics"];
+    let from = &metrics["merged"];
+    assert_eq!(from["machine_shard"], 0, "{from}");
+    assert!(from["server_shard"].is_null(), "{from}");
+    let rows = m["result"]["shards"]["rows"].as_array().unwrap();
+    let busy = metrics["figures"]["cpu_busy_pct"]["value"].as_f64();
+    assert!(busy.is_some_and(|b| b > 0.0), "{metrics}");
+    let client = metrics["figures"]["client_cpu_pct"]["value"]
+        .as_f64()
+        .expect("the clients' share");
+    for x in rows {
+        assert!(x["cpu_busy_pct"].is_f64(), "{x}");
+        assert!(x["client_cpu_pct"].is_f64(), "{x}");
+    }
+    // Shard 0's client over shard 0's machine, and the others' on top.
+    assert!(client >= rows[0]["client_cpu_pct"].as_f64().unwrap() - 1e-9);
+    assert!(r.stdout.contains("sampled by:"), "{}", r.stdout);
 }
 
 #[test]

@@ -4,7 +4,11 @@
 //! measured); workers started by someone else (`--launcher external`, as a
 //! Kubernetes Job does) join by their index; a worker killed mid-run makes
 //! the run partial, named, with exit status 1 and no merged figures; bad
-//! options are refused with exit status 2. The Slurm launcher is tested in
+//! options are refused with exit status 2. On a scratch PostgreSQL server,
+//! the merged record keeps the server's metrics, its figures per merged
+//! transaction; Ctrl-C at the coordinator stops every worker early and
+//! reports the merge of what they measured, and a second Ctrl-C exits at
+//! once, leaving no worker behind. The Slurm launcher is tested in
 //! tests/slurm.rs.
 
 mod util;
@@ -12,8 +16,8 @@ mod util;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use util::nodes::{check_merged, finish, spawn, workers};
-use util::{dbsweep, read_json, Dir};
+use util::nodes::{check_merged, finish, parent_of, spawn, workers, workers_of, Watched};
+use util::{dbsweep, process_alive, read_json, Dir, Server};
 
 const DB: &str = "fake://?latency=200us";
 
@@ -158,7 +162,7 @@ fn a_killed_worker_makes_the_run_partial_and_names_its_shard() {
         ],
         &[],
     );
-    let coordinator_pid = coordinator.0.id().to_string();
+    let coordinator_pid = coordinator.0.id();
     // Shard 1's worker, once all three run (a worker's parent is the
     // coordinator, whose pid its command line does not name: the
     // coordinator's address is unique to this run instead).
@@ -166,7 +170,7 @@ fn a_killed_worker_makes_the_run_partial_and_names_its_shard() {
     let victim = loop {
         let ours: Vec<_> = workers()
             .into_iter()
-            .filter(|(pid, _, _)| parent_of(*pid).as_deref() == Some(coordinator_pid.as_str()))
+            .filter(|(pid, _, _)| parent_of(*pid) == Some(coordinator_pid))
             .collect();
         if ours.len() == 3 {
             break ours
@@ -269,12 +273,166 @@ fn coordinated_runs_refuse_bad_options_naming_the_fix() {
     );
 }
 
-/// The parent pid of `pid`, from /proc.
-fn parent_of(pid: u32) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit(')')
-        .next()?
-        .split_whitespace()
-        .nth(1)
-        .map(str::to_string)
+#[test]
+fn on_postgres_the_merge_keeps_the_servers_metrics_and_ctrl_c_reports_it() {
+    let pg = Server::start("postgres", &[]);
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &pg.url,
+        "--table-size",
+        "1000",
+    ])
+    .ok();
+    let dir = Dir::new();
+    let json = dir.join("run.json");
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &pg.url,
+        "--threads",
+        "4",
+        "--time",
+        "2",
+        "--nodes",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    r.ok();
+    let doc = read_json(&json);
+    let rows = check_merged(&doc, 2, "local", 0.05);
+    let result = &doc["result"];
+    let txns = result["transactions"].as_u64().unwrap();
+    let m = &result["metrics"];
+    // The server is one: shard 0's reading of it; both shards ran on this
+    // machine, so its readings are the run's too.
+    assert_eq!(m["merged"]["server_shard"], 0, "{}", m["merged"]);
+    assert_eq!(m["merged"]["machine_shard"], 0, "{}", m["merged"]);
+    assert!(m["window"]["sql"]["pg_stat_database.xact_commit"].as_f64() > Some(0.0));
+    // Server CPU per transaction of the merge, not of the shard.
+    let server = &m["window"]["server"];
+    let cpu_s = server["cpu_user_s"].as_f64().unwrap() + server["cpu_system_s"].as_f64().unwrap();
+    assert!(cpu_s > 0.0, "{server}");
+    let per_txn = &m["figures"]["server_cpu_us_per_transaction"];
+    let v = per_txn["value"]
+        .as_f64()
+        .expect("server CPU per transaction");
+    let want = cpu_s * 1e6 / txns as f64;
+    assert!((v - want).abs() <= 1e-9 * want, "{v} vs {want}");
+    let from = per_txn["from"].as_str().unwrap();
+    assert!(from.ends_with(&format!("/ {txns} transactions")), "{from}");
+    for x in &rows {
+        assert!(x["transactions"].as_u64().unwrap() < txns, "{x}");
+        assert!(x["cpu_busy_pct"].as_f64().is_some_and(|b| b > 0.0), "{x}");
+        assert!(x["client_cpu_pct"].is_f64(), "{x}");
+    }
+    let queries = result["queries"]["total"].as_u64().unwrap();
+    let per_query = m["figures"]["server_cpu_us_per_query"]["value"].as_f64();
+    let per_query = per_query.expect("server CPU per query");
+    assert!((per_query * queries as f64 - cpu_s * 1e6).abs() <= 1e-6 * cpu_s * 1e6);
+    assert!(r.stdout.contains("sampled by:"), "{}", r.stdout);
+    assert!(r.stdout.contains("CPU per transaction"), "{}", r.stdout);
+
+    // Ctrl-C mid-run: the workers stop early and send what they measured,
+    // merged and reported as one process's interrupted run.
+    let json = dir.join("interrupted.json");
+    let mut coordinator = Watched::spawn(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &pg.url,
+        "--threads",
+        "4",
+        "--time",
+        "60",
+        "--nodes",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let pid = coordinator.child.id();
+    let ours = workers_of(pid, 2);
+    coordinator.wait_for("release their clients together", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    // SAFETY: kill(2) on the coordinator this test started.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+    let r = coordinator.finish();
+    r.expect_status(130);
+    assert!(
+        sent.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert!(
+        r.stderr.contains("Asking 2 workers to stop"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout
+            .contains("Interrupted: the results below cover the run until then"),
+        "{}",
+        r.stdout
+    );
+    let doc = read_json(&json);
+    let rows = check_merged(&doc, 2, "local", 0.05);
+    assert_eq!(doc["result"]["stop_reason"], "interrupted");
+    assert!(doc["result"]["measured_s"].as_f64().unwrap() < 30.0);
+    for x in &rows {
+        assert!(x["transactions"].as_u64() > Some(0), "{x}");
+    }
+    for w in ours {
+        assert!(!process_alive(w), "worker {w} left running");
+    }
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once_and_leaves_no_worker() {
+    let dir = Dir::new();
+    let json = dir.join("run.json");
+    // Statements of 2 s: the first Ctrl-C waits for those in flight.
+    let mut coordinator = Watched::spawn(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        "fake://?latency=2s",
+        "--threads",
+        "2",
+        "--time",
+        "60",
+        "--metrics",
+        "off",
+        "--nodes",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let pid = coordinator.child.id();
+    let ours = workers_of(pid, 2);
+    coordinator.wait_for("release their clients together", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(500));
+    for _ in 0..2 {
+        // SAFETY: kill(2) on the coordinator this test started.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let r = coordinator.finish();
+    r.expect_status(130);
+    assert!(
+        r.stderr.contains("Interrupted again: exiting now"),
+        "{}",
+        r.stderr
+    );
+    assert!(!json.exists(), "no record when exiting at once");
+    let until = Instant::now() + Duration::from_secs(3);
+    while ours.iter().any(|w| process_alive(*w)) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for w in ours {
+        assert!(!process_alive(w), "worker {w} left running");
+    }
 }

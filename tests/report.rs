@@ -410,21 +410,21 @@ fn csv_has_points_cells_and_derived_figures() {
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "record,panel,workload,cpus,series,clients,repeat,figure,value,n,stddev,ci95,min,max,note"
+        "record,panel,workload,cpus,series,clients,repeat,shard,figure,value,n,stddev,ci95,min,max,note"
     );
     assert!(lines.contains(
-        &"point,,oltp_read_write,0,pg / base,8,1,status,,,,,,,skipped: stopped: below 20 % of peak"
+        &"point,,oltp_read_write,0,pg / base,8,1,,status,,,,,,,skipped: stopped: below 20 % of peak"
     ));
-    assert!(lines.contains(&"sag,oltp-read-write-cpus-0,oltp_read_write,0,mariadb / base,8,,sag_pct,20,,,,,,peak 1000 at 4 clients; 800 at 8 clients"));
+    assert!(lines.contains(&"sag,oltp-read-write-cpus-0,oltp_read_write,0,mariadb / base,8,,,sag_pct,20,,,,,,peak 1000 at 4 clients; 800 at 8 clients"));
     assert!(lines.iter().any(|l| l.starts_with(
-        "scalability,,oltp_read_write table-size=1000,2 CPUs (0-1),mariadb / base,,,vs_half,1.75,"
+        "scalability,,oltp_read_write table-size=1000,2 CPUs (0-1),mariadb / base,,,,vs_half,1.75,"
     )));
     // Cells carry the spread: 990 and 1010 → sd 14.142…
     let cell = lines
         .iter()
         .find(|l| {
             l.starts_with(
-                "cell,oltp-read-write-cpus-0,oltp_read_write,0,mariadb / base,4,,tps,1000,2,14.14",
+                "cell,oltp-read-write-cpus-0,oltp_read_write,0,mariadb / base,4,,,tps,1000,2,14.14",
             )
         })
         .unwrap_or_else(|| panic!("no tps cell in\n{}", r.stdout));

@@ -269,13 +269,13 @@ fn every_format_names_the_releases_and_lists_the_programs() {
     let csv = report(dir.path(), "csv", "report.csv");
     let lines: Vec<&str> = csv.lines().collect();
     for line in [
-        "server,,,,mariadb 10.2.11,,,release,,,,,,,mariadb 10.2.11",
-        "server,,,,mariadb 10.2.11,,,server_version,,,,,,,10.2.11-MariaDB",
-        "server,,,,mariadb 10.2.11,,,version_line,,,,,,,mysqld Ver 10.2.11-MariaDB for Linux on x86_64 (MariaDB Server)",
-        "server,,,,pg15 (postgres 15.10),,,version_line,,,,,,,postgres (PostgreSQL) 15.10 (Debian 15.10-0+deb12u1)",
-        "point,,oltp_read_write,,postgres 9.6.24 / base,4,1,tps,900,,,,,,finished",
-        "peak,oltp-read-write,oltp_read_write,,mariadb 10.11.6,4,,tps,800,,,,,,",
-        "rank,oltp-read-write,oltp_read_write,,postgres 9.6.24,,,behind_best_pct,10,,,,,,peak 900",
+        "server,,,,mariadb 10.2.11,,,,release,,,,,,,mariadb 10.2.11",
+        "server,,,,mariadb 10.2.11,,,,server_version,,,,,,,10.2.11-MariaDB",
+        "server,,,,mariadb 10.2.11,,,,version_line,,,,,,,mysqld Ver 10.2.11-MariaDB for Linux on x86_64 (MariaDB Server)",
+        "server,,,,pg15 (postgres 15.10),,,,version_line,,,,,,,postgres (PostgreSQL) 15.10 (Debian 15.10-0+deb12u1)",
+        "point,,oltp_read_write,,postgres 9.6.24 / base,4,1,,tps,900,,,,,,finished",
+        "peak,oltp-read-write,oltp_read_write,,mariadb 10.11.6,4,,,tps,800,,,,,,",
+        "rank,oltp-read-write,oltp_read_write,,postgres 9.6.24,,,,behind_best_pct,10,,,,,,peak 900",
     ] {
         assert!(lines.contains(&line), "no {line} in\n{csv}");
     }

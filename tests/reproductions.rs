@@ -30,7 +30,7 @@ const SEED_STUDIES: [&str; 10] = [
 ];
 
 /// The seeds' version comparisons with the nearest builds the registry
-/// serves (not yet run).
+/// serves (measured in docs/reproductions.md).
 const VERSION_STUDIES: [&str; 4] = [
     "seed000-versions.toml",
     "seed001-versions.toml",

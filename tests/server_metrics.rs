@@ -337,3 +337,69 @@ fn many_backends_add_up_to_the_machines_cpu() {
     );
     dbsweep(&["cleanup", "oltp_point_select", "--db", &s.url]).ok();
 }
+
+/// The server is one: of a run's shards only the first samples it (its
+/// processes, views and counters); the others sample their own machine
+/// and say where the server's figures are.
+#[test]
+fn only_the_first_shard_samples_the_server() {
+    let _alone = alone();
+    let s = Server::start("postgres", &[]);
+    let dir = Dir::new();
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &s.url,
+        "--table-size",
+        "100",
+    ])
+    .ok();
+    let shard = |i: usize| {
+        let json = dir.join(&format!("shard{i}.json"));
+        dbsweep(&[
+            "run",
+            "oltp_point_select",
+            "--db",
+            &s.url,
+            "--table-size",
+            "100",
+            "--threads",
+            "4",
+            "--time",
+            "2",
+            "--rand-seed",
+            "3",
+            "--shard",
+            &format!("{i}/2"),
+            "--metrics-interval",
+            "0.5",
+            "--json",
+            &json.display().to_string(),
+        ])
+        .expect_status(0);
+        read_json(&json)
+    };
+    let first = shard(0);
+    let m = &first["result"]["metrics"];
+    assert_server_measured(&s, m);
+    let second = shard(1);
+    let m = &second["result"]["metrics"];
+    assert!(m["window"]["server"].is_null(), "{}", m["window"]);
+    assert!(m["window"]["cpu"].is_object(), "{}", m["window"]);
+    assert!(figure(m, "client_cpu_pct") > 0.0);
+    let why = |what: &str| {
+        m["gaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["what"] == what)
+            .unwrap_or_else(|| panic!("no `{what}` gap in {}", m["gaps"]))["why"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(why("server process").contains("sampled by shard 0"));
+    assert!(why("server counters").contains("sampled by shard 0"));
+    dbsweep(&["cleanup", "oltp_point_select", "--db", &s.url]).ok();
+}

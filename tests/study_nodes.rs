@@ -1,7 +1,8 @@
 //! Study points on several load machines (`nodes = N`): each runs as one
 //! coordinated run of `run --nodes N`'s code and is stored as the merge of
 //! its workers' records — its transactions the sum of its shards', its
-//! shards named in every report format and in the JSON export — on the
+//! shards named in every report format, the JSON export and the CSV, the
+//! server's metrics per transaction of the merge — on the
 //! fake driver and on a scratch PostgreSQL server; the dry run says how a
 //! series runs; and what cannot be split is refused before anything runs,
 //! at its place in the file, with the fix.
@@ -198,6 +199,23 @@ time = 1
     let rows = check_sharded(txns, doc, 2, 4);
     assert_eq!(doc["run"]["threads"], 4, "the point's clients, all shards'");
     assert!(doc["run"].get("shard").is_none(), "the point is the merge");
+    // The server's metrics: one shard's reading of the one server, its
+    // CPU per transaction of the point (the merge), not of that shard.
+    let m = &doc["result"]["metrics"];
+    assert_eq!(m["merged"]["server_shard"], 0, "{}", m["merged"]);
+    let per_txn = &m["figures"]["server_cpu_us_per_transaction"];
+    assert!(
+        per_txn["value"].as_f64().is_some_and(|v| v > 0.0),
+        "{per_txn}"
+    );
+    let from = per_txn["from"].as_str().unwrap();
+    assert!(
+        from.ends_with(&format!("/ {} transactions", txns.unwrap())),
+        "{from}"
+    );
+    for x in &rows {
+        assert!(x["cpu_busy_pct"].is_f64(), "{x}");
+    }
 
     // Markdown and text name the shards beside the merged point.
     for ext in ["md", "txt"] {
@@ -225,6 +243,42 @@ time = 1
         .sum();
     assert_eq!(Some(sum), txns);
     assert_eq!(doc["points"][0]["figures"]["transactions"].as_u64(), txns);
+    assert!(json_rows[0]["cpu_busy_pct"].is_f64(), "{}", json_rows[0]);
+
+    // CSV: the point's merged lines, its shards' right under them.
+    let r = dbsweep_in(
+        dir.path(),
+        &["report", "out", "--format", "csv", "--out", "-"],
+    );
+    r.ok();
+    let lines: Vec<Vec<&str>> = r.stdout.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(lines[0][7], "shard", "{}", r.stdout);
+    let point = lines
+        .iter()
+        .position(|l| l[0] == "point" && l[8] == "tps")
+        .expect("the point's tps line");
+    let mut sum = 0;
+    for x in &rows {
+        let i = x["index"].to_string();
+        let line = |figure: &str| {
+            let at = lines
+                .iter()
+                .position(|l| l[0] == "shard" && l[7] == i && l[8] == figure)
+                .unwrap_or_else(|| panic!("no shard {i} {figure} in\n{}", r.stdout));
+            assert!(at > point, "shards under their point:\n{}", r.stdout);
+            // The point's workload, series, clients and repeat.
+            assert_eq!(lines[at][1..7], lines[point][1..7]);
+            assert_eq!(lines[at][15], x["node"].as_str().unwrap());
+            lines[at][9]
+        };
+        let n: u64 = line("transactions").parse().unwrap();
+        assert_eq!(Some(n), x["transactions"].as_u64());
+        sum += n;
+        let busy: f64 = line("cpu_busy_pct").parse().unwrap();
+        assert!(busy > 0.0 && busy <= 100.0 + 1e-9, "{busy}");
+        line("start_skew_ms").parse::<f64>().unwrap();
+    }
+    assert_eq!(Some(sum), txns);
 }
 
 /// Runs `dbsweep study FILE --dry-run` on `text`; asserts exit status 2

@@ -204,13 +204,16 @@ fn check_sqlite_path(target: &Target, creates: bool, workload: &str) -> Result<(
 }
 
 /// Installs the Ctrl-C / SIGTERM handler: the first signal stops the run
-/// cleanly (results so far are reported), a second one exits at once.
+/// cleanly (results so far are reported), a second one exits at once —
+/// stopping the workers a coordinator started first, so none is left
+/// running.
 fn cancel_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
     let _ = ctrlc::set_handler(move || {
         if f.swap(true, Ordering::SeqCst) {
             eprintln!("\nInterrupted again: exiting now.");
+            nodes::launcher::stop_all();
             std::process::exit(130);
         }
         eprintln!("\nInterrupted: finishing in-flight transactions and reporting what was measured (Ctrl-C again to exit now).");

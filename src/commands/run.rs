@@ -183,7 +183,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     let mut point = Point::new(&target, &instances, &cfg, t.rand, &req.percentiles);
     point.metrics = req.metrics.map(|interval| point::Metrics {
         interval,
-        server: point::default_server_ref(&target),
+        server: point::server_ref(&target, cfg.shard),
     });
     // Beside --json FILE, the run's intervals and samples are written as
     // they close; a killed run leaves them there for `dbsweep report`.

@@ -9,6 +9,10 @@
 //! never averaged from the shards' percentiles, so a slow shard shows in
 //! it as it would in one process.
 //!
+//! The machine and server metrics are merged by `metrics::merged`: the
+//! server's as one shard sampled it, derived again against the merged
+//! transactions; the machine's when every shard ran on one.
+//!
 //! [`merge`] refuses records that are not every shard of one run (other
 //! settings, a shard twice or missing, an older format) with a message
 //! naming the file and the fix. It takes records in memory, so whoever
@@ -18,6 +22,8 @@
 use std::collections::BTreeMap;
 
 use super::derive::{self, stats};
+use crate::metrics::{self, merged::ShardMetrics};
+use crate::record::metrics::{Figure, Figures};
 use crate::record::{self, Histogram as RecordHistogram, OrderedMap};
 use crate::stats::histogram::Histogram;
 
@@ -84,9 +90,18 @@ pub fn merge(inputs: &[Input<'_>]) -> Result<record::Run, String> {
     r.connect = merge_connect(&shards)?;
     r.histograms = Some(merge_histograms(&shards)?);
     r.intervals = merge_intervals(&shards)?.into();
-    // The machine and server counters are each shard's own view; they
-    // stay in the shards' records.
-    r.metrics = None;
+    // The one server as one shard sampled it, its figures per merged
+    // transaction; the machine only when the shards shared one.
+    let sampled: Vec<ShardMetrics<'_>> = shards
+        .iter()
+        .map(|s| ShardMetrics {
+            index: s.index,
+            hostname: &s.run.machine.hostname,
+            metrics: s.run.result.metrics.as_ref(),
+        })
+        .collect();
+    let queries = r.queries.read + r.queries.write + r.queries.other;
+    r.metrics = metrics::merged::merged(&sampled, r.transactions, queries);
     if let Some(p) = &mut r.pacing {
         let opt_sum = |f: &dyn Fn(&record::PacingOutcome) -> Option<u64>| {
             all()
@@ -439,6 +454,12 @@ fn shard_row(
 ) -> Result<record::ShardRow, String> {
     let r = &s.run.result;
     let h = stats(&r.histograms.as_ref().expect("checked").transaction)?;
+    let figure = |f: fn(&Figures) -> &Option<Figure>| {
+        r.metrics
+            .as_ref()
+            .and_then(|m| f(&m.figures).as_ref())
+            .map(|f| f.value)
+    };
     Ok(record::ShardRow {
         index: s.index,
         hostname: s.run.machine.hostname.clone(),
@@ -453,6 +474,8 @@ fn shard_row(
         start_skew_s: None,
         node: None,
         client_cpu_s: r.client_cpu.total_s(),
+        cpu_busy_pct: figure(|f| &f.cpu_busy_pct),
+        client_cpu_pct: figure(|f| &f.client_cpu_pct),
         latency_us: h.value_at_percentile(headline).map(derive::us),
     })
 }

@@ -272,6 +272,20 @@ pub fn default_server_ref(target: &Target) -> ServerRef {
     }
 }
 
+/// Where a run's server is sampled from: as [`default_server_ref`], but a
+/// shard other than the first leaves the server to shard 0 — the server
+/// is one, and N shards each reading its processes and views would cost
+/// it N times (at 1,024 connections a reading walks a thousand backends).
+/// Each shard still samples its own machine and client.
+pub fn server_ref(target: &Target, shard: Option<super::Shard>) -> ServerRef {
+    match shard {
+        Some(s) if s.index > 0 => {
+            ServerRef::Elsewhere("sampled by shard 0 (one server, sampled once)".into())
+        }
+        _ => default_server_ref(target),
+    }
+}
+
 /// What the run's series file says about it before it has a result: the
 /// record's parts known when it starts (the server's version comes with
 /// the result).

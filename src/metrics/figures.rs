@@ -17,18 +17,41 @@ fn fig(value: f64, from: String) -> Option<Figure> {
     value.is_finite().then_some(Figure { value, from })
 }
 
+/// What the gaps [`derive`] adds are called: a merge that derives the
+/// figures again drops a shard's before it does.
+pub const DERIVED_GAPS: [&str; 6] = [
+    "machine CPU",
+    "server CPU",
+    "per-transaction figures",
+    "buffer pool hit ratio",
+    "row lock waits",
+    "semaphore waits",
+];
+
+/// Adds a gap for `what`, unless one is there already.
+fn gap(gaps: &mut Vec<Gap>, what: &str, why: String) {
+    if !gaps.iter().any(|g| g.what == what) {
+        gaps.push(Gap {
+            what: what.to_string(),
+            why,
+        });
+    }
+}
+
 /// Derives the figures of `w`, a measured window in which `transactions`
 /// and `queries` completed; what cannot be derived is added to `gaps`.
 pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -> Figures {
     let mut f = Figures::default();
-    let mut gap = |what: &str, why: String| {
-        if !gaps.iter().any(|g| g.what == what) {
-            gaps.push(Gap {
-                what: what.to_string(),
-                why,
-            });
-        }
-    };
+    machine(w, transactions, &mut f, gaps);
+    server(w, transactions, queries, &mut f, gaps);
+    f
+}
+
+/// The machine's figures: its CPU and who used it (the server's share
+/// too, which is a share of this machine), context switches and disk IO
+/// per transaction.
+fn machine(w: &Usage, transactions: u64, f: &mut Figures, gaps: &mut Vec<Gap>) {
+    let mut gap = |what: &str, why: String| gap(gaps, what, why);
     let total = w.cpu.total_s();
     let cpus = w.per_cpu.len().max(1);
     let pct = |x: f64| 100.0 * x / total;
@@ -64,12 +87,39 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
             "no CPU time passed between the window's readings".into(),
         );
     }
-    let per_txn = |what: &str, x: f64, unit: &str| {
-        fig(
+    if transactions > 0 {
+        let x = w.context_switches as f64;
+        f.context_switches_per_transaction = fig(
             x / transactions as f64,
-            format!("{what} {x:.0}{unit} / {transactions} transactions"),
-        )
-    };
+            format!("context switches {x:.0} / {transactions} transactions"),
+        );
+        let bytes: u64 = w.disks.iter().map(|d| d.read_bytes + d.write_bytes).sum();
+        f.disk_mb_per_transaction = fig(
+            bytes as f64 / 1e6 / transactions as f64,
+            format!(
+                "{:.1} MB read and written / {transactions} transactions",
+                bytes as f64 / 1e6
+            ),
+        );
+    } else {
+        no_transactions(gaps);
+    }
+}
+
+fn no_transactions(gaps: &mut Vec<Gap>) {
+    gap(
+        gaps,
+        "per-transaction figures",
+        "no transaction completed in the window".into(),
+    );
+}
+
+/// The server's figures, from its processes' CPU and its own counters:
+/// what it spent per transaction and query, its cache hit ratio, lock
+/// waits, deadlocks, semaphore waits and wait events. They need nothing of
+/// the machine the sampler ran on, so a run merged from shards on several
+/// machines has them too (`metrics::merged`).
+pub fn server(w: &Usage, transactions: u64, queries: u64, f: &mut Figures, gaps: &mut Vec<Gap>) {
     if transactions > 0 {
         if let Some(s) = &w.server {
             let us = s.cpu_s() * 1e6;
@@ -87,22 +137,10 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
                 );
             }
         }
-        f.context_switches_per_transaction =
-            per_txn("context switches", w.context_switches as f64, "");
-        let bytes: u64 = w.disks.iter().map(|d| d.read_bytes + d.write_bytes).sum();
-        f.disk_mb_per_transaction = fig(
-            bytes as f64 / 1e6 / transactions as f64,
-            format!(
-                "{:.1} MB read and written / {transactions} transactions",
-                bytes as f64 / 1e6
-            ),
-        );
     } else {
-        gap(
-            "per-transaction figures",
-            "no transaction completed in the window".into(),
-        );
+        no_transactions(gaps);
     }
+    let mut gap = |what: &str, why: String| gap(gaps, what, why);
 
     let sql = |name: &str| w.sql.get(name).copied();
     let mysql = sql("Com_commit").is_some();
@@ -209,7 +247,6 @@ pub fn derive(w: &Usage, transactions: u64, queries: u64, gaps: &mut Vec<Gap>) -
             })
             .collect();
     }
-    f
 }
 
 #[cfg(test)]

@@ -14,11 +14,15 @@
 //!   `timeline` turns its readings into samples as they come, so a long
 //!   run's metrics cost no more memory than a short one's.
 //! - [`figures`]: what the measured window's totals say (pure).
+//! - [`merged`]: the metrics of a run merged from shards, from the
+//!   shards' (the server's from one of them; the machine's when they
+//!   shared one).
 
 pub mod counts;
 pub mod cpu;
 pub mod figures;
 pub mod machine;
+pub mod merged;
 pub mod proc;
 pub mod sampler;
 #[cfg(test)]

@@ -51,6 +51,12 @@ pub enum ServerRef {
     /// A server given by URL: the process listening on its port or socket,
     /// if it runs on this machine and can be seen.
     Listening,
+    /// Another process samples this server — a coordinated run's first
+    /// shard, as the server is one: N shards each reading its processes
+    /// and views would cost the server N times (at 1,024 connections a
+    /// reading walks a thousand backends). The text says where, for the
+    /// record's gaps; the machine and the client are still sampled here.
+    Elsewhere(String),
 }
 
 /// CPU time of the calling thread so far, ns: what a reading cost the
@@ -209,6 +215,7 @@ impl Sampler {
         let (server_pid, server_how) = match &opts.server {
             ServerRef::Pid(pid) => (Some(*pid), "managed".to_string()),
             ServerRef::Embedded => (None, "embedded: SQLite runs in the client".to_string()),
+            ServerRef::Elsewhere(why) => (None, why.clone()),
             ServerRef::Listening => match find_listener(&opts.proc, &opts.target) {
                 Ok((pid, how)) => (Some(pid), how),
                 Err(why) => {
@@ -220,7 +227,13 @@ impl Sampler {
                 }
             },
         };
-        let monitor = match Monitor::connect(&opts.target) {
+        let elsewhere = matches!(opts.server, ServerRef::Elsewhere(_));
+        let connected = if elsewhere {
+            Err(server_how.clone())
+        } else {
+            Monitor::connect(&opts.target)
+        };
+        let monitor = match connected {
             Ok(m) => Some(m),
             Err(why) => {
                 gaps.push(Gap {
@@ -261,7 +274,11 @@ impl Sampler {
             cpu_ns: AtomicU64::new(0),
             counter: Mutex::new(super::counts::Counter::connect(
                 &opts.target,
-                opts.counts.clone(),
+                if elsewhere {
+                    Vec::new()
+                } else {
+                    opts.counts.clone()
+                },
             )),
             counted: Mutex::new([Vec::new(), Vec::new()]),
             stop: Mutex::new(false),
@@ -407,6 +424,7 @@ impl Sampler {
             gaps,
             innodb_semaphores: semaphores,
             window_counts,
+            merged: None,
         }
     }
 }

@@ -57,6 +57,42 @@ pub struct Metrics {
     /// that could not be read is absent, and named in `gaps`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub window_counts: Vec<WindowCount>,
+    /// A run merged from shards (`result.shards`): which shard's sampler
+    /// the server's and the machine's readings are from. Absent for one
+    /// process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<MergedFrom>,
+}
+
+/// Where a merged run's metrics come from.
+///
+/// The server is one: every shard's sampler read the same server over the
+/// same window, so one shard's reading is the server's — that of the
+/// lowest-numbered shard that measured the most of it (its processes and
+/// its counters). Its per-transaction and per-query figures are computed
+/// against the merged run's transactions and queries, and the other
+/// shards' monitoring statements are taken out of the counters that count
+/// statements (`monitor_statements` is then every sampler's).
+///
+/// The machine is one only when every shard ran on it (one hostname): then
+/// that shard's machine readings are the machine's, with the client's
+/// (dbsweep's) CPU summed over every shard. Otherwise the machine's parts
+/// of `window`, `warmup` and `samples` (CPU, per CPU, context switches,
+/// processes, memory, disks, network, client) are empty, not zero: not
+/// measured for the run as a whole. Its figures are absent, a gap says
+/// why, and each shard's machine is in its row of `result.shards`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MergedFrom {
+    /// The shard whose reading of the server this is; absent when no shard
+    /// measured the server (neither its processes nor its counters).
+    pub server_shard: Option<u64>,
+    /// The shard whose machine readings are the machine's, when every
+    /// shard ran on one host; absent otherwise.
+    pub machine_shard: Option<u64>,
+    /// Why the machine's figures are absent (shards on several machines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_why_not: Option<String>,
 }
 
 /// One count read from the database at the measured window's start and
@@ -157,7 +193,8 @@ pub struct Usage {
     /// wait's share).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub wait_samples: u64,
-    /// Statements the monitoring connection ran, not part of the workload.
+    /// Statements the monitoring connection ran, not part of the workload
+    /// (in a merged run, every shard's monitoring connection's).
     pub monitor_statements: u64,
 }
 

@@ -27,9 +27,12 @@
 //!   version, `result.shards.coordinator` and each shard row's `node`,
 //!   `clock_rtt_s` and `start_skew_s` (optional: every record of version 3
 //!   still reads; a dbsweep older than these fields refuses a record that
-//!   has them). `result.consistency` (`--check`) and `result.tpcc`
-//!   (TPC-C's results, derived from the rest of the record as it is
-//!   written) are optional additions of the same kind.
+//!   has them). A merged record has `result.metrics` too, in the same
+//!   version: the server's as one shard sampled it, with
+//!   `result.metrics.merged` saying which; each shard row adds
+//!   `cpu_busy_pct` and `client_cpu_pct`. `result.consistency` (`--check`)
+//!   and `result.tpcc` (TPC-C's results, derived from the rest of the
+//!   record as it is written) are optional additions of the same kind.
 //!
 //! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.

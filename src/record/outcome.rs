@@ -158,6 +158,16 @@ pub struct ShardRow {
     /// Its client CPU (user + system) over its window, s.
     #[schemars(range(min = 0))]
     pub client_cpu_s: f64,
+    /// Busy share of every CPU of the machine it ran on over its window, %
+    /// (its sampler's `cpu_busy_pct`); absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub cpu_busy_pct: Option<f64>,
+    /// Its client's (dbsweep's) share of that machine's CPU, % (its
+    /// sampler's `client_cpu_pct`); absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub client_cpu_pct: Option<f64>,
     /// Its transaction latency at `run.percentile`, µs; null when none
     /// completed.
     #[schemars(range(min = 0))]

@@ -2,11 +2,17 @@
 //! figure per line in one long ("tidy") table that loads as is into a
 //! spreadsheet, pandas or R:
 //!
-//! `record,panel,workload,cpus,series,clients,repeat,figure,value,n,stddev,ci95,min,max,note`
+//! `record,panel,workload,cpus,series,clients,repeat,shard,figure,value,n,stddev,ci95,min,max,note`
 //!
 //! - `point`: one stored point (`repeat` set); figures `tps`, `qps`,
 //!   `p95_ms`, `p99_ms`, `errors_per_s`; a point without figures has one
-//!   `status` line whose note says why (never a zero).
+//!   `status` line whose note says why (never a zero). A coordinated
+//!   point's (`nodes = N`) are its merged figures.
+//! - `shard`: right under a coordinated point's lines, each of its shards
+//!   (`shard` set, its node in `note`): `transactions`, `tps`,
+//!   `start_skew_ms`, `clock_offset_ms`, and its machine's
+//!   `cpu_busy_pct` and the client's `client_cpu_pct` (empty when not
+//!   measured).
 //! - on a TPC-C point, also its results (`report::tpcc`, as the record's
 //!   JSON carries them): `tpmc`, `efficiency_pct`, `nopm`, `nopm_server`,
 //!   `tpm`, `tpm_server`, `warehouses`, `terminals`, per type
@@ -32,13 +38,13 @@
 //! Empty fields are absent values. RFC 4180 quoting.
 
 use super::analysis::{Change, Verdict};
-use super::study::{Metric, Report, Stat, StudyData};
+use super::study::{sharded, Metric, Report, Stat, StudyData};
 use crate::record::{Run, Tpcc};
 use crate::store::{Metrics, PointStatus};
 
-const HEADER: [&str; 15] = [
-    "record", "panel", "workload", "cpus", "series", "clients", "repeat", "figure", "value", "n",
-    "stddev", "ci95", "min", "max", "note",
+const HEADER: [&str; 16] = [
+    "record", "panel", "workload", "cpus", "series", "clients", "repeat", "shard", "figure",
+    "value", "n", "stddev", "ci95", "min", "max", "note",
 ];
 
 #[derive(Default, Clone)]
@@ -50,6 +56,7 @@ struct Line {
     series: String,
     clients: String,
     repeat: String,
+    shard: String,
     figure: String,
     value: String,
     stat: Option<Stat>,
@@ -111,8 +118,28 @@ pub fn render(data: &StudyData, r: &Report) -> String {
             ),
             _ => lines.push(Line {
                 figure: "status".into(),
-                ..base
+                ..base.clone()
             }),
+        }
+        // A coordinated point's shards, under its merged lines.
+        for x in sharded::of(p, "").map(|s| s.shards).unwrap_or_default() {
+            for (figure, v) in [
+                ("transactions", Some(x.transactions as f64)),
+                ("tps", Some(x.tps)),
+                ("start_skew_ms", x.start_skew_ms),
+                ("clock_offset_ms", x.clock_offset_ms),
+                ("cpu_busy_pct", x.cpu_busy_pct),
+                ("client_cpu_pct", x.client_cpu_pct),
+            ] {
+                lines.push(Line {
+                    record: "shard",
+                    shard: x.index.to_string(),
+                    figure: figure.into(),
+                    value: opt(v),
+                    note: x.node.clone(),
+                    ..base.clone()
+                });
+            }
         }
     }
     for o in &r.offered {
@@ -378,6 +405,7 @@ fn to_csv(lines: Vec<Line>) -> String {
                 l.series,
                 l.clients,
                 l.repeat,
+                l.shard,
                 l.figure,
                 l.value,
                 st.map_or(String::new(), |s| s.n.to_string()),

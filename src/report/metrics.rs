@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Section, Series, Table};
-use crate::record::metrics::{Figure, Metrics, Usage};
+use crate::record::metrics::{Figure, MergedFrom, Metrics, Usage};
 
 /// A figure's value with its unit, or why it is absent.
 fn value(f: &Option<Figure>, unit: &str, decimals: usize) -> Option<String> {
@@ -33,6 +33,9 @@ fn lines(m: &Metrics) -> Vec<(String, String)> {
         )
     };
     let cpus = m.window.per_cpu.len().max(1);
+    if let Some(from) = &m.merged {
+        out.push(("sampled by".to_string(), sampled_by(from)));
+    }
     out.push((
         "machine CPU busy".to_string(),
         match (
@@ -69,7 +72,18 @@ fn lines(m: &Metrics) -> Vec<(String, String)> {
                 s
             }
             None if embedded => "counted in the client's: SQLite runs in the client".into(),
-            None => missing("server process"),
+            // Shards on several machines: the server's CPU, not its share
+            // of a machine.
+            None => match (
+                value(&f.server_cpu_us_per_transaction, " µs", 1),
+                value(&f.server_cpu_us_per_query, " µs", 2),
+            ) {
+                (Some(t), q) => {
+                    let q = q.map_or(String::new(), |q| format!(", {q} per query"));
+                    format!("{t} CPU per transaction{q}")
+                }
+                (None, _) => missing("server process"),
+            },
         },
     ));
     if let Some(v) = value(&f.client_cpu_pct, " % of the machine", 1) {
@@ -148,6 +162,23 @@ fn lines(m: &Metrics) -> Vec<(String, String)> {
     out
 }
 
+/// Whose readings a merged run's metrics are, in words.
+fn sampled_by(from: &MergedFrom) -> String {
+    let server = match from.server_shard {
+        Some(i) => format!(
+            "the server: shard {i}'s sampler (one server; its figures per transaction of the merged run)"
+        ),
+        None => "the server: no shard measured it".to_string(),
+    };
+    let machine = match from.machine_shard {
+        Some(i) => {
+            format!("the machine: shard {i}'s (every shard ran on it; the client is every shard's)")
+        }
+        None => "the machine: none (see machine CPU busy)".to_string(),
+    };
+    format!("{server}; {machine}")
+}
+
 /// The text report's section.
 pub fn text_section(m: &Metrics) -> String {
     let mut s = String::new();
@@ -211,7 +242,9 @@ pub fn doc_section(m: &Metrics) -> Section {
     })];
     let window: Vec<_> = m.window_samples().collect();
     let samples: Vec<(f64, &Usage)> = window.iter().map(|s| (s.t_s, &s.usage)).collect();
-    if samples.len() >= 2 {
+    // A merge of shards on several machines has no machine to draw.
+    let machine = !matches!(&m.merged, Some(f) if f.machine_shard.is_none());
+    if samples.len() >= 2 && machine {
         let pct = |u: &Usage, x: f64| {
             let total = u.cpu.total_s();
             (total > 0.0).then(|| 100.0 * x / total)
@@ -276,5 +309,83 @@ pub fn doc_section(m: &Metrics) -> Section {
     Section {
         title: "Machine and server".into(),
         blocks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::metrics::{Figures, Gap, Sample, ServerProcess};
+
+    /// A run merged from shards on two machines: the server's figures
+    /// without a machine.
+    fn merged_on_two_machines() -> Metrics {
+        Metrics {
+            interval_s: 1.0,
+            readings: 4,
+            reading_ms_avg: 1.0,
+            reading_ms_max: 1.0,
+            sampling_cpu_s: None,
+            server_process: ServerProcess {
+                pid: Some(7),
+                how: "listening on 127.0.0.1:5432".into(),
+            },
+            warmup: None,
+            window: Usage::default(),
+            figures: Figures {
+                server_cpu_us_per_transaction: Some(Figure {
+                    value: 500.0,
+                    from: "server CPU 4.000 s / 8000 transactions".into(),
+                }),
+                ..Figures::default()
+            },
+            samples: (1..=3)
+                .map(|t| Sample {
+                    t_s: t as f64,
+                    warmup: false,
+                    usage: Usage {
+                        duration_s: 1.0,
+                        ..Usage::default()
+                    },
+                })
+                .collect::<Vec<_>>()
+                .into(),
+            gaps: vec![Gap {
+                what: "machine CPU".into(),
+                why: "the shards ran on different machines (lg1: shard 0; db: shard 1)".into(),
+            }],
+            innodb_semaphores: Vec::new(),
+            window_counts: Vec::new(),
+            merged: Some(MergedFrom {
+                server_shard: Some(1),
+                machine_shard: None,
+                machine_why_not: Some("the shards ran on different machines".into()),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_merge_on_several_machines_shows_the_server_and_why_no_machine() {
+        let text = text_section(&merged_on_two_machines());
+        let line = |label: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(label))
+                .unwrap_or_else(|| panic!("no {label} in\n{text}"))
+                .to_string()
+        };
+        assert!(line("sampled by:").contains("shard 1's sampler"), "{text}");
+        assert!(
+            line("machine CPU busy:")
+                .contains("not measured: the shards ran on different machines"),
+            "{text}"
+        );
+        assert!(
+            line("server CPU:").contains("500.0 µs CPU per transaction"),
+            "{text}"
+        );
+        assert!(!text.contains("client (dbsweep)"), "{text}");
+        // No machine to draw: no chart of CPU over time.
+        let section = doc_section(&merged_on_two_machines());
+        assert!(!section.blocks.iter().any(|b| matches!(b, Block::Chart(_))));
     }
 }

@@ -2,7 +2,8 @@
 //! coordinator's `run --nodes`): each shard's machine (its scheduler's
 //! node name when a coordinator knew it), clients, throughput, window,
 //! start offset, clock offset, start skew against the coordinator's
-//! instant, client CPU and headline latency, with the window the shards
+//! instant, client CPU, how busy its machine was and the client's share
+//! of it, and headline latency, with the window the shards
 //! had in common. The same cells serve the text report and the HTML one.
 
 use std::fmt::Write;
@@ -10,7 +11,7 @@ use std::fmt::Write;
 use super::doc::{Block, Cell, Row, Section, Table};
 use crate::record::{Run, Shards};
 
-const COLUMNS: [&str; 9] = [
+const COLUMNS: [&str; 11] = [
     "host",
     "clients",
     "transactions",
@@ -20,7 +21,15 @@ const COLUMNS: [&str; 9] = [
     "clock ms",
     "skew ms",
     "client CPU s",
+    "host busy %",
+    "client %",
 ];
+
+/// A share of the shard's machine, `n/a` when its sampler did not measure
+/// it (`--metrics off`, or a record from before shards kept it).
+fn pct(v: Option<f64>) -> String {
+    v.map_or("n/a".into(), |v| format!("{v:.1}"))
+}
 
 /// Each shard's label and cells, with the headline latency's column name.
 fn rows(r: &Run, s: &Shards) -> (Vec<String>, Vec<(String, Vec<String>)>) {
@@ -45,6 +54,8 @@ fn rows(r: &Run, s: &Shards) -> (Vec<String>, Vec<(String, Vec<String>)>) {
                     x.start_skew_s
                         .map_or("n/a".into(), |c| format!("{:.2}", c * 1e3)),
                     format!("{:.3}", x.client_cpu_s),
+                    pct(x.cpu_busy_pct),
+                    pct(x.client_cpu_pct),
                     x.latency_us
                         .map_or("-".into(), |us| format!("{:.2}", us / 1e3)),
                 ],

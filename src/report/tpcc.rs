@@ -425,6 +425,7 @@ mod tests {
                 })
                 .into_iter()
                 .collect(),
+            merged: None,
         }
     }
 

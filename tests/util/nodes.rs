@@ -3,8 +3,10 @@
 //! `/proc`, and the checks every merged record of a coordinated run must
 //! pass.
 
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -28,6 +30,95 @@ pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> (Child, Instant) {
 pub fn finish((child, started): (Child, Instant)) -> Run {
     let out = child.wait_with_output().expect("wait for dbsweep");
     Run::from(out, started.elapsed())
+}
+
+/// A `dbsweep` of [`spawn`] whose standard output is read as it comes, so a
+/// test can act once it has printed a line.
+pub struct Watched {
+    pub child: Child,
+    started: Instant,
+    stdout: Arc<Mutex<String>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Watched {
+    pub fn spawn(args: &[&str]) -> Watched {
+        let (mut child, started) = spawn(args, &[]);
+        let out = child.stdout.take().expect("piped stdout");
+        let stdout = Arc::new(Mutex::new(String::new()));
+        let sink = stdout.clone();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        Watched {
+            child,
+            started,
+            stdout,
+            reader,
+        }
+    }
+
+    /// Waits until a line containing `part` was printed; panics after
+    /// `within`, or when the process ended first, with what it printed.
+    pub fn wait_for(&mut self, part: &str, within: Duration) {
+        let until = Instant::now() + within;
+        loop {
+            if self.stdout.lock().unwrap().contains(part) {
+                return;
+            }
+            let ended = matches!(self.child.try_wait(), Ok(Some(_)));
+            if ended || Instant::now() > until {
+                let out = self.stdout.lock().unwrap().clone();
+                panic!("no {part:?} printed (ended: {ended}):\n{out}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the process and returns what it printed.
+    pub fn finish(self) -> Run {
+        let out = self.child.wait_with_output().expect("wait for dbsweep");
+        self.reader.join().unwrap();
+        let mut run = Run::from(out, self.started.elapsed());
+        run.stdout = self.stdout.lock().unwrap().clone();
+        run
+    }
+}
+
+/// The parent pid of `pid`, from /proc.
+pub fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// The pids of the `dbsweep worker` processes whose parent is `parent`,
+/// once there are `n` of them; panics after 20 s.
+pub fn workers_of(parent: u32, n: usize) -> Vec<u32> {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let ours: Vec<u32> = workers()
+            .into_iter()
+            .map(|(pid, _, _)| pid)
+            .filter(|pid| parent_of(*pid) == Some(parent))
+            .collect();
+        if ours.len() == n {
+            return ours;
+        }
+        assert!(
+            Instant::now() < until,
+            "{n} workers of {parent} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// The `dbsweep worker` processes running now, with their environment:

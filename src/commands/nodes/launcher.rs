@@ -5,8 +5,16 @@
 //! HOST:PORT`; the launcher's processes are watched so a launcher that
 //! fails before its workers connect is reported, and stopped by their pid
 //! when the run is over.
+//!
+//! The launcher's processes get a process group of their own, so Ctrl-C
+//! at the terminal reaches the coordinator alone: it asks each worker to
+//! stop early over the protocol and collects what they measured. A second
+//! Ctrl-C exits at once, after [`stop_all`] has stopped every launcher
+//! process still running, so none is left behind.
 
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::UsageError;
@@ -53,18 +61,30 @@ pub fn launch(launcher: Launcher, n: usize, coordinator: &str) -> anyhow::Result
             // A worker prints nothing on stdout; its errors go to stderr,
             // which is the coordinator's.
             .stdin(Stdio::null())
-            .stdout(Stdio::null());
+            .stdout(Stdio::null())
+            // Out of the terminal's process group: the coordinator
+            // forwards Ctrl-C (see the module's documentation).
+            .process_group(0);
     };
-    let mut children = Vec::new();
+    let mut children: Vec<(String, Child)> = Vec::new();
     match launcher {
         Launcher::Local => {
             for i in 0..n {
                 let mut cmd = Command::new(&exe);
                 worker(&mut cmd);
                 cmd.arg("--shard-index").arg(i.to_string());
-                let child = cmd.spawn().map_err(|e| {
-                    anyhow::anyhow!("Could not start worker {i} ({}): {e}", exe.display())
-                })?;
+                let child = match cmd.spawn() {
+                    Ok(c) => c,
+                    Err(e) => {
+                        // The ones started would wait for a coordinator
+                        // that is not coming.
+                        for (_, mut c) in children {
+                            let _ = c.kill();
+                            let _ = c.wait();
+                        }
+                        anyhow::bail!("Could not start worker {i} ({}): {e}", exe.display());
+                    }
+                };
                 children.push((format!("local worker {i}"), child));
             }
         }
@@ -89,7 +109,49 @@ pub fn launch(launcher: Launcher, n: usize, coordinator: &str) -> anyhow::Result
         }
         Launcher::External => {}
     }
+    let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+    for (what, c) in &children {
+        // A local worker is stopped by killing it; `srun` by SIGTERM,
+        // which it passes on to its tasks on the other nodes (killed, it
+        // would leave them running).
+        let signal = if what == "srun" {
+            libc::SIGTERM
+        } else {
+            libc::SIGKILL
+        };
+        running.push((c.id(), signal));
+    }
     Ok(Launched { children })
+}
+
+/// The launcher processes of the runs going on: their pids, and the
+/// signal that stops each at once.
+static RUNNING: Mutex<Vec<(u32, libc::c_int)>> = Mutex::new(Vec::new());
+
+/// `child`'s exit status once it has ended, reaped, and off the list
+/// [`stop_all`] signals in the same step (under its lock), so that never
+/// signals a pid this process no longer owns.
+fn try_wait(child: &mut Child) -> std::io::Result<Option<std::process::ExitStatus>> {
+    let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+    let status = child.try_wait();
+    if matches!(status, Ok(Some(_))) {
+        let pid = child.id();
+        running.retain(|(p, _)| *p != pid);
+    }
+    status
+}
+
+/// Stops every launcher process still running, at once: a second Ctrl-C
+/// exits without waiting for the workers' records, and leaves none of
+/// them running.
+pub fn stop_all() {
+    let running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+    for &(pid, signal) in running.iter() {
+        // SAFETY: kill(2) on a child of this process not reaped yet: a
+        // child leaves this list under this lock as it is reaped
+        // (`try_wait`).
+        unsafe { libc::kill(pid as libc::pid_t, signal) };
+    }
 }
 
 impl Launched {
@@ -99,7 +161,7 @@ impl Launched {
     pub fn ended(&mut self) -> Option<String> {
         self.children
             .iter_mut()
-            .find_map(|(what, c)| match c.try_wait() {
+            .find_map(|(what, c)| match try_wait(c) {
                 Ok(Some(status)) => Some(format!("{what} ended ({status})")),
                 _ => None,
             })
@@ -117,7 +179,7 @@ impl Launched {
         for signal in [libc::SIGTERM, libc::SIGKILL] {
             let mut any = false;
             for (_, c) in &mut self.children {
-                if matches!(c.try_wait(), Ok(None)) {
+                if matches!(try_wait(c), Ok(None)) {
                     any = true;
                     // SAFETY: kill(2) on our own child's pid, not yet reaped.
                     unsafe { libc::kill(c.id() as libc::pid_t, signal) };
@@ -132,7 +194,7 @@ impl Launched {
             }
         }
         for (_, c) in &mut self.children {
-            let _ = c.try_wait();
+            let _ = try_wait(c);
         }
     }
 
@@ -140,6 +202,6 @@ impl Launched {
     fn running(&mut self) -> bool {
         self.children
             .iter_mut()
-            .any(|(_, c)| matches!(c.try_wait(), Ok(None)))
+            .any(|(_, c)| matches!(try_wait(c), Ok(None)))
     }
 }

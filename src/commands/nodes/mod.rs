@@ -20,6 +20,11 @@
 //! makes the run **partial**: no merged figures at all, the shards named
 //! with why, exit status 1 — a merge of fewer shards is never the run.
 //!
+//! Ctrl-C at the coordinator stops the run early on every worker (the
+//! protocol's `Interrupt`); their records are merged and reported as one
+//! process's interrupted run is. A second Ctrl-C exits at once, stopping
+//! the launcher's processes first (`launcher::stop_all`).
+//!
 //! A study's `nodes = N` point comes through [`run_point`]: the same
 //! workers, session and merge, without the printing (`dbsweep study`
 //! reports its points), its merged record stored as the point.
@@ -106,7 +111,7 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
     }
     let _ = std::io::stdout().flush();
     let cancel = super::cancel_flag();
-    match run_workers(&req, &nodes, listener, &addr, &cancel)? {
+    match run_workers(&req, &nodes, listener, &addr, &cancel, true)? {
         Coordinated::Merged(mut merged) => {
             super::emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
             Ok(status_of([&merged.result.stop_reason]))
@@ -134,7 +139,7 @@ pub fn run_point(
 ) -> anyhow::Result<Coordinated> {
     check_data(req)?;
     let (listener, addr) = listen(nodes)?;
-    run_workers(req, nodes, listener, &addr, cancel)
+    run_workers(req, nodes, listener, &addr, cancel, false)
 }
 
 /// Checks, as shard 0 would, that the data of `req` is in place, once for
@@ -169,14 +174,16 @@ fn listen(nodes: &Nodes) -> anyhow::Result<(TcpListener, String)> {
 }
 
 /// Starts the workers of `req`, releases them together and merges their
-/// records; `Err` when the run did not start (a usage error when a worker
-/// refused the options).
+/// records — on Ctrl-C (`cancel`) after asking them to stop early;
+/// `announce`: say when the start is sent. `Err` when the run did not
+/// start (a usage error when a worker refused the options).
 fn run_workers(
     req: &RunRequest,
     nodes: &Nodes,
     listener: TcpListener,
     addr: &str,
     cancel: &AtomicBool,
+    announce: bool,
 ) -> anyhow::Result<Coordinated> {
     // The workers' request: the coordinator writes, reports and checks.
     let spec = RunRequest {
@@ -186,7 +193,7 @@ fn run_workers(
         ..req.clone()
     };
     let mut launched = launcher::launch(nodes.launcher, nodes.count, addr)?;
-    let outcome = session::run(listener, spec, nodes.count, &mut launched, cancel);
+    let outcome = session::run(listener, spec, nodes.count, &mut launched, cancel, announce);
     launched.finish(std::time::Duration::from_secs(5));
 
     let Some(start_us) = outcome.start_us else {

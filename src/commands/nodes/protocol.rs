@@ -14,6 +14,8 @@
 //!   Ready {clock_offset_us, clock_rtt_us} ──►
 //!                                      ◄── Start {at_unix_us}   (or Abort {reason})
 //!   … releases its clients at the instant, runs its shard …
+//!                                      ◄── Interrupt   (Ctrl-C at the coordinator)
+//!   … stops early, as Ctrl-C would …
 //!   Done {run}  (or Failed {error})    ──►
 //! ```
 //! `run` is the run's [`RunRequest`] as `dbsweep run` resolved it on the
@@ -94,6 +96,10 @@ pub enum ToWorker {
     Abort {
         reason: String,
     },
+    /// Stop the started run early (Ctrl-C at the coordinator): finish
+    /// the transactions in flight and send the record of what was
+    /// measured, as `run` does on Ctrl-C.
+    Interrupt,
 }
 
 impl ToCoordinator {
@@ -121,6 +127,7 @@ impl ToWorker {
             ToWorker::Pong { .. } => "pong",
             ToWorker::Start { .. } => "start",
             ToWorker::Abort { .. } => "abort",
+            ToWorker::Interrupt => "interrupt",
         }
     }
 }
@@ -259,5 +266,7 @@ mod tests {
         assert_eq!(text, r#"{"start":{"at_unix_us":1700000000000000}}"#);
         let back: ToCoordinator = serde_json::from_str(r#""beat""#).unwrap();
         assert!(matches!(back, ToCoordinator::Beat));
+        let text = serde_json::to_string(&ToWorker::Interrupt).unwrap();
+        assert_eq!(text, r#""interrupt""#);
     }
 }

@@ -1,7 +1,8 @@
 //! The coordinator's side of the protocol: a thread per worker connection
 //! answering pings and passing on what the worker says, and the loop that
 //! waits until every shard is ready, sends the one start instant, and
-//! collects every shard's record or why it has none.
+//! collects every shard's record or why it has none — on Ctrl-C after
+//! asking every running shard to stop early (`Interrupt`).
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,13 +63,16 @@ enum Event {
 }
 
 /// Takes workers on from `listener` for the `n` shards of `spec`, starts
-/// them together once all are ready and collects their records.
+/// them together once all are ready and collects their records; `announce`:
+/// say on standard output when the start is sent (`run --nodes`; a study
+/// reports its points itself).
 pub fn run(
     listener: TcpListener,
     spec: RunRequest,
     n: usize,
     launched: &mut Launched,
     cancel: &AtomicBool,
+    announce: bool,
 ) -> Outcome {
     let (tx, rx) = mpsc::channel();
     let taken = Arc::new(Mutex::new(vec![false; n]));
@@ -107,7 +111,8 @@ pub fn run(
         };
     }
     let longest_rtt = shards.iter().filter_map(|s| s.clock).map(|c| c.1).max();
-    let at = protocol::now_us() + START_LEAD.as_micros() as i64 + longest_rtt.unwrap_or(0);
+    let lead_us = START_LEAD.as_micros() as i64 + longest_rtt.unwrap_or(0);
+    let at = protocol::now_us() + lead_us;
     for s in &shards {
         if let Some(w) = &s.writer {
             if let Err(e) = w.send(&ToWorker::Start { at_unix_us: at }) {
@@ -115,9 +120,37 @@ pub fn run(
             }
         }
     }
+    if announce {
+        println!(
+            "All {n} workers ready: they release their clients together in {:.0} ms (Ctrl-C stops them early and reports what they measured)",
+            lead_us as f64 / 1e3
+        );
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+    }
+    let mut interrupted = false;
     while shards.iter().any(|s| s.end.is_none()) {
-        let Ok(event) = rx.recv() else { break };
-        apply(&mut shards, event);
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(event) => apply(&mut shards, event),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        // Ctrl-C: every shard still running stops early and sends what it
+        // measured, which is merged and reported as one process's
+        // interrupted run is.
+        if !interrupted && cancel.load(Ordering::Relaxed) {
+            interrupted = true;
+            let running: Vec<&ShardState> = shards.iter().filter(|s| s.end.is_none()).collect();
+            eprintln!(
+                "Asking {} worker{} to stop and send what they measured.",
+                running.len(),
+                if running.len() == 1 { "" } else { "s" }
+            );
+            for s in running {
+                if let Some(w) = &s.writer {
+                    let _ = w.send(&ToWorker::Interrupt);
+                }
+            }
+        }
     }
     Outcome {
         shards,

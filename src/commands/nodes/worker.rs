@@ -67,9 +67,13 @@ pub fn worker(req: &WorkerRequest) -> anyhow::Result<RunStatus> {
     let clock = measure_clock(&writer, &mut reader)?;
     let shard = Shard::new(index, count)
         .ok_or_else(|| anyhow::anyhow!("the coordinator assigned shard {index} of {count}"))?;
-    let release = release_hook(writer.clone(), reader, clock);
     let cancel = cancel_flag();
-    match run_shard(*run, shard, release, &cancel) {
+    let release = release_hook(writer.clone(), reader, clock, cancel.clone());
+    let outcome = run_shard(*run, shard, release, &cancel);
+    // The run is over: the coordinator closing its connection from here
+    // on is no news to `listen`.
+    cancel.store(true, Ordering::SeqCst);
+    match outcome {
         Ok(record) => {
             let status = status_of([&record.result.stop_reason]);
             writer.send(&ToCoordinator::Done {
@@ -170,22 +174,28 @@ fn measure_clock(writer: &Writer, reader: &mut Reader) -> anyhow::Result<Round> 
 
 /// The engine's release hook: says the worker is ready once its clients
 /// are connected, waits for the start instant and turns it into this
-/// machine's clock.
-fn release_hook(writer: Writer, reader: Reader, clock: Round) -> Release {
-    let reader = Mutex::new(reader);
+/// machine's clock; from then on, [`listen`] stops the run early through
+/// `cancel` when the coordinator asks, or is gone.
+fn release_hook(writer: Writer, reader: Reader, clock: Round, cancel: Arc<AtomicBool>) -> Release {
+    let reader = Mutex::new(Some(reader));
     let offset = clock.offset_us();
     Release::new(move || {
         writer.send(&ToCoordinator::Ready {
             clock_offset_us: offset,
             clock_rtt_us: clock.rtt_us(),
         })?;
-        let msg = reader
+        let mut reader = reader
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .recv::<ToWorker>()?;
-        match msg {
+            .take()
+            .ok_or_else(|| anyhow::anyhow!("the run was released twice"))?;
+        match reader.recv::<ToWorker>()? {
             ToWorker::Start { at_unix_us } => {
                 let local = u64::try_from(at_unix_us + offset).unwrap_or(0);
+                let cancel = cancel.clone();
+                let _ = std::thread::Builder::new()
+                    .name("coordinator-listen".into())
+                    .spawn(move || listen(reader, &cancel));
                 Ok(UNIX_EPOCH + Duration::from_micros(local))
             }
             ToWorker::Abort { reason } => {
@@ -197,6 +207,34 @@ fn release_hook(writer: Writer, reader: Reader, clock: Round) -> Release {
             ),
         }
     })
+}
+
+/// What the coordinator says once the run has started: `Interrupt`
+/// (Ctrl-C there) stops this shard early, as Ctrl-C here would, and so does
+/// its connection closing — a coordinator that is gone takes no record, so
+/// running on would only load the database. A read that times out is a
+/// long run's silence, not an end.
+fn listen(mut reader: Reader, cancel: &AtomicBool) {
+    loop {
+        match reader.recv::<ToWorker>() {
+            Ok(ToWorker::Interrupt) => {
+                eprintln!("Interrupted by the coordinator: finishing in-flight transactions and sending what was measured.");
+                cancel.store(true, Ordering::SeqCst);
+            }
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => {
+                if !cancel.swap(true, Ordering::SeqCst) {
+                    eprintln!("The coordinator's connection ended ({e}): stopping this shard.");
+                }
+                return;
+            }
+        }
+    }
 }
 
 /// Runs `shard` of `req` as `dbsweep run --shard` would, released by
@@ -226,7 +264,7 @@ fn run_shard(
     );
     p.metrics = req.metrics.map(|interval| point::Metrics {
         interval,
-        server: point::default_server_ref(&target),
+        server: point::server_ref(&target, Some(shard)),
     });
     point::execute(&p, cancel, &mut |_| {})
 }

@@ -32,6 +32,10 @@ pub fn page_bytes() -> u64 {
     }
 }
 
+/// What the gaps of the machine's readings are called: those of
+/// [`read_machine`], and `machine` when `/proc/stat` could not be read.
+pub const MACHINE_GAPS: [&str; 4] = ["machine", "memory", "disks", "network"];
+
 /// The machine's counters now. `/proc/stat` must be readable; the other
 /// files are best effort: what could not be read is named in the returned
 /// list of gaps (with the reason) and left at zero.

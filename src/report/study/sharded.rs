@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::names::unit;
 use super::StudyData;
+use crate::record::metrics::{Figure, Figures};
 use crate::report::doc::{Block, Cell, Mark, Row, Section, Table};
 use crate::store::{PointStatus, StoredPoint};
 
@@ -30,6 +31,10 @@ pub struct ShardedPoint {
     pub launcher: Option<String>,
     /// The largest |start skew| of its shards, ms.
     pub max_start_skew_ms: Option<f64>,
+    /// The merged record's machine figures, %: present only when every
+    /// shard ran on one machine.
+    pub cpu_busy_pct: Option<f64>,
+    pub client_cpu_pct: Option<f64>,
     pub shards: Vec<ShardFigures>,
 }
 
@@ -47,6 +52,11 @@ pub struct ShardFigures {
     pub start_skew_ms: Option<f64>,
     /// Its clock minus the coordinator's, ms.
     pub clock_offset_ms: Option<f64>,
+    /// Busy share of every CPU of the machine it ran on, % (absent when
+    /// not measured).
+    pub cpu_busy_pct: Option<f64>,
+    /// Its client's share of that machine's CPU, %.
+    pub client_cpu_pct: Option<f64>,
 }
 
 /// Point `p`'s shards, when it finished as a merge of several records.
@@ -56,6 +66,10 @@ pub fn of(p: &StoredPoint, series: &str) -> Option<ShardedPoint> {
     }
     let run = p.row.run.as_ref()?;
     let s = run.result.shards.as_ref()?;
+    let figure = |f: fn(&Figures) -> &Option<Figure>| {
+        let m = run.result.metrics.as_ref()?;
+        f(&m.figures).as_ref().map(|f| f.value)
+    };
     let shards = s
         .rows
         .iter()
@@ -67,6 +81,8 @@ pub fn of(p: &StoredPoint, series: &str) -> Option<ShardedPoint> {
             tps: x.tps,
             start_skew_ms: x.start_skew_s.map(|v| v * 1e3),
             clock_offset_ms: x.clock_offset_s.map(|v| v * 1e3),
+            cpu_busy_pct: x.cpu_busy_pct,
+            client_cpu_pct: x.client_cpu_pct,
         })
         .collect();
     Some(ShardedPoint {
@@ -80,6 +96,8 @@ pub fn of(p: &StoredPoint, series: &str) -> Option<ShardedPoint> {
         tps: run.result.tps,
         launcher: s.coordinator.as_ref().map(|c| c.launcher.clone()),
         max_start_skew_ms: s.coordinator.as_ref().map(|c| c.max_start_skew_s * 1e3),
+        cpu_busy_pct: figure(|f| &f.cpu_busy_pct),
+        client_cpu_pct: figure(|f| &f.client_cpu_pct),
         shards,
     })
 }
@@ -106,13 +124,15 @@ pub fn json(p: &StoredPoint) -> Option<serde_json::Value> {
     }))
 }
 
-const COLUMNS: [&str; 6] = [
+const COLUMNS: [&str; 8] = [
     "node",
     "clients",
     "transactions",
     "per s",
     "start skew ms",
     "clock offset ms",
+    "node busy %",
+    "client %",
 ];
 
 /// The report's section of coordinated points: per workload entry, one
@@ -128,7 +148,11 @@ pub fn section(data: &StudyData) -> Option<Section> {
          percentiles read from the sum, never averaged — into the point every table and chart of \
          this report shows. Each point's first row is that merge; the rows under it are its shards. \
          Start skew: a shard's release minus the instant, by the coordinator's clock (its own \
-         clock corrected by the measured offset); clock offset: its clock minus the coordinator's."
+         clock corrected by the measured offset); clock offset: its clock minus the coordinator's. \
+         Node busy: how busy the machine a shard ran on was, and client: dbsweep's share of it; a \
+         merged row has them only when every shard ran on one machine (the server's figures, \
+         elsewhere in this report, are one shard's reading of the one server, per transaction of \
+         the merge)."
             .to_string(),
     )];
     let mut workloads: Vec<&str> = Vec::new();
@@ -171,6 +195,8 @@ pub fn section(data: &StudyData) -> Option<Section> {
                         mark: Mark::None,
                     },
                     Cell::plain(""),
+                    Cell::plain(pct(p.cpu_busy_pct)),
+                    Cell::plain(pct(p.client_cpu_pct)),
                 ],
             });
             for x in &p.shards {
@@ -183,6 +209,8 @@ pub fn section(data: &StudyData) -> Option<Section> {
                         Cell::plain(format!("{:.2}", x.tps)),
                         Cell::plain(ms(x.start_skew_ms)),
                         Cell::plain(ms(x.clock_offset_ms)),
+                        Cell::plain(pct(x.cpu_busy_pct)),
+                        Cell::plain(pct(x.client_cpu_pct)),
                     ],
                 });
             }
@@ -200,6 +228,12 @@ pub fn section(data: &StudyData) -> Option<Section> {
         title: "Coordinated points: shards".into(),
         blocks,
     })
+}
+
+/// A share of a machine's CPU, `n/a` when not measured (or, for a merged
+/// row, when its shards ran on several machines).
+fn pct(v: Option<f64>) -> String {
+    v.map_or("n/a".into(), |v| format!("{v:.1}"))
 }
 
 /// What the point's throughput counts, in its workload's words.
