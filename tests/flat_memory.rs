@@ -120,8 +120,8 @@ fn twenty_thousand_intervals_cost_what_two_hundred_do_and_all_are_kept() {
             < 250
     );
     // The series files served their runs and are gone.
-    assert!(!dir.join("many.series.jsonl").exists());
-    assert!(!dir.join("few.series.jsonl").exists());
+    assert!(!dir.join("many.series.jsonl.gz").exists());
+    assert!(!dir.join("few.series.jsonl.gz").exists());
     let grew = large as f64 - small as f64;
     assert!(
         grew < 2.0 * 1024.0 * 1024.0,
@@ -135,7 +135,7 @@ fn twenty_thousand_intervals_cost_what_two_hundred_do_and_all_are_kept() {
 fn a_killed_run_leaves_its_closed_intervals_for_report() {
     let dir = Dir::new();
     let json = dir.join("run.json");
-    let series = dir.join("run.series.jsonl");
+    let series = dir.join("run.series.jsonl.gz");
     let mut child = spawn(&[
         "run",
         "oltp_point_select",
@@ -155,7 +155,7 @@ fn a_killed_run_leaves_its_closed_intervals_for_report() {
     // Until the series file holds 20 intervals, then SIGKILL.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let text = std::fs::read_to_string(&series).unwrap_or_default();
+        let text = unzip(&std::fs::read(&series).unwrap_or_default());
         if text.matches("{\"interval\":").count() >= 20 {
             break;
         }
@@ -201,4 +201,61 @@ fn a_killed_run_leaves_its_closed_intervals_for_report() {
     let r = dbsweep(&["report", bad.to_str().unwrap()]);
     r.expect_status(2);
     assert!(r.stderr.contains("not a series file"), "{}", r.stderr);
+}
+
+#[test]
+fn a_series_file_of_format_1_still_reports() {
+    // A killed run's series file as dbsweep wrote it before format /2:
+    // plain JSON lines, histogram buckets as pairs.
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/series/v1.series.jsonl");
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    assert!(text.starts_with("{\"header\":{\"format\":\"dbsweep-series/1\""));
+    let dir = Dir::new();
+    let out = dir.join("report.json");
+    dbsweep(&[
+        "report",
+        fixture.to_str().unwrap(),
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .expect_status(0);
+    let doc = read_json(&out);
+    assert_valid_run_json(&doc);
+    let r = &doc["result"];
+    assert_eq!(r["stop_reason"], "incomplete");
+    let intervals = r["intervals"].as_array().unwrap();
+    let lines = text
+        .lines()
+        .filter(|l| l.starts_with("{\"interval\":"))
+        .count();
+    assert_eq!(intervals.len(), lines);
+    let sum: u64 = intervals
+        .iter()
+        .filter(|i| i["warmup"] == false)
+        .map(|i| i["transactions"].as_u64().unwrap())
+        .sum();
+    assert!(sum > 0);
+    assert_eq!(sum, r["transactions"].as_u64().unwrap());
+    // The intervals' histograms, added bucket for bucket, are the run's.
+    let count: u64 = intervals
+        .iter()
+        .filter(|i| i["warmup"] == false)
+        .map(|i| i["histogram"]["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        count,
+        r["histograms"]["transaction"]["count"].as_u64().unwrap()
+    );
+}
+
+/// The text of a series file as it is being written: its gzip stream
+/// decompressed as far as it goes (no trailer until the run ends).
+fn unzip(bytes: &[u8]) -> String {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let _ = flate2::read::GzDecoder::new(bytes).read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }

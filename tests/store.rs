@@ -29,7 +29,9 @@ fn run_doc(tps: f64, p95_us: f64, deadlocks: u64, stop: &str) -> Value {
         {"t_s": 2.0, "duration_s": 1.0, "warmup": false, "threads": 4,
          "transactions": 100, "failed": 0, "reads": 1400, "writes": 400, "others": 200,
          "errors": deadlocks, "reconnects": 0,
-         "p50_us": 800.0, "p95_us": p95_us, "p99_us": 5000.0, "max_us": 25000.0}
+         "p50_us": 800.0, "p95_us": p95_us, "p99_us": 5000.0, "max_us": 25000.0,
+         "histogram": {"count": 3, "min": 5000, "max": 25000000, "sum": 25010005,
+                       "buckets": [[5000, 1], [5004, 1], [24985600, 1]]}}
     ]);
     let result = json!({
         "stop_reason": stop, "fatal_error": null, "measured_s": 10.0,
@@ -294,6 +296,19 @@ fn errors_intervals_histograms_and_settings_are_stored() {
             (0, 1.0, true, 90, 0, None, Some(9000.0)),
             (1, 2.0, false, 100, 3, Some(2250.0), Some(25000.0)),
         ]
+    );
+
+    // An interval's histogram keeps its buckets as compact text.
+    let interval: String = c
+        .query_row(
+            "SELECT interval_json FROM point_interval WHERE seq = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        interval.contains(r#""histogram":{"count":3,"min":5000,"max":25000000,"sum":25010005,"buckets":"5000,1,6245149"}"#),
+        "{interval}"
     );
 
     // Histograms round-trip equal, through SQL and through the API.

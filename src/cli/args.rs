@@ -186,13 +186,13 @@ Examples:
   dbsweep report results/seed002-cpus --metric p95 --point 16
   dbsweep report results/new --baseline results/old --out compare.html
   dbsweep report run.json --format text              # one run's record
-  dbsweep report run.series.jsonl --format text      # a run killed before it ended";
+  dbsweep report run.series.jsonl.gz --format text   # a run killed before it ended";
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A study's output directory or its results.db; a run's record
     /// (RUN.json); or the series file of a run that never finished
-    /// (RUN.series.jsonl, rebuilt from the intervals it had closed).
+    /// (RUN.series.jsonl.gz, rebuilt from the intervals it had closed).
     #[arg(default_value = ".")]
     pub path: std::path::PathBuf,
     /// Output format (default: from --out's extension, else html).

@@ -133,11 +133,11 @@ impl JsonOut {
     }
 
     /// The series file beside a `--json FILE`: the run's intervals and
-    /// samples as they close, `FILE` with `.series.jsonl` for its extension.
+    /// samples as they close, `FILE` with `.series.jsonl.gz` for its extension.
     fn series_path(&self) -> Option<PathBuf> {
         match self {
             JsonOut::Stdout => None,
-            JsonOut::File(p) => Some(p.with_extension("series.jsonl")),
+            JsonOut::File(p) => Some(p.with_extension("series.jsonl.gz")),
         }
     }
 

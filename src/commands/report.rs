@@ -133,7 +133,7 @@ fn run_file(a: &ReportRequest) -> anyhow::Result<()> {
     render_run(a, &run)
 }
 
-/// `dbsweep report RUN.series.jsonl`: the report of a run that never
+/// `dbsweep report RUN.series.jsonl.gz`: the report of a run that never
 /// finished, rebuilt from the intervals its series file had closed.
 fn series_file(a: &ReportRequest) -> anyhow::Result<()> {
     let run = crate::engine::recover::recover(&a.path).map_err(|e| {
@@ -247,7 +247,8 @@ pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
     if a.path.extension().is_some_and(|e| e == "json") && a.path.is_file() {
         return run_file(a);
     }
-    if a.path.extension().is_some_and(|e| e == "jsonl") && a.path.is_file() {
+    let name = a.path.file_name().unwrap_or_default().to_string_lossy();
+    if (name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")) && a.path.is_file() {
         return series_file(a);
     }
     let mut data = study::load(&a.path, a.study.as_deref())?;

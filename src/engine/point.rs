@@ -180,7 +180,7 @@ fn series_writer(point: &Point<'_>, started_unix_s: u64) -> anyhow::Result<Serie
         None => {
             let path = tempfile::Builder::new()
                 .prefix("dbsweep-series-")
-                .suffix(".jsonl")
+                .suffix(".jsonl.gz")
                 .tempfile()
                 .context("Could not create a temporary file for the run's time series")?
                 .into_temp_path()

@@ -44,7 +44,7 @@ fn execute(series: Option<std::path::PathBuf>) -> record::Run {
 #[test]
 fn intervals_and_samples_go_to_the_series_file_and_read_back_as_in_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.series.jsonl");
+    let path = dir.path().join("run.series.jsonl.gz");
     let run = execute(Some(path.clone()));
     let intervals = &run.result.intervals;
     assert!(intervals.len() >= 8, "{} intervals", intervals.len());
@@ -76,17 +76,20 @@ fn intervals_and_samples_go_to_the_series_file_and_read_back_as_in_memory() {
         serde_json::to_value(&run).unwrap(),
         serde_json::to_value(&loaded).unwrap()
     );
-    // A line cut short (a kill mid-write) ends the file for a reader.
-    {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        f.write_all(b"{\"interval\":{\"t_s\":1.0,\"dura").unwrap();
+    // A file cut anywhere (a kill mid-write: no gzip trailer, a line cut
+    // short) reads up to its last whole line.
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "the lines go through gzip");
+    let cut_path = dir.path().join("cut.series.jsonl.gz");
+    let mut longest = 0;
+    for drop in [8, 9, 20, 100, bytes.len() / 2] {
+        std::fs::write(&cut_path, &bytes[..bytes.len() - drop]).unwrap();
+        let (_, cut, _) = record::spool::read_file(&cut_path).unwrap();
+        assert_eq!(cut[..], all[..cut.len()], "cut {drop} bytes short");
+        longest = longest.max(cut.len());
     }
-    let (_, cut, _) = record::spool::read_file(&path).unwrap();
-    assert_eq!(cut.len(), all.len());
+    // Without only its trailer, every line is there (each was flushed).
+    assert_eq!(longest, all.len());
     // Kept while asked to, removed once it has served.
     drop(loaded);
     let file = run.result.intervals.file().unwrap().clone();

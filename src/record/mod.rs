@@ -37,6 +37,7 @@
 //! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.
 
+pub mod compact;
 pub mod consistency;
 pub mod histogram;
 pub mod map;

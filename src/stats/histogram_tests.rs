@@ -325,3 +325,35 @@ fn rank_ignores_floating_point_noise() {
     assert_eq!(rank_of(99.99, 10_000), 9_999);
     assert_eq!(rank_of(90.01, 100), 91);
 }
+
+proptest::proptest! {
+    /// The series file's compact buckets (`record::compact`) give back
+    /// a recorded histogram exactly: read back, it equals the one written,
+    /// and merges into a total bucket for bucket as the original does.
+    #[test]
+    fn compact_buckets_give_back_recorded_histograms_exactly(
+        values in proptest::collection::vec((0u64..50, 1u64..4), 1..300),
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        use proptest::prelude::*;
+        let mut h = Histogram::new();
+        let mut x = seed | 1;
+        for &(bits, n) in &values {
+            // A value of about `bits` bits (up to past the trackable range).
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            h.record_n(x >> (64 - bits.max(1)), n);
+        }
+        let mut r = record::Histogram::from(&h);
+        let text = record::compact::encode(&r.buckets);
+        prop_assert!(!text.contains('='), "{}", text);
+        r.buckets = record::compact::decode(&text).unwrap();
+        let back = Histogram::try_from(&r).unwrap();
+        prop_assert_eq!(&back, &h);
+        let (mut a, mut b) = (h.clone(), h.clone());
+        a.merge(&h);
+        b.merge(&back);
+        prop_assert_eq!(a, b);
+    }
+}

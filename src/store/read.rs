@@ -121,8 +121,9 @@ fn attach_series(
     if let Some(rows) = intervals {
         let list = rows
             .iter()
-            .map(|(_, json)| serde_json::from_str(json))
+            .map(|(_, json)| record::spool::interval_from_json(json))
             .collect::<Result<Vec<_>, _>>()
+            .map_err(anyhow::Error::msg)
             .context("point_interval.interval_json")?;
         run.result.intervals = list.into();
     }

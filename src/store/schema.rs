@@ -342,7 +342,8 @@ CREATE TABLE server_build (
 "#;
 
 /// Version 7: a point's time series in rows of their own — each interval
-/// whole (its histograms included) beside its columns, each metrics sample
+/// whole (its histograms included, their buckets as compact text:
+/// `record::compact`) beside its columns, each metrics sample
 /// in `point_sample` — so a long point's record is stored, and read back,
 /// without its hours of intervals in one document (`result_json` then has
 /// them empty; files of version 6 and before keep them there).

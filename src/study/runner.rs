@@ -484,7 +484,7 @@ fn series_path(out: &std::path::Path, key: &str) -> std::path::PathBuf {
             _ => '_',
         })
         .collect();
-    out.join("series").join(format!("{name}.jsonl"))
+    out.join("series").join(format!("{name}.jsonl.gz"))
 }
 
 /// The workload's consistency conditions after a point (`check = true`),

@@ -479,3 +479,33 @@ fn long_titles_wrap_between_words_and_long_words_break() {
     // Wide letters are measured as wide: 40 W's do not fit where 40 i's do.
     assert!(bold_width(&"W".repeat(40), 15.0) > 3.0 * bold_width(&"i".repeat(40), 15.0));
 }
+
+#[test]
+fn a_day_of_one_second_intervals_draws_at_the_plots_width_with_its_stall() {
+    // 86,400 one-second points around 1,000/s and one stall second of
+    // 20,000 in the middle of the day.
+    let mut pts: Vec<(f64, f64)> = (1..=86_400)
+        .map(|t| (t as f64, 1000.0 + (t % 7) as f64))
+        .collect();
+    pts[43_200].1 = 20_000.0;
+    let s = svg(&chart(
+        ChartKind::Line,
+        Axis::linear("time (s)"),
+        Axis::linear("transactions/s"),
+        vec![series("tps", &pts)],
+    ));
+    // One point per pixel column or so, not 86,400: a small file.
+    assert!(s.len() < 40_000, "{} bytes", s.len());
+    let d = path_data(&s, "series");
+    assert_eq!(d.len(), 1);
+    let drawn = count(d[0], "M") + count(d[0], "L");
+    assert!(
+        (500..=super::thin::MAX_POINTS).contains(&drawn),
+        "{drawn} points"
+    );
+    // The stall is kept (each bucket's largest y): it sets the y axis.
+    let top = tick_labels(&s, "y").last().unwrap().clone();
+    let k: f64 = top.strip_suffix('k').unwrap_or(&top).parse().unwrap();
+    assert!(k >= 20.0, "top tick {top}");
+    assert_eq!(count(&s, "class=\"marker\""), 0);
+}
