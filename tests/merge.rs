@@ -81,8 +81,10 @@ fn shards_of_separate_processes_merge_into_one_run() {
     assert_eq!(from["machine_shard"], 0, "{from}");
     assert!(from["server_shard"].is_null(), "{from}");
     let rows = m["result"]["shards"]["rows"].as_array().unwrap();
+    // Present, not necessarily above zero: these shards run for a few ms,
+    // under the kernel's 10-ms tick that /proc/stat counts in.
     let busy = metrics["figures"]["cpu_busy_pct"]["value"].as_f64();
-    assert!(busy.is_some_and(|b| b > 0.0), "{metrics}");
+    assert!(busy.is_some_and(|b| b >= 0.0), "{metrics}");
     let client = metrics["figures"]["client_cpu_pct"]["value"]
         .as_f64()
         .expect("the clients' share");

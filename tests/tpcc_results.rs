@@ -381,14 +381,14 @@ fn csv_points(csv: &str) -> std::collections::HashMap<(String, String), (f64, St
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("record,panel,workload,cpus,series,clients,repeat,figure,value,n,stddev,ci95,min,max,note")
+        Some("record,panel,workload,cpus,series,clients,repeat,shard,figure,value,n,stddev,ci95,min,max,note")
     );
     lines
         .map(csv_fields)
         .filter(|f| f[0] == "point")
         .map(|f| {
-            let value = f[8].parse().unwrap_or(f64::NAN);
-            ((f[2].clone(), f[7].clone()), (value, f[14].clone()))
+            let value = f[9].parse().unwrap_or(f64::NAN);
+            ((f[2].clone(), f[8].clone()), (value, f[15].clone()))
         })
         .collect()
 }
