@@ -65,6 +65,12 @@ fn figure(m: &Value, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("no {name} in {}", m["figures"]))
 }
 
+/// Why the metrics `m` lack `what`, if they list it as a gap.
+fn gap(m: &Value, what: &str) -> Option<String> {
+    let g = m["gaps"].as_array()?.iter().find(|g| g["what"] == what)?;
+    Some(g["why"].as_str().unwrap_or_default().to_string())
+}
+
 fn counter(m: &Value, name: &str) -> f64 {
     m["window"]["sql"][name]
         .as_f64()
@@ -138,17 +144,11 @@ fn mariadb_counts_its_deadlocks_lock_waits_and_cpu() {
     let printed = texts
         .iter()
         .any(|t| t.as_str().unwrap().contains("OS WAIT ARRAY INFO"));
-    let gap = m["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["what"] == "semaphore waits");
+    let semaphores = gap(m, "semaphore waits");
     if printed {
         assert!(figure(m, "semaphore_os_waits_per_transaction") >= 0.0);
     } else {
-        let why = gap.expect("a gap for the semaphores")["why"]
-            .as_str()
-            .unwrap();
+        let why = semaphores.expect("a gap for the semaphores");
         assert!(why.contains("holds no counters"), "{why}");
     }
     dbsweep(&["cleanup", "oltp_write_only", "--db", &s.url]).ok();
@@ -178,11 +178,7 @@ fn postgres_counts_its_deadlocks_and_samples_the_lock_waits() {
     assert!(lock["pct"].as_f64().unwrap() > 0.0);
     // No row lock counter in PostgreSQL: a gap, not a zero.
     assert!(m["figures"]["row_lock_waits_per_s"].is_null());
-    assert!(m["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|g| g["what"] == "row lock waits"));
+    assert!(gap(m, "row lock waits").is_some());
     dbsweep(&["cleanup", "oltp_write_only", "--db", &s.url]).ok();
 }
 
@@ -253,14 +249,11 @@ fn metrics_off_measures_nothing_and_a_zero_interval_is_refused() {
     assert!(m["server_process"]["pid"].is_null());
     assert!(figure(m, "cpu_busy_pct") > 0.0);
     assert!(m["figures"]["server_cpu_pct"].is_null());
-    let gap = |what: &str| {
+    assert!(
+        gap(m, "server CPU").is_some() && gap(m, "server counters").is_some(),
+        "{}",
         m["gaps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|g| g["what"] == what)
-    };
-    assert!(gap("server CPU") && gap("server counters"), "{}", m["gaps"]);
+    );
 }
 
 /// Hundreds of PostgreSQL backends, each using a few ms of CPU a second:
@@ -388,17 +381,8 @@ fn only_the_first_shard_samples_the_server() {
     assert!(m["window"]["server"].is_null(), "{}", m["window"]);
     assert!(m["window"]["cpu"].is_object(), "{}", m["window"]);
     assert!(figure(m, "client_cpu_pct") > 0.0);
-    let why = |what: &str| {
-        m["gaps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["what"] == what)
-            .unwrap_or_else(|| panic!("no `{what}` gap in {}", m["gaps"]))["why"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
+    let why =
+        |what: &str| gap(m, what).unwrap_or_else(|| panic!("no `{what}` gap in {}", m["gaps"]));
     assert!(why("server process").contains("sampled by shard 0"));
     assert!(why("server counters").contains("sampled by shard 0"));
     dbsweep(&["cleanup", "oltp_point_select", "--db", &s.url]).ok();
