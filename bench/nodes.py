@@ -294,6 +294,8 @@ def main():
     ap.add_argument("--launcher", default="slurm", choices=["slurm", "local"])
     ap.add_argument("--run-args", default="", help="more options for every run, e.g. '--metrics off'")
     ap.add_argument("--skip-merge", action="store_true")
+    ap.add_argument("--keep-merge", metavar="DIR",
+                    help="copy the merge's shard records to DIR (to profile the merge)")
     ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--quick", action="store_true", help="1 pair, 5 s runs, 8 and 64 clients")
     ap.add_argument("--no-build", action="store_true")
@@ -333,6 +335,8 @@ def main():
                             rows.append(got[nodes])
         if not a.skip_merge:
             merges = merge_cost(url, a, work)
+            if a.keep_merge:
+                shutil.copytree(os.path.join(work, "merge"), a.keep_merge, dirs_exist_ok=True)
     finally:
         c.server_stop("postgres", work)
         if cluster:

@@ -96,8 +96,12 @@ fn assert_server_measured(s: &Server, m: &Value) {
         server > 0.0 && client > 0.0,
         "server {server} %, client {client} %"
     );
+    // The processes' CPU comes from the scheduler's exact run time
+    // (/proc/PID/stat) and the machine's from tick samples (/proc/stat), so
+    // over a 3-second window the parts can exceed the whole by a few ticks
+    // per CPU-second; counting a process twice would exceed it by far more.
     assert!(
-        server + client <= busy * 1.05 + 1.0,
+        server + client <= busy * 1.10 + 2.0,
         "server {server} % + client {client} % > busy {busy} %"
     );
     assert!(figure(m, "server_cpu_us_per_transaction") > 0.0);
