@@ -206,6 +206,14 @@ def one(url, a, clients, nodes, env, work, tag):
                coordinator_rss_mb=round(peak / 1024, 1),
                worker_rss_mb=";".join(f"{v / 1024:.1f}" for v in sorted(workers.values())),
                client_cpu_us=(r.get("client_cpu") or {}).get("us_per_transaction"))
+    # The server's CPU per transaction and the machine's busy share: what
+    # sets throughput where the server, not the client, is the limit.
+    figs = (r.get("metrics") or {}).get("figures") or {}
+    for name, key in (("server_cpu_us_per_transaction", "server_cpu_us"),
+                      ("cpu_busy_pct", "busy_pct"), ("client_cpu_pct", "client_pct"),
+                      ("context_switches_per_transaction", "cs_per_txn")):
+        v = (figs.get(name) or {}).get("value")
+        row[key] = round(v, 1) if v is not None else None
     if nodes:
         sh = r["shards"]
         co = sh["coordinator"]
