@@ -8,13 +8,18 @@
 //! service time from when the client began it.
 
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Barrier};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
+
 use crate::driver::{Connection, DbError, ErrorKind};
-use crate::workload::{ClientScript, Op};
+use crate::workload::{ClientScript, Op, Workload};
 
 use super::pacing::sleep_until;
 use super::recorder::{Timing, TxnBuffer};
+use super::shard::Part;
 use super::{Shared, DONE, IDLE, IN_TXN, RECONNECTING};
 use crate::driver::ErrorSet;
 use crate::rand::Rng;
@@ -366,4 +371,37 @@ pub(super) fn abandon(shared: &Shared) -> u64 {
         }
     }
     n
+}
+
+/// Starts one thread per client, each waiting at `gate` for the release.
+pub(super) fn spawn(
+    instances: &[&dyn Workload],
+    conns: Vec<Box<dyn Connection>>,
+    part: &Part,
+    seed: u64,
+    shared: &Arc<Shared>,
+    gate: &Arc<Barrier>,
+) -> anyhow::Result<Vec<JoinHandle<()>>> {
+    let per_instance = part.per_instance;
+    let mut handles = Vec::with_capacity(conns.len());
+    for (id, conn) in conns.into_iter().enumerate() {
+        let g = part.clients.start + id;
+        let script = instances[g / per_instance].client(
+            g % per_instance,
+            per_instance,
+            Rng::for_client(seed, g as u64),
+        );
+        let shared = shared.clone();
+        let gate = gate.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("client-{g}"))
+            .stack_size(512 * 1024)
+            .spawn(move || {
+                gate.wait();
+                run(id, conn, script, &shared);
+            })
+            .context("could not start a client thread")?;
+        handles.push(h);
+    }
+    Ok(handles)
 }

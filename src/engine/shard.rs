@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use super::Pacing;
+use super::{Pacing, RunConfig};
 
 /// Shard `index` of `count` (0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -90,6 +90,42 @@ impl Shard {
             }
         }
         Ok(())
+    }
+}
+
+/// What one process runs of a run: all of it, or its shard's part.
+pub(super) struct Part {
+    /// Clients per instance: the run's client `g` belongs to instance
+    /// `g / per_instance`.
+    pub per_instance: usize,
+    /// This process's clients, by their run-wide numbers.
+    pub clients: Range<usize>,
+    pub pacing: Pacing,
+    pub events: Option<u64>,
+    /// The seed of the pacing's arrivals and users.
+    pub stream_seed: u64,
+}
+
+impl Part {
+    /// The part `cfg` gives this process of a run of `instances` instances.
+    pub fn of(cfg: &RunConfig, instances: usize) -> Part {
+        let per_instance = cfg.threads.max(1);
+        // A shard runs its part of the run's clients under their run-wide
+        // numbers, its share of the events and the pacing.
+        let all = 0..per_instance * instances;
+        Part {
+            per_instance,
+            clients: cfg.shard.map_or(all.clone(), |s| s.range(all.end)),
+            pacing: match cfg.shard {
+                Some(s) => s.pacing(&cfg.pacing),
+                None => cfg.pacing.clone(),
+            },
+            events: match cfg.shard {
+                Some(s) => cfg.events.map(|e| s.share(e)),
+                None => cfg.events,
+            },
+            stream_seed: cfg.shard.map_or(cfg.seed, |s| s.stream_seed(cfg.seed)),
+        }
     }
 }
 

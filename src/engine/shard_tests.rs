@@ -22,7 +22,7 @@ use super::tests::config;
 use super::*;
 use crate::driver::{self, Target, Value};
 use crate::rand::dist::{DistKind, DistParams};
-use crate::rand::RandConfig;
+use crate::rand::{RandConfig, Rng};
 use crate::record;
 use crate::util::clock;
 use crate::util::progress::Progress;

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::*;
 use crate::driver::{self, ErrorKind, Target, Value};
+use crate::rand::Rng;
 use crate::util::progress::Progress;
 use crate::workload::{ClientScript, Connector, Op, OptionValues, StatementDef};
 
