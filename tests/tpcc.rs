@@ -540,6 +540,58 @@ fn bad_input_is_refused_with_the_fix_named() {
     }
 }
 
+#[test]
+fn ramp_up_starts_the_terminals_without_users_given() {
+    // TPC-C's terminals are the run's users (ten per warehouse), so
+    // `--ramp-up` needs no `--users`: the ten start 20 a second and the
+    // window opens once the last has started (0.45 s).
+    let dir = Dir::new();
+    let url = prepare(&dir, "r.db", "3");
+    let json = dir.join("r.json");
+    dbsweep(&[
+        "run",
+        "tpcc",
+        "--db",
+        &url,
+        "--threads",
+        "2",
+        "--keying-time-scale",
+        "0.01",
+        "--think-time-scale",
+        "0.01",
+        "--ramp-up",
+        "20",
+        "--time",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ])
+    .ok();
+    let doc = util::read_json(&json);
+    let pacing = &doc["run"]["pacing"];
+    assert_eq!(pacing["ramp_up_per_s"], 20.0, "{pacing}");
+    assert_eq!(pacing["users"], 10, "{pacing}");
+    assert!(
+        doc["run"]["warmup_s"].as_f64().unwrap() >= 0.45,
+        "{}",
+        doc["run"]
+    );
+    assert!(doc["result"]["transactions"].as_u64().unwrap() > 0);
+    // A workload without users of its own still needs --users.
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &dir.sqlite_url("o.db"),
+        "--ramp-up",
+        "20",
+        "--time",
+        "1",
+    ]);
+    r.expect_status(2);
+    assert!(r.stderr.contains("add --users N"), "{}", r.stderr);
+}
+
 /// Transactions of 10 terminals over `secs` seconds on the fake driver,
 /// keying and think times at 1/100 of the spec's, on `threads`
 /// connections.

@@ -323,13 +323,8 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
             "invalid --users (--eus) 0: give at least 1 emulated user".into(),
         ));
     }
-    if let (Some(r), None) = (a.ramp_up, a.users) {
-        // Without users the option would pace nothing anyone asked for.
-        return Err(UsageError(format!(
-            "--ramp-up {r} starts emulated users one after another, and this run has none: \
-             add --users N (--eus N, at least --threads), or drop --ramp-up"
-        )));
-    }
+    // --ramp-up without --users is checked once the workload is known:
+    // TPC-C's terminals are users of its own (commands::run::check_ramp_up).
     pacing.check(a.target.threads).map_err(UsageError)?;
     if let Some(s) = a.shard {
         s.check(a.target.threads, a.users).map_err(UsageError)?;

@@ -73,6 +73,19 @@ pub(super) fn build(t: &TargetRequest, target: &Target) -> anyhow::Result<Box<dy
     workload::build(&t.workload, &t.options, target.dialect(), t.rand)
 }
 
+/// `--ramp-up` starts users one after another, so the run needs users:
+/// given (`--users`), or the workload's own (TPC-C's ten terminals per
+/// warehouse). Without them the option would pace nothing anyone asked for.
+pub(super) fn check_ramp_up(cfg: &RunConfig, w: &dyn Workload) -> Result<(), UsageError> {
+    match (cfg.pacing.ramp_up, cfg.pacing.users, w.default_users()) {
+        (Some(r), None, None) => Err(UsageError(format!(
+            "--ramp-up {r} starts emulated users one after another, and this run has none: \
+             add --users N (--eus N, at least --threads), or drop --ramp-up"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 pub fn prepare(t: &TargetRequest) -> anyhow::Result<()> {
     let target = require_target(t, "prepare")?;
     let w = build(t, &target)?;
@@ -132,6 +145,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         return Err(UsageError(format!("--threads {}: {why}", t.threads)).into());
     }
     let w = build(t, &target)?;
+    check_ramp_up(&req.config, w.as_ref())?;
     let mut cfg = req.config;
     if req.open_ended {
         if let Some(rounds) = w.default_rounds() {

@@ -154,6 +154,7 @@ fn check_data(
         UsageError("a coordinated run needs a database every worker reaches".into())
     })?;
     let w = run::build(&req.target, target)?;
+    run::check_ramp_up(&req.config, w.as_ref())?;
     check_sqlite_path(target, false, w.name())?;
     let mut probe = connect_checked(target)?;
     w.check_prepared(probe.as_mut())?;
