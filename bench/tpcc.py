@@ -663,7 +663,7 @@ def main():
               "seconds_less_sleep", "seconds_own", "size_mb", "tps", "transactions", "window_s",
               "errors_per_s", "retries", "failed", "rolled_back", "transactions_all",
               "ignored_errors_all", "requests", "new_order_pct", "cpu_cores", "cpu_us_per_txn",
-              "own_cpu_us", "client_cpu_s", "wall_s", "load1", "error"]
+              "own_cpu_us", "client_cpu_s", "wall_s", "load1", "failures", "error"]
     rows = []
 
     def record(row):

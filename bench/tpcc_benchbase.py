@@ -18,8 +18,9 @@ bench/README.md names):
   they do not add up to 100). Percentages would not do: 43.48,43.48,4.35,
   4.35,4.34 are drawn as 1..100 against 43.48, 86.96, … — 43/43/5/4/5 %.
 - no waits: <rate>unlimited</rate> (no work queue: each terminal runs its
-  next transaction at once) and no pre-/postExecutionWait (its sample
-  configurations ship them commented out).
+  next transaction at once) and no pre-/postExecutionWait (its PostgreSQL
+  sample configuration ships the spec's keying and think times commented
+  out).
 - isolation: RR on MariaDB, RC on PostgreSQL, as sysbench-tpcc's
   --trx_level and dbsweep's server defaults (BenchBase's own default is
   SERIALIZABLE).
@@ -233,11 +234,14 @@ def parse_run(resdir, run_s):
                 name = line.split(",", 2)[1]
                 mix[name] = mix.get(name, 0) + 1
     n = sum(mix.values())
+    why = [f"{t} aborted {k}" for t, k in aborted.items() if k and t != "NewOrder"]
+    why += [f"{t} unexpected error {k}" for t, k in unexpected.items() if k]
     return dict(tps=txns / window_s, window_s=round(window_s, 3), transactions=round(txns),
                 errors_per_s=(sum(rejected.values()) + failed) / max(run_s, 1e-9),
                 retries=sum(rejected.values()), failed=failed, rolled_back=rolled_back,
                 transactions_all=outcomes, requests=requests,
-                new_order_pct=round(100 * mix.get("NewOrder", 0) / n, 2) if n else None)
+                new_order_pct=round(100 * mix.get("NewOrder", 0) / n, 2) if n else None,
+                failures="; ".join(why) or None)
 
 
 # log4j's time stamp in BenchBase's lines: "[INFO ] 2026-11-26 07:37:00,123 [main] …"
