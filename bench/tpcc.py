@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""TPC-C against sysbench-tpcc: dbsweep's `tpcc` workload and Percona-Lab's
-sysbench-tpcc (tpcc.lua, run as it is on the system's sysbench 1.0), side by
-side on the same scratch servers, interleaved pair by pair (sysbench-tpcc,
-then dbsweep, then again) so that the machine's drift hits both alike.
+"""TPC-C against sysbench-tpcc and BenchBase: dbsweep's `tpcc` workload,
+Percona-Lab's sysbench-tpcc (tpcc.lua, run as it is on the system's sysbench
+1.0) and CMU's BenchBase (its `tpcc`, run as it is from its built
+distribution; bench/tpcc_benchbase.py), either or both, side by side on the
+same scratch servers, interleaved pair by pair (BenchBase, sysbench-tpcc,
+then dbsweep, then again) so that the machine's drift hits all alike. What
+follows says "sysbench-tpcc"; BenchBase takes the same steps, and what it
+sets equal and what differs is in tpcc_benchbase.py and bench/README.md.
 
 Two figures per server (MariaDB and PostgreSQL, each started by this script
 with `dbsweep server start KIND --port P --dir D`, one server at a time):
@@ -23,9 +27,10 @@ prepare  The time to load W warehouses (default 10): `sysbench tpcc.lua
          as measured and without that sleep, and the ratio for both.
 
 run      Throughput at 8 and 64 connections (--connections) in no-wait mode
-         on the data the last prepare pair left (both tools' tables live side
-         by side in the same database; the servers' caches are sized for
-         both), each run --warmup s of load then --time s measured. Beside
+         on the data the last prepare pair left (sysbench-tpcc's and
+         dbsweep's tables live side by side in the same database,
+         BenchBase's in a database of its own; the servers' caches are sized
+         for all three), each run --warmup s of load then --time s measured. Beside
          each tool's transactions per second, its client CPU per
          transaction: utime + stime of the client process from
          /proc/PID/stat, read once the warmup is over and again just before
@@ -75,20 +80,23 @@ or from a bare mirror of it:
     git --git-dir=MIRROR archive HEAD | tar -x -C /tmp/sysbench-tpcc
 
 Usage:
-    bench/tpcc.py --sysbench-tpcc DIR [--engines mariadb,postgres]
-                  [--part prepare,run] [--warehouses 10] [--pairs 3]
+    bench/tpcc.py [--sysbench-tpcc DIR] [--benchbase DIR]
+                  [--engines mariadb,postgres] [--part prepare,run] [--warehouses 10] [--pairs 3]
                   [--connections 8,64] [--time 60] [--warmup 10]
                   [--load-threads N] [--port 55500] [--dbsweep BINARY]
                   [--dbsweep-args ARGS] [--set KIND:NAME=VALUE] [--settle 30]
-                  [--sysbench-tpcc-rev COMMIT] [--quick]
+                  [--sysbench-tpcc-rev COMMIT] [--benchbase-rev COMMIT]
+                  [--quick]
 
 Example (the measurement, on a quiet machine; about 45 minutes):
     bench/tpcc.py --sysbench-tpcc /tmp/sysbench-tpcc --pairs 3
+    bench/tpcc.py --benchbase /tmp/bb-dist --pairs 3
 A smoke run (2 warehouses, 1 pair, 10 s runs; its figures mean nothing):
     bench/tpcc.py --sysbench-tpcc /tmp/sysbench-tpcc --quick
 
-Needs the README's set-up plus `apt-get install sysbench` (and the mysql and
-psql clients, for the floor). Builds the release binary first unless
+Needs the README's set-up plus `apt-get install sysbench` for sysbench-tpcc,
+a Java runtime for BenchBase (17 for its commit 65322e95), and the mysql and
+psql clients, for the floor. Builds the release binary first unless
 --dbsweep names one (or --no-build). Writes
 bench/results/tpcc-<date>.csv (one row per run) and .md (medians, ratios
 of the medians, per-pair ratio ranges), and prints the tables.
@@ -110,6 +118,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clients as c  # noqa: E402
 import dbt1  # noqa: E402
+import tpcc_benchbase as bb  # noqa: E402
+from tpcc_tables import tables  # noqa: E402
 
 ROOT = c.ROOT
 TICK = os.sysconf("SC_CLK_TCK")
@@ -119,8 +129,8 @@ WEIGHTS = "10,10,1,1,1"
 # The session isolation dbsweep runs at (the server's default), in
 # sysbench-tpcc's words.
 TRX_LEVEL = {"mariadb": "RR", "postgres": "RC"}
-# Room for both tools' tables at 10 warehouses (about 1 GB each) in the
-# server's cache; dbsweep's base settings give 1 GB.
+# Room for the three tools' tables at 10 warehouses (about 1 GB each) in
+# the server's cache; dbsweep's base settings give 1 GB.
 SETTINGS = {"mariadb": ["innodb_buffer_pool_size=4G"], "postgres": ["shared_buffers=4GB"]}
 # What sysbench-tpcc's prepare sleeps between creating tables and loading.
 SB_SLEEP_S = 30.0
@@ -251,15 +261,18 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def run_sampled(argv, marks, timeout, cwd=None, env=None):
+def run_sampled(argv, marks, timeout, cwd=None, env=None, anchor=None):
     """Runs argv, reading its CPU from /proc at `marks` (seconds after the
-    start). Returns (rc, output, wall s, total CPU s from its rusage,
-    [(t, cpu s) per mark reached while it ran])."""
+    start, or after the first output line holding `anchor` when given).
+    Returns (rc, output, wall s, total CPU s from its rusage, [(t, cpu s)
+    per mark reached while it ran])."""
     with tempfile.TemporaryFile() as f:
         t0 = time.monotonic()
         p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, cwd=cwd, env=env)
         samples = []
         pending = sorted(marks)
+        zero = None if anchor else 0.0
+        seen, tail_ = 0, b""
 
         def exited():
             # Not reaped (WNOWAIT): /proc/PID stays readable until wait4.
@@ -267,7 +280,15 @@ def run_sampled(argv, marks, timeout, cwd=None, env=None):
 
         while not exited():
             now = time.monotonic() - t0
-            if pending and now >= pending[0]:
+            if zero is None:
+                # The child shares the file's offset: read with pread.
+                chunk = os.pread(f.fileno(), 1 << 16, seen)
+                seen += len(chunk)
+                tail_ += chunk
+                if anchor.encode() in tail_:
+                    zero = now
+                tail_ = tail_[-len(anchor):]
+            elif pending and now - zero >= pending[0]:
                 pending.pop(0)
                 cpu = proc_cpu(p.pid)
                 if cpu is not None:
@@ -384,22 +405,63 @@ def floor(args, engine, url):
     return took
 
 
-def prepare_part(args, engine, url, record):
+def bb_load(args, engine, url, workdir):
+    """BenchBase's prepare into its emptied database: its `--create=true
+    --load=true`, timed. Returns (row fields, error or None)."""
+    d = args.bb_dirs[engine]
+    cfg = bb.write_config(workdir, "benchbase-load.xml", bb.config(
+        engine, url, args.warehouses, 1, args.load_threads, 0, 1))
+    resdir = os.path.join(workdir, "benchbase-load")
+    rc, out, wall, cpu, _ = run_sampled(bb.argv(d, cfg, resdir, load=True), [], timeout=7200,
+                                        cwd=d)
+    row = dict(seconds=round(wall, 3), client_cpu_s=round(cpu, 3))
+    own = bb.load_seconds(out)
+    if own is not None:
+        row["seconds_own"] = round(own, 3)
+    if rc != 0:
+        return row, f"exit {rc}: {tail(out)}"
+    errors = bb.load_errors(out)
+    if errors:
+        return row, "its loader logged: " + " / ".join(errors[-3:])[-500:]
+    return row, bb.check_load(query, engine, url, args.warehouses)
+
+
+def prepare_part(args, engine, url, record, workdir):
     for pair in range(1, args.pairs + 1):
-        sb_cleanup(args, engine, url)
+        # Every tool's tables dropped before any of them loads, so that
+        # each loads on a server holding the same.
+        if args.benchbase:
+            bb.reset_db(query, engine, url)
+        if args.sysbench_tpcc:
+            sb_cleanup(args, engine, url)
         db_cleanup(args, url)
-        settle(args)
-        rc, out, wall, cpu, _ = run_sampled(
-            sb_argv(args, engine, url, "prepare", args.load_threads), [], timeout=7200,
-            cwd=args.sysbench_tpcc)
-        row = dict(engine=engine, part="prepare", pair=pair, tool="sysbench-tpcc",
-                   ok=int(rc == 0), seconds=round(wall, 3),
-                   seconds_less_sleep=round(wall - SB_SLEEP_S, 3), client_cpu_s=round(cpu, 3))
-        if rc == 0:
-            row["size_mb"] = round(sum(table_sizes(engine, url, SB_TABLES).values()) / 1e6, 1)
-        else:
-            row["error"] = f"exit {rc}: {tail(out)}"
-        record(row)
+        if args.benchbase:
+            settle(args)
+            fields, error = bb_load(args, engine, url, workdir)
+            row = dict(engine=engine, part="prepare", pair=pair, tool="benchbase",
+                       ok=int(error is None), **fields)
+            if error:
+                row["error"] = error
+            else:
+                row["size_mb"] = round(sum(table_sizes(engine, bb.db_url(url), bb.TABLES)
+                                           .values()) / 1e6, 1)
+            record(row)
+
+        if args.sysbench_tpcc:
+            settle(args)
+            rc, out, wall, cpu, _ = run_sampled(
+                sb_argv(args, engine, url, "prepare", args.load_threads), [], timeout=7200,
+                cwd=args.sysbench_tpcc)
+            row = dict(engine=engine, part="prepare", pair=pair, tool="sysbench-tpcc",
+                       ok=int(rc == 0), seconds=round(wall, 3),
+                       seconds_less_sleep=round(wall - SB_SLEEP_S, 3),
+                       client_cpu_s=round(cpu, 3))
+            if rc == 0:
+                row["size_mb"] = round(sum(table_sizes(engine, url, SB_TABLES).values()) / 1e6,
+                                       1)
+            else:
+                row["error"] = f"exit {rc}: {tail(out)}"
+            record(row)
 
         settle(args)
         rc, out, wall, cpu, _ = run_sampled(
@@ -419,14 +481,21 @@ def prepare_part(args, engine, url, record):
                     seconds=round(floor(args, engine, url), 3)))
 
 
-def ensure_loaded(args, engine, url):
-    """Without the prepare part: both tools' tables, loaded once (untimed)."""
-    sb_cleanup(args, engine, url)
+def ensure_loaded(args, engine, url, workdir):
+    """Without the prepare part: every tool's tables, loaded once (untimed)."""
+    if args.benchbase:
+        bb.reset_db(query, engine, url)
+        _, error = bb_load(args, engine, url, workdir)
+        if error:
+            print(f"  BenchBase prepare failed: {error}")
+    if args.sysbench_tpcc:
+        sb_cleanup(args, engine, url)
+        r = subprocess.run(sb_argv(args, engine, url, "prepare", args.load_threads),
+                           cwd=args.sysbench_tpcc, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"  sysbench-tpcc prepare failed (exit {r.returncode}): "
+                  f"{tail(r.stdout + r.stderr)}")
     db_cleanup(args, url)
-    r = subprocess.run(sb_argv(args, engine, url, "prepare", args.load_threads),
-                       cwd=args.sysbench_tpcc, capture_output=True, text=True)
-    if r.returncode != 0:
-        print(f"  sysbench-tpcc prepare failed (exit {r.returncode}): {tail(r.stdout + r.stderr)}")
     subprocess.run([args.dbsweep, "prepare", "tpcc", "--db", url,
                     f"--warehouses={args.warehouses}", f"--threads={args.load_threads}"],
                    check=True, capture_output=True)
@@ -435,45 +504,58 @@ def ensure_loaded(args, engine, url):
 # ---------------------------------------------------------------- run
 
 
+def tool_run(args, tool, engine, url, conns, workdir):
+    """One tool's run at conns connections: (argv, cwd, CPU marks, the
+    marks' anchor, a function reading its figures once it exited 0)."""
+    secs, warmup = args.time, args.warmup
+    # The CPU window: 1 s inside the load's steady part.
+    inner = [1, secs - 1] if secs > 3 else [0, secs]
+    if tool == "benchbase":
+        d = args.bb_dirs[engine]
+        resdir = os.path.join(workdir, "benchbase-run")
+        shutil.rmtree(resdir, ignore_errors=True)
+        cfg = bb.write_config(workdir, "benchbase-run.xml", bb.config(
+            engine, url, args.warehouses, conns, args.load_threads, warmup, secs))
+        # The JVM's start and its terminals' connections come before its
+        # warmup: the window is timed from its own "warmup complete" line.
+        return (bb.argv(d, cfg, resdir, load=False), d, inner, bb.MEASURE_LINE,
+                lambda out: bb.parse_run(resdir, warmup + secs))
+    marks = [warmup + m for m in inner]
+    if tool == "sysbench-tpcc":
+        argv = sb_argv(args, engine, url, "run", conns,
+                       [f"--time={warmup + secs}", "--report-interval=1"])
+        return argv, args.sysbench_tpcc, marks, None, lambda out: parse_sb_run(out, warmup, secs)
+    js = os.path.join(workdir, "run.json")
+    if os.path.exists(js):
+        os.remove(js)
+    argv = [args.dbsweep, "run", "tpcc", "--db", url, f"--warehouses={args.warehouses}",
+            f"--threads={conns}", "--no-wait", "--all-warehouses", f"--weights={WEIGHTS}",
+            f"--warmup={warmup}", f"--time={secs}", "--json", js, *args.dbsweep_args.split()]
+    if conns > 10 * args.warehouses:
+        # More connections than the scale's terminals: one terminal each
+        # (their homes do not matter with --all-warehouses).
+        argv.append(f"--users={conns}")
+    return argv, None, marks, None, lambda out: parse_db_run(js)
+
+
 def run_part(args, engine, url, record, workdir):
     if engine == "postgres":
-        # sysbench-tpcc's tables have no statistics yet (dbsweep analyses
-        # its own after the load): the same start for both.
+        # sysbench-tpcc's and BenchBase's tables have no statistics yet
+        # (dbsweep analyses its own after the load): the same start for all.
         query(engine, url, "VACUUM ANALYZE")
-    secs, warmup = args.time, args.warmup
-    # The CPU window: 1 s inside the load's steady part, whatever each tool
-    # takes to connect (well under the warmup).
-    marks = [warmup + 1, warmup + secs - 1] if secs > 3 else [warmup, warmup + secs]
+        if args.benchbase:
+            query(engine, bb.db_url(url), "VACUUM ANALYZE")
     env = dict(os.environ)
     for conns in args.connections:
         for pair in range(1, args.pairs + 1):
-            for tool in ("sysbench-tpcc", "dbsweep"):
-                js = os.path.join(workdir, "run.json")
-                if os.path.exists(js):
-                    os.remove(js)
-                if tool == "sysbench-tpcc":
-                    argv = sb_argv(args, engine, url, "run", conns,
-                                   [f"--time={warmup + secs}", "--report-interval=1"])
-                    cwd = args.sysbench_tpcc
-                else:
-                    argv = [args.dbsweep, "run", "tpcc", "--db", url,
-                            f"--warehouses={args.warehouses}", f"--threads={conns}",
-                            "--no-wait", "--all-warehouses", f"--weights={WEIGHTS}",
-                            f"--warmup={warmup}", f"--time={secs}", "--json", js,
-                            *args.dbsweep_args.split()]
-                    if conns > 10 * args.warehouses:
-                        # More connections than the scale's terminals: one
-                        # terminal each (their homes do not matter with
-                        # --all-warehouses).
-                        argv.append(f"--users={conns}")
-                    cwd = None
+            for tool in args.tools:
+                argv, cwd, marks, anchor, parse = tool_run(args, tool, engine, url, conns,
+                                                           workdir)
                 settle(args)
                 rc, out, wall, cpu_all, samples = run_sampled(
-                    argv, marks, timeout=warmup + secs + 300, cwd=cwd, env=env)
-                if tool == "sysbench-tpcc":
-                    r = parse_sb_run(out, warmup, secs) if rc == 0 else None
-                else:
-                    r = parse_db_run(js) if rc == 0 else None
+                    argv, marks, timeout=args.warmup + args.time + 300, cwd=cwd, env=env,
+                    anchor=anchor)
+                r = parse(out) if rc == 0 else None
                 rate = cpu_rate(samples)
                 row = dict(engine=engine, part="run", pair=pair, tool=tool, connections=conns,
                            ok=int(r is not None), wall_s=round(wall, 3),
@@ -490,112 +572,22 @@ def run_part(args, engine, url, record, workdir):
                 record(row)
 
 
-# ---------------------------------------------------------------- tables
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def fmt(x, f=".2f"):
-    return "" if x is None else format(x, f)
-
-
-def ratio_cells(rows, key, field, num, den, note=""):
-    """'ratio of medians' and 'per pair: median (min–max)' of num / den."""
-    by = {}
-    for r in rows:
-        if key(r) and r.get("ok") and r.get(field) is not None:
-            by.setdefault(r["pair"], {})[r["tool"]] = r[field]
-    a = med(p[num] for p in by.values() if num in p)
-    b = med(p[den] for p in by.values() if den in p)
-    per = sorted(p[num] / p[den] for p in by.values() if p.get(num) and p.get(den))
-    whole = f"{a / b:.2f}×{note}" if a and b else ""
-    if not per:
-        return whole, ""
-    return whole, f"{statistics.median(per):.2f}× ({per[0]:.2f}–{per[-1]:.2f})"
-
-
-def tables(rows, args):
-    out = []
-    prep = [r for r in rows if r["part"] == "prepare"]
-    if prep:
-        out += [f"### Prepare, {args.warehouses} warehouses, {args.load_threads} loaders "
-                "(medians, s)", "",
-                "| server | sysbench-tpcc | less its 30 s sleep | dbsweep | floor "
-                "| dbsweep / sysbench-tpcc (goal ≤ 0.5) | per pair "
-                "| dbsweep / (sysbench-tpcc − 30 s) | per pair "
-                "| dbsweep / floor (goal ≤ 1.25) | per pair "
-                "| size MB sysbench-tpcc | dbsweep |",
-                "|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---:|---:|"]
-        for e in dict.fromkeys(r["engine"] for r in prep):
-            mine = [r for r in prep if r["engine"] == e]
-            mine += [dict(r, tool="sysbench-less-sleep", seconds=r.get("seconds_less_sleep"))
-                     for r in mine if r["tool"] == "sysbench-tpcc"]
-
-            def m(tool, field="seconds"):
-                return med(r.get(field) for r in mine if r["tool"] == tool and r["ok"])
-
-            def key(_):
-                return True
-            vs_sb = ratio_cells(mine, key, "seconds", "dbsweep", "sysbench-tpcc")
-            vs_sb2 = ratio_cells(mine, key, "seconds", "dbsweep", "sysbench-less-sleep")
-            vs_fl = ratio_cells(mine, key, "seconds", "dbsweep", "floor")
-            out.append(f"| {e} | {fmt(m('sysbench-tpcc'))} | {fmt(m('sysbench-less-sleep'))} "
-                       f"| {fmt(m('dbsweep'))} | {fmt(m('floor'))} | {vs_sb[0]} | {vs_sb[1]} "
-                       f"| {vs_sb2[0]} | {vs_sb2[1]} | {vs_fl[0]} | {vs_fl[1]} "
-                       f"| {fmt(m('sysbench-tpcc', 'size_mb'), '.0f')} "
-                       f"| {fmt(m('dbsweep', 'size_mb'), '.0f')} |")
-        out.append("")
-    runs = [r for r in rows if r["part"] == "run"]
-    if runs:
-        out += [f"### Throughput, no wait, {args.warehouses} warehouses, {args.time} s after "
-                f"{args.warmup} s warmup (medians)", "",
-                "| server | connections | sysbench-tpcc tps | dbsweep tps "
-                "| dbsweep / sysbench-tpcc (goal ≥ 1.0) | per pair "
-                "| client CPU µs/txn sysbench-tpcc | dbsweep | CPU ratio "
-                "| errors/s sysbench-tpcc | dbsweep |",
-                "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
-        points = dict.fromkeys((r["engine"], r["connections"]) for r in runs)
-        for e, n in points:
-            def key(r, e=e, n=n):
-                return r["engine"] == e and r.get("connections") == n
-
-            def m(tool, field, key=key):
-                return med(r.get(field) for r in runs if key(r) and r["tool"] == tool
-                           and r["ok"])
-            tp = ratio_cells(runs, key, "tps", "dbsweep", "sysbench-tpcc")
-            sc, dc = m("sysbench-tpcc", "cpu_us_per_txn"), m("dbsweep", "cpu_us_per_txn")
-            out.append(f"| {e} | {n} | {fmt(m('sysbench-tpcc', 'tps'), ',.1f')} "
-                       f"| {fmt(m('dbsweep', 'tps'), ',.1f')} | {tp[0]} | {tp[1]} "
-                       f"| {fmt(sc, '.0f')} | {fmt(dc, '.0f')} "
-                       f"| {fmt(dc / sc if sc and dc else None)} "
-                       f"| {fmt(m('sysbench-tpcc', 'errors_per_s'), '.1f')} "
-                       f"| {fmt(m('dbsweep', 'errors_per_s'), '.1f')} |")
-        out += ["", "sysbench-tpcc's errors/s include its rolled-back New-Orders (about 0.4 % "
-                "of its transactions; dbsweep counts those as `new_order_rollback`, not as "
-                "errors); both include deadlocks and lock waits retried.", ""]
-    failed = [r for r in rows if not r.get("ok")]
-    if failed:
-        out += ["### Failures", ""]
-        out += [f"- {r['engine']} {r['part']} pair {r['pair']} {r['tool']}"
-                f"{' at ' + str(r['connections']) + ' connections' if r.get('connections') else ''}"
-                f": {r.get('error', '')}" for r in failed]
-        out.append("")
-    return "\n".join(out)
-
-
 # ---------------------------------------------------------------- main
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sysbench-tpcc", required=True, metavar="DIR",
+    ap.add_argument("--sysbench-tpcc", metavar="DIR",
                     help="a checkout of Percona-Lab/sysbench-tpcc (holds tpcc.lua)")
     ap.add_argument("--sysbench-tpcc-rev", metavar="COMMIT",
                     help="the commit DIR holds, for the results when DIR is no git checkout")
+    ap.add_argument("--benchbase", metavar="DIR",
+                    help="BenchBase's built distributions: DIR/benchbase-ENGINE (or "
+                    "DIR/target/benchbase-ENGINE, or DIR itself) per engine")
+    ap.add_argument("--benchbase-rev", metavar="COMMIT",
+                    help="the commit BenchBase was built from, for the results when its jar "
+                    "does not say")
     ap.add_argument("--engines", default="mariadb,postgres")
     ap.add_argument("--part", default="prepare,run", help="prepare,run (default), or one of them")
     ap.add_argument("--warehouses", type=int, default=10)
@@ -604,7 +596,7 @@ def main():
     ap.add_argument("--time", type=int, default=60, help="measured seconds of each run")
     ap.add_argument("--warmup", type=int, default=10, help="seconds of load before measuring")
     ap.add_argument("--load-threads", type=int, default=os.cpu_count() or 1,
-                    help="loaders of both tools' prepare and the floor's connections")
+                    help="loaders of every tool's prepare and the floor's connections")
     ap.add_argument("--port", type=int, default=55500,
                     help="MariaDB's port; PostgreSQL's is the next one")
     ap.add_argument("--dbsweep", metavar="BINARY",
@@ -622,13 +614,34 @@ def main():
     if a.quick:
         a.warehouses, a.pairs, a.warmup, a.time, a.settle = 2, 1, 2, 10, 5.0
     a.connections = [int(x) for x in a.connections.split(",")]
-    a.sysbench_tpcc = os.path.abspath(a.sysbench_tpcc)
-    if not os.path.exists(os.path.join(a.sysbench_tpcc, "tpcc.lua")):
-        sys.exit(f"no tpcc.lua in {a.sysbench_tpcc}: git clone "
-                 "https://github.com/Percona-Lab/sysbench-tpcc there")
-    for prog in ("sysbench", "mysql", "psql"):
+    engines = a.engines.split(",")
+    for e in engines:
+        if e not in SETTINGS:
+            ap.error(f"--engines: unknown engine {e!r}: give mariadb, postgres or both")
+    if not a.sysbench_tpcc and not a.benchbase:
+        ap.error("nothing to compare dbsweep with: give --sysbench-tpcc DIR, --benchbase DIR "
+                 "or both")
+    # The order each pair runs them in.
+    a.tools = [t for t, on in (("benchbase", a.benchbase), ("sysbench-tpcc", a.sysbench_tpcc),
+                               ("dbsweep", True)) if on]
+    progs = ["mysql", "psql"]
+    if a.sysbench_tpcc:
+        a.sysbench_tpcc = os.path.abspath(a.sysbench_tpcc)
+        if not os.path.exists(os.path.join(a.sysbench_tpcc, "tpcc.lua")):
+            sys.exit(f"no tpcc.lua in {a.sysbench_tpcc}: git clone "
+                     "https://github.com/Percona-Lab/sysbench-tpcc there")
+        progs.append("sysbench")
+    if a.benchbase:
+        a.benchbase = os.path.abspath(a.benchbase)
+        try:
+            a.bb_dirs = bb.check(a.benchbase, engines)
+        except ValueError as e:
+            ap.error(str(e))
+        progs.append("java")
+    for prog in progs:
         if not shutil.which(prog):
-            sys.exit(f"{prog} not found (apt-get install sysbench mariadb-client postgresql-client)")
+            sys.exit(f"{prog} not found (apt-get install sysbench mariadb-client "
+                     "postgresql-client openjdk-17-jre-headless)")
     if a.dbsweep:
         a.dbsweep = os.path.abspath(a.dbsweep)
     else:
@@ -638,7 +651,6 @@ def main():
     # clients.py's and dbt1.py's helpers call this binary.
     c.DBSWEEP = dbt1.DBSWEEP = a.dbsweep
     parts = a.part.split(",")
-    engines = a.engines.split(",")
     extra = {}
     for s in a.set:
         kind, _, kv = s.partition(":")
@@ -648,10 +660,10 @@ def main():
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     base = os.path.join(ROOT, "bench", "results", f"tpcc-{stamp}")
     fields = ["engine", "part", "pair", "tool", "connections", "ok", "seconds",
-              "seconds_less_sleep", "size_mb", "tps", "transactions", "window_s", "errors_per_s",
-              "retries", "failed", "rolled_back", "transactions_all", "ignored_errors_all",
-              "cpu_cores", "cpu_us_per_txn", "own_cpu_us", "client_cpu_s", "wall_s", "load1",
-              "error"]
+              "seconds_less_sleep", "seconds_own", "size_mb", "tps", "transactions", "window_s",
+              "errors_per_s", "retries", "failed", "rolled_back", "transactions_all",
+              "ignored_errors_all", "requests", "new_order_pct", "cpu_cores", "cpu_us_per_txn",
+              "own_cpu_us", "client_cpu_s", "wall_s", "load1", "failures", "error"]
     rows = []
 
     def record(row):
@@ -675,9 +687,9 @@ def main():
             try:
                 versions[e] = query(e, url, "SELECT version()").splitlines()[0].split(" on ")[0]
                 if "prepare" in parts:
-                    prepare_part(a, e, url, record)
+                    prepare_part(a, e, url, record, workdir)
                 elif "run" in parts:
-                    ensure_loaded(a, e, url)
+                    ensure_loaded(a, e, url, workdir)
                 if "run" in parts:
                     run_part(a, e, url, record, workdir)
             finally:
@@ -687,12 +699,17 @@ def main():
             server_stop(e, workdir)
         shutil.rmtree(workdir, ignore_errors=True)
 
-    sb_rev = (subprocess.run(["git", "-C", a.sysbench_tpcc, "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True).stdout.strip()
-              or a.sysbench_tpcc_rev or "(not a git checkout: give --sysbench-tpcc-rev)")
+    tools = []
+    if a.benchbase:
+        tools.append(f"BenchBase {bb.revision(a.bb_dirs, a.benchbase_rev)}")
+    if a.sysbench_tpcc:
+        sb_rev = (subprocess.run(["git", "-C", a.sysbench_tpcc, "rev-parse", "--short", "HEAD"],
+                                 capture_output=True, text=True).stdout.strip()
+                  or a.sysbench_tpcc_rev or "(not a git checkout: give --sysbench-tpcc-rev)")
+        tools.append(f"sysbench-tpcc {sb_rev}")
     head = [f"# bench/tpcc.py {' '.join(sys.argv[1:])}", "",
             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
-            f"{os.cpu_count()} CPUs; sysbench-tpcc {sb_rev}; "
+            f"{os.cpu_count()} CPUs; " + "; ".join(tools) + "; "
             + "; ".join(f"{e} {v}" for e, v in versions.items())
             + f"; dbsweep run options: --no-wait --all-warehouses --weights {WEIGHTS} "
             + a.dbsweep_args, ""]
