@@ -6,6 +6,7 @@
 //! with more terminals than connections `check tpcc` finds every
 //! condition holding (the record's TPC-C results derived from its counts
 //! and the server's), and a broken row makes its condition fail.
+//! PostgreSQL's primary keys, built after the load, are in place.
 
 mod util;
 
@@ -413,9 +414,57 @@ fn transactions_on_mariadb() {
     a_broken_row_fails_its_condition(&s.url);
 }
 
+/// PostgreSQL's primary keys are built after the data, under the names a
+/// declared key takes; a load stopped while they were being built resumes
+/// by building them again.
+fn keys_built_after_the_load(url: &str) {
+    dbsweep(&["prepare", "tpcc", "--db", url, "--warehouses", "1"]).ok();
+    let keys_sql = "SELECT conname FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid \
+                    WHERE c.contype = 'p' AND t.relname IN ('warehouse', 'district', 'customer', \
+                    'history', 'item', 'stock', 'orders', 'new_order', 'order_line') ORDER BY 1";
+    let expected: Vec<String> = [
+        "customer",
+        "district",
+        "item",
+        "new_order",
+        "order_line",
+        "orders",
+        "stock",
+        "warehouse",
+    ]
+    .iter()
+    .map(|t| format!("{t}_pkey"))
+    .collect();
+    let keys = |c: &mut dyn Connection| -> Vec<String> {
+        rows(c, keys_sql)
+            .into_iter()
+            .map(|r| r[0].clone().unwrap())
+            .collect()
+    };
+    let mut conn = driver::connect(&Target::parse(url).unwrap()).unwrap();
+    let c = conn.as_mut();
+    assert_eq!(keys(c), expected);
+    // The key is the table's: a duplicate is refused.
+    let dup = c.execute_sql("INSERT INTO warehouse (w_id) VALUES (1)");
+    assert!(dup.is_err(), "a second warehouse 1 was accepted");
+    // Stopped while building the indexes: every warehouse marked, some
+    // keys built. `prepare` finishes it.
+    c.execute_sql("CREATE TABLE tpcc_load (warehouse INTEGER)")
+        .unwrap();
+    c.execute_sql("INSERT INTO tpcc_load VALUES (0), (1)")
+        .unwrap();
+    c.execute_sql("ALTER TABLE stock DROP CONSTRAINT stock_pkey")
+        .unwrap();
+    dbsweep(&["prepare", "tpcc", "--db", url, "--warehouses", "1"]).ok();
+    assert_eq!(keys(c), expected);
+    assert!(!c.table_exists("tpcc_load").unwrap());
+    dbsweep(&["cleanup", "tpcc", "--db", url]).ok();
+}
+
 #[test]
 fn transactions_on_postgres() {
     let s = Server::start("postgres", &[]);
+    keys_built_after_the_load(&s.url);
     transactions_write_exactly_their_rows(&s.url, Dialect::Postgres);
     a_run_leaves_the_database_consistent(&s.url, "10");
     a_broken_row_fails_its_condition(&s.url);

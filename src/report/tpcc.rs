@@ -12,7 +12,7 @@
 //! and the study's JSON and CSV reports.
 
 use crate::record::tpcc::{Tpcc, TpccConsistency, TpccShare, TpccType};
-use crate::record::{consistency, ConditionResult, Run};
+use crate::record::{consistency, ConditionResult, Pairs, Run};
 use crate::workload::tpcc::terminal::{Txn, DEFERRED_NAME, ROLLED_BACK_NAME};
 use crate::workload::tpcc::{MAX_TPMC_PER_WAREHOUSE, SERVER_NEW_ORDERS};
 
@@ -38,8 +38,10 @@ pub struct Figures {
     /// shared.
     pub terminals: u64,
     pub connections: u64,
-    /// tpmC against 12.86 × warehouses, percent; None without waits.
+    /// tpmC against 12.86 × warehouses, percent; None where the spec's
+    /// maximum does not apply (`efficiency_absent` says why).
     pub efficiency_pct: Option<f64>,
+    pub efficiency_absent: Option<String>,
     /// (type, share %, minimum %) of each type with a minimum.
     pub mix: Vec<(&'static str, f64, f64)>,
     /// Each type of the record's, its 90th percentile against its limit.
@@ -112,6 +114,13 @@ pub fn figures(r: &Run) -> Option<Figures> {
         })
         .collect();
     let connections = r.run.threads;
+    let terminals = r
+        .run
+        .pacing
+        .as_ref()
+        .and_then(|p| p.users)
+        .unwrap_or(connections);
+    let efficiency_absent = efficiency_absent(no_wait, o, warehouses, terminals);
     Some(Figures {
         tpmc,
         nopm: per_minute(committed as f64),
@@ -119,15 +128,12 @@ pub fn figures(r: &Run) -> Option<Figures> {
         tpm: per_minute(r.result.transactions as f64),
         server_tpm: server_tpm(r),
         warehouses,
-        terminals: r
-            .run
-            .pacing
-            .as_ref()
-            .and_then(|p| p.users)
-            .unwrap_or(connections),
+        terminals,
         connections,
-        efficiency_pct: (!no_wait)
+        efficiency_pct: efficiency_absent
+            .is_none()
             .then(|| 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(warehouses))),
+        efficiency_absent,
         mix,
         types,
         deferred: o.get("delivery").is_some_and(|v| v == "deferred"),
@@ -137,6 +143,35 @@ pub fn figures(r: &Run) -> Option<Figures> {
 
 /// Why a run without waits has no efficiency.
 pub const NO_EFFICIENCY: &str = "not meaningful without keying and think times (--no-wait)";
+
+/// Why the run's tpmC cannot be held to the spec's maximum of 12.86 per
+/// warehouse, if it cannot: that maximum is ten terminals per warehouse
+/// at the spec's keying and think times, so it means nothing without
+/// them, with them scaled, or with another number of terminals.
+fn efficiency_absent(no_wait: bool, o: &Pairs, warehouses: u32, terminals: u64) -> Option<String> {
+    if no_wait {
+        return Some(NO_EFFICIENCY.into());
+    }
+    let scale = |name: &str| {
+        o.get(name)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(1.0)
+    };
+    let (k, t) = (scale("keying-time-scale"), scale("think-time-scale"));
+    if k != 1.0 || t != 1.0 {
+        return Some(format!(
+            "not meaningful with scaled waits (--keying-time-scale {k}, --think-time-scale {t}): \
+             the spec's maximum assumes its keying and think times"
+        ));
+    }
+    if terminals != 10 * u64::from(warehouses) {
+        return Some(format!(
+            "not meaningful with {terminals} terminals for {warehouses} warehouses: \
+             the spec's maximum assumes ten per warehouse"
+        ));
+    }
+    None
+}
 
 /// The figures of `r` as the record's JSON carries them; None if it is not
 /// a TPC-C run.
@@ -155,7 +190,7 @@ pub fn to_record(f: &Figures) -> Tpcc {
         delivery: if f.deferred { "deferred" } else { "inline" }.into(),
         tpmc: f.tpmc,
         efficiency_pct: f.efficiency_pct,
-        efficiency_absent: f.efficiency_pct.is_none().then(|| NO_EFFICIENCY.into()),
+        efficiency_absent: f.efficiency_absent.clone(),
         nopm: f.nopm,
         server_nopm,
         server_nopm_absent,
@@ -297,7 +332,10 @@ pub fn lines(f: &Figures) -> Vec<String> {
             "efficiency: {e:.1} % of the spec's maximum, 12.86 tpmC per warehouse × {}",
             f.warehouses
         ),
-        None => format!("efficiency: {NO_EFFICIENCY}"),
+        None => format!(
+            "efficiency: {}",
+            f.efficiency_absent.as_deref().unwrap_or(NO_EFFICIENCY)
+        ),
     });
     let short = f.mix_short();
     out.push(if short.is_empty() {
@@ -345,6 +383,9 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect::<Pairs>();
+        // Ten terminals per warehouse, one connection each.
+        r.run.threads = 20;
+        r.run.pacing = None;
         r.result.measured_s = 120.0;
         let total: u64 = counts.iter().sum();
         let names = [
@@ -390,6 +431,41 @@ mod tests {
         assert!(lines(&f)[5].contains("payment 40.00 %"), "{:?}", lines(&f));
         // Not a TPC-C run: nothing.
         assert_eq!(figures(&Run::sample()), None);
+    }
+
+    #[test]
+    fn efficiency_needs_the_specs_waits_and_ten_terminals_a_warehouse() {
+        let counts = [88, 86, 8, 8, 8, 2];
+        let f = figures(&run("off", counts)).unwrap();
+        assert!(f.efficiency_pct.is_some() && f.efficiency_absent.is_none());
+        // Waits scaled down: the run can go far past the spec's maximum.
+        let mut r = run("off", counts);
+        r.workload
+            .options
+            .0
+            .push(("think-time-scale".into(), "0.05".into()));
+        let f = figures(&r).unwrap();
+        assert_eq!(f.efficiency_pct, None);
+        let why = f.efficiency_absent.clone().unwrap();
+        assert!(why.contains("--think-time-scale 0.05"), "{why}");
+        assert_eq!(to_record(&f).efficiency_absent.as_deref(), Some(&*why));
+        assert!(
+            lines(&f).iter().any(|l| l.contains(&why)),
+            "{:?}",
+            lines(&f)
+        );
+        // Another number of terminals than ten per warehouse.
+        let mut r = run("off", counts);
+        r.run.threads = 30;
+        let f = figures(&r).unwrap();
+        assert_eq!(f.efficiency_pct, None);
+        assert!(f
+            .efficiency_absent
+            .unwrap()
+            .contains("30 terminals for 2 warehouses"));
+        // Without waits, the reason says so.
+        let f = figures(&run("on", counts)).unwrap();
+        assert_eq!(f.efficiency_absent.as_deref(), Some(NO_EFFICIENCY));
     }
 
     fn metrics(window_s: f64, sql: &[(&str, f64)], d_next: Option<(f64, f64)>) -> Metrics {

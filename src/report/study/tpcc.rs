@@ -127,7 +127,12 @@ fn results(levels: &[Level<'_>]) -> Table {
                         Some(e) => Cell::plain(format!("{e:.1}")),
                         None => Cell {
                             text: "n/m".into(),
-                            detail: Some(NO_EFFICIENCY.into()),
+                            detail: Some(
+                                l.runs
+                                    .iter()
+                                    .find_map(|(_, f)| f.efficiency_absent.clone())
+                                    .unwrap_or_else(|| NO_EFFICIENCY.into()),
+                            ),
                             mark: Mark::None,
                         },
                     },

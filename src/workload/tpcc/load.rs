@@ -225,9 +225,10 @@ fn resume_point(t: &Tpcc, conn: &mut dyn Connection) -> anyhow::Result<Resume> {
 /// The secondary indexes the load builds last: (index, table).
 const INDEXES: [(&str, &str); 2] = [("customer_name", "customer"), ("orders_customer", "orders")];
 
-/// Drops the secondary indexes, where they exist (best effort: MySQL
-/// knows no `IF EXISTS` there, and an index that is not there is what a
-/// resumed load expects).
+/// Drops the indexes the load builds last, where they exist: the
+/// secondary ones, and the primary keys where they are built after the
+/// data (best effort: MySQL knows no `IF EXISTS` there, and an index that
+/// is not there is what a resumed load expects).
 fn drop_indexes(conn: &mut dyn Connection, dialect: Dialect) {
     for (index, table) in INDEXES {
         let sql = match dialect {
@@ -235,6 +236,15 @@ fn drop_indexes(conn: &mut dyn Connection, dialect: Dialect) {
             _ => format!("DROP INDEX IF EXISTS {index}"),
         };
         let _ = conn.execute_sql(&sql);
+    }
+    if schema::keys_after_load(dialect) {
+        for t in (0..schema::TABLES.len()).filter(|&t| schema::KEYS[t].is_some()) {
+            let (table, key) = (schema::TABLES[t], schema::key_name(t));
+            let _ = conn.execute_sql(&format!(
+                "ALTER TABLE {table} DROP CONSTRAINT IF EXISTS {key}"
+            ));
+            let _ = conn.execute_sql(&format!("DROP INDEX IF EXISTS {key}"));
+        }
     }
 }
 
