@@ -38,10 +38,9 @@ pub struct Figures {
     /// shared.
     pub terminals: u64,
     pub connections: u64,
-    /// tpmC against 12.86 × warehouses, percent; None where the spec's
-    /// maximum does not apply (`efficiency_absent` says why).
-    pub efficiency_pct: Option<f64>,
-    pub efficiency_absent: Option<String>,
+    /// tpmC against 12.86 × warehouses, percent; Err says why the spec's
+    /// maximum does not apply.
+    pub efficiency: Result<f64, String>,
     /// (type, share %, minimum %) of each type with a minimum.
     pub mix: Vec<(&'static str, f64, f64)>,
     /// Each type of the record's, its 90th percentile against its limit.
@@ -120,7 +119,10 @@ pub fn figures(r: &Run) -> Option<Figures> {
         .as_ref()
         .and_then(|p| p.users)
         .unwrap_or(connections);
-    let efficiency_absent = efficiency_absent(no_wait, o, warehouses, terminals);
+    let efficiency = match efficiency_absent(no_wait, o, warehouses, terminals) {
+        Some(why) => Err(why),
+        None => Ok(100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(warehouses))),
+    };
     Some(Figures {
         tpmc,
         nopm: per_minute(committed as f64),
@@ -130,10 +132,7 @@ pub fn figures(r: &Run) -> Option<Figures> {
         warehouses,
         terminals,
         connections,
-        efficiency_pct: efficiency_absent
-            .is_none()
-            .then(|| 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(warehouses))),
-        efficiency_absent,
+        efficiency,
         mix,
         types,
         deferred: o.get("delivery").is_some_and(|v| v == "deferred"),
@@ -182,6 +181,7 @@ pub fn record(r: &Run) -> Option<Tpcc> {
 /// `f` as the record's JSON carries it.
 pub fn to_record(f: &Figures) -> Tpcc {
     let (server_nopm, server_nopm_absent) = split(f.server_nopm.clone());
+    let (efficiency_pct, efficiency_absent) = split(f.efficiency.clone());
     let (server_tpm, server_tpm_absent) = split(f.server_tpm.clone());
     Tpcc {
         warehouses: u64::from(f.warehouses),
@@ -189,8 +189,8 @@ pub fn to_record(f: &Figures) -> Tpcc {
         connections: f.connections,
         delivery: if f.deferred { "deferred" } else { "inline" }.into(),
         tpmc: f.tpmc,
-        efficiency_pct: f.efficiency_pct,
-        efficiency_absent: f.efficiency_absent.clone(),
+        efficiency_pct,
+        efficiency_absent,
         nopm: f.nopm,
         server_nopm,
         server_nopm_absent,
@@ -327,15 +327,12 @@ pub fn lines(f: &Figures) -> Vec<String> {
             }
         ),
     ];
-    out.push(match f.efficiency_pct {
-        Some(e) => format!(
+    out.push(match &f.efficiency {
+        Ok(e) => format!(
             "efficiency: {e:.1} % of the spec's maximum, 12.86 tpmC per warehouse × {}",
             f.warehouses
         ),
-        None => format!(
-            "efficiency: {}",
-            f.efficiency_absent.as_deref().unwrap_or(NO_EFFICIENCY)
-        ),
+        Err(why) => format!("efficiency: {why}"),
     });
     let short = f.mix_short();
     out.push(if short.is_empty() {
@@ -421,12 +418,12 @@ mod tests {
         let f = figures(&run("off", [88, 86, 8, 8, 8, 2])).unwrap();
         assert_eq!(f.tpmc, 45.0);
         assert_eq!(f.nopm, 44.0);
-        let e = f.efficiency_pct.unwrap();
+        let e = f.efficiency.clone().ok().unwrap();
         assert!((e - 100.0 * 45.0 / 25.72).abs() < 1e-9, "{e}");
         assert!(f.mix_short().is_empty(), "{:?}", f.mix);
         // Without waits there is no efficiency; a short Payment share is named.
         let f = figures(&run("on", [90, 80, 10, 10, 10, 0])).unwrap();
-        assert_eq!(f.efficiency_pct, None);
+        assert_eq!(f.efficiency.clone().ok(), None);
         assert_eq!(f.mix_short().len(), 1);
         assert!(lines(&f)[5].contains("payment 40.00 %"), "{:?}", lines(&f));
         // Not a TPC-C run: nothing.
@@ -437,7 +434,7 @@ mod tests {
     fn efficiency_needs_the_specs_waits_and_ten_terminals_a_warehouse() {
         let counts = [88, 86, 8, 8, 8, 2];
         let f = figures(&run("off", counts)).unwrap();
-        assert!(f.efficiency_pct.is_some() && f.efficiency_absent.is_none());
+        assert!(f.efficiency.clone().ok().is_some() && f.efficiency.is_ok());
         // Waits scaled down: the run can go far past the spec's maximum.
         let mut r = run("off", counts);
         r.workload
@@ -445,8 +442,8 @@ mod tests {
             .0
             .push(("think-time-scale".into(), "0.05".into()));
         let f = figures(&r).unwrap();
-        assert_eq!(f.efficiency_pct, None);
-        let why = f.efficiency_absent.clone().unwrap();
+        assert_eq!(f.efficiency.clone().ok(), None);
+        let why = f.efficiency.clone().unwrap_err();
         assert!(why.contains("--think-time-scale 0.05"), "{why}");
         assert_eq!(to_record(&f).efficiency_absent.as_deref(), Some(&*why));
         assert!(
@@ -458,14 +455,17 @@ mod tests {
         let mut r = run("off", counts);
         r.run.threads = 30;
         let f = figures(&r).unwrap();
-        assert_eq!(f.efficiency_pct, None);
+        assert_eq!(f.efficiency.clone().ok(), None);
         assert!(f
-            .efficiency_absent
-            .unwrap()
+            .efficiency
+            .unwrap_err()
             .contains("30 terminals for 2 warehouses"));
         // Without waits, the reason says so.
         let f = figures(&run("on", counts)).unwrap();
-        assert_eq!(f.efficiency_absent.as_deref(), Some(NO_EFFICIENCY));
+        assert_eq!(
+            f.efficiency.as_ref().err().map(String::as_str),
+            Some(NO_EFFICIENCY)
+        );
     }
 
     fn metrics(window_s: f64, sql: &[(&str, f64)], d_next: Option<(f64, f64)>) -> Metrics {

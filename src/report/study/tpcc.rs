@@ -108,7 +108,7 @@ fn results(levels: &[Level<'_>]) -> Table {
         .map(|l| {
             let of =
                 |f: &dyn Fn(&Figures) -> Option<f64>| mean(l.runs.iter().filter_map(|(_, x)| f(x)));
-            let efficiency = of(&|f| f.efficiency_pct);
+            let efficiency = of(&|f| f.efficiency.clone().ok());
             let (w, t) = l
                 .runs
                 .first()
@@ -130,7 +130,7 @@ fn results(levels: &[Level<'_>]) -> Table {
                             detail: Some(
                                 l.runs
                                     .iter()
-                                    .find_map(|(_, f)| f.efficiency_absent.clone())
+                                    .find_map(|(_, f)| f.efficiency.clone().err())
                                     .unwrap_or_else(|| NO_EFFICIENCY.into()),
                             ),
                             mark: Mark::None,
