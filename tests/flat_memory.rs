@@ -166,18 +166,7 @@ fn a_killed_run_leaves_its_closed_intervals_for_report() {
     child.wait().unwrap();
     assert!(!json.exists(), "a killed run wrote no record");
     let path = series.to_str().unwrap();
-    let out = dir.join("report.json");
-    dbsweep(&[
-        "report",
-        path,
-        "--format",
-        "json",
-        "--out",
-        out.to_str().unwrap(),
-    ])
-    .expect_status(0);
-    let doc = read_json(&out);
-    assert_valid_run_json(&doc);
+    let doc = reported(path, &dir);
     let r = &doc["result"];
     assert_eq!(r["stop_reason"], "incomplete");
     let intervals = r["intervals"].as_array().unwrap();
@@ -212,18 +201,7 @@ fn a_series_file_of_format_1_still_reports() {
     let text = std::fs::read_to_string(&fixture).unwrap();
     assert!(text.starts_with("{\"header\":{\"format\":\"dbsweep-series/1\""));
     let dir = Dir::new();
-    let out = dir.join("report.json");
-    dbsweep(&[
-        "report",
-        fixture.to_str().unwrap(),
-        "--format",
-        "json",
-        "--out",
-        out.to_str().unwrap(),
-    ])
-    .expect_status(0);
-    let doc = read_json(&out);
-    assert_valid_run_json(&doc);
+    let doc = reported(fixture.to_str().unwrap(), &dir);
     let r = &doc["result"];
     assert_eq!(r["stop_reason"], "incomplete");
     let intervals = r["intervals"].as_array().unwrap();
@@ -253,6 +231,24 @@ fn a_series_file_of_format_1_still_reports() {
 
 /// The text of a series file as it is being written: its gzip stream
 /// decompressed as far as it goes (no trailer until the run ends).
+/// `dbsweep report FILE --format json` into `dir`, read back and checked
+/// against the run schema.
+fn reported(file: &str, dir: &Dir) -> serde_json::Value {
+    let out = dir.join("report.json");
+    dbsweep(&[
+        "report",
+        file,
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .expect_status(0);
+    let doc = read_json(&out);
+    assert_valid_run_json(&doc);
+    doc
+}
+
 fn unzip(bytes: &[u8]) -> String {
     use std::io::Read;
     let mut out = Vec::new();
