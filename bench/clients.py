@@ -106,8 +106,10 @@ def settle(limit=30.0):
         pass
 
 
-def server_start(kind, workdir, settings):
+def server_start(kind, workdir, settings, cpus=None):
     argv = [DBSWEEP, "server", "start", kind, "--dir", os.path.join(workdir, kind)]
+    if cpus is not None:
+        argv += ["--cpus", cpus]
     for s in settings:
         argv += ["--set", s]
     out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()

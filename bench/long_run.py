@@ -19,9 +19,20 @@ the record written and of its series file while it ran, and the
 transactions. With --binary OTHER it runs the same for another build
 first (e.g. one from before flat memory) for comparison.
 
+The bookkeeping of a long run grows with its intervals and samples, not
+with its seconds as such: `--report-interval 0.1 --metrics-interval 0.1`
+makes 36 minutes hold as many intervals and samples as six hours at the
+defaults (what the histograms of six hours of latencies would meet is not
+in it).
+
+Stopped with Ctrl-C (or SIGTERM), the runs are stopped as dbsweep stops on
+Ctrl-C (their records kept) and the tables are written for the part that
+ran, marked "stopped at N s".
+
 Usage:
     bench/long_run.py [--time 3600] [--clients 64,1024] [--sample 60]
                       [--rows 100000] [--parallel] [--binary OTHER] [--no-build]
+                      [--report-interval 1] [--metrics-interval 1]
 
 A smoke test of the script itself (no meaning):
     bench/long_run.py --time 40 --clients 8 --sample 5 --rows 10000
@@ -33,6 +44,7 @@ and prints the table.
 import argparse
 import datetime
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,6 +56,8 @@ import clients as c  # noqa: E402  (the shared helpers of bench/clients.py)
 
 ROOT = c.ROOT
 BASELINE_S = 300
+# The runs under way, to stop on Ctrl-C.
+RUNNING = []
 
 
 def rss_kb(pid):
@@ -60,11 +74,17 @@ def rss_kb(pid):
 
 def one(binary, url, clients, a, work, label, samples):
     json_path = os.path.join(work, f"{label}-{clients}.json")
-    series = json_path[:-len(".json")] + ".series.jsonl"
+    # The run's series file beside --json FILE (FILE.series.jsonl.gz),
+    # removed once the record is written: its size is read while it runs.
+    series = json_path[:-len(".json")] + ".series.jsonl.gz"
     argv = [binary, "run", "oltp_read_write", "--db", url, f"--table-size={a.rows}",
             "--tables=1", f"--threads={clients}", f"--time={a.time}",
-            "--report-interval=1", "--json", json_path]
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            f"--report-interval={a.report_interval}",
+            f"--metrics-interval={a.metrics_interval}", "--json", json_path]
+    # A session of its own: Ctrl-C reaches it from this script, once.
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    RUNNING.append(p)
     start = time.monotonic()
     series_bytes = 0
     peak = 0
@@ -80,14 +100,20 @@ def one(binary, url, clients, a, work, label, samples):
             print(f"{label} {clients} clients: {t:7.0f} s  {kb / 1024:8.1f} MB", flush=True)
         # Sample every --sample seconds, and quickly near the start so
         # the 5-minute baseline is there in short runs too.
-        time.sleep(min(a.sample, 5) if t < BASELINE_S else a.sample)
+        wait = min(a.sample, 5) if t < BASELINE_S else a.sample
+        until = time.monotonic() + wait
+        while p.poll() is None and time.monotonic() < until:
+            time.sleep(0.5)
     err = p.stderr.read()
-    if p.returncode != 0:
+    # 130: stopped by Ctrl-C, which keeps the record of the part that ran.
+    stopped = p.returncode == 130 and os.path.exists(json_path)
+    if p.returncode != 0 and not stopped:
         sys.exit(f"{' '.join(argv)} failed ({p.returncode}):\n{err}")
     rec = c.parse_dbsweep(json_path)
     return dict(peak_kb=peak, record_bytes=os.path.getsize(json_path),
                 series_bytes=series_bytes, tps=rec.get("tps"),
-                transactions=rec.get("transactions"))
+                transactions=rec.get("transactions"),
+                stopped_s=round(time.monotonic() - start) if stopped else None)
 
 
 def summary(label, clients, samples, r, a):
@@ -110,7 +136,8 @@ def summary(label, clients, samples, r, a):
                 peak_mb=r["peak_kb"] / 1024,
                 growth_mb=(end - at5) / 1024 if at5 and end else None,
                 growth_mb_per_h=slope, record_mb=r["record_bytes"] / 1e6,
-                series_mb=r["series_bytes"] / 1e6, tps=r["tps"])
+                series_mb=r["series_bytes"] / 1e6, tps=r["tps"],
+                ran=f"stopped at {r['stopped_s']} s" if r["stopped_s"] else f"{a.time} s")
 
 
 def main():
@@ -122,7 +149,11 @@ def main():
     ap.add_argument("--parallel", action="store_true")
     ap.add_argument("--binary", help="another dbsweep build to measure first")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--report-interval", type=float, default=1)
+    ap.add_argument("--metrics-interval", type=float, default=1)
     a = ap.parse_args()
+    # SIGTERM as Ctrl-C: both stop the runs and keep what they measured.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
     counts = [int(x) for x in a.clients.split(",")]
@@ -136,6 +167,7 @@ def main():
     try:
         subprocess.run([c.DBSWEEP, "prepare", "oltp_read_write", "--db", url,
                         f"--table-size={a.rows}", "--tables=1"], check=True, capture_output=True)
+        stopped = False
         for label, binary in binaries:
             results = {}
 
@@ -147,16 +179,28 @@ def main():
                     print(e, file=sys.stderr, flush=True)
                     os._exit(1)
 
-            if a.parallel:
-                threads = [threading.Thread(target=go, args=(n,)) for n in counts]
-                for t in threads:
-                    t.start()
+            # Each run in a thread (side by side with --parallel, else one
+            # after the other), so that Ctrl-C reaches this thread alone.
+            groups = [counts] if a.parallel else [[n] for n in counts]
+            threads = []
+            try:
+                for g in groups:
+                    threads = [threading.Thread(target=go, args=(n,)) for n in g]
+                    for t in threads:
+                        t.start()
+                    for t in threads:
+                        t.join()
+            except KeyboardInterrupt:
+                print("stopping the runs (Ctrl-C): their records are kept", flush=True)
+                for p in RUNNING:
+                    if p.poll() is None:
+                        p.send_signal(signal.SIGINT)
                 for t in threads:
                     t.join()
-            else:
-                for n in counts:
-                    go(n)
-            rows += [summary(label, n, samples, results[n], a) for n in counts]
+                stopped = True
+            rows += [summary(label, n, samples, results[n], a) for n in counts if n in results]
+            if stopped:
+                break
     finally:
         c.server_stop("postgres", work)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -166,14 +210,18 @@ def main():
         for s in samples:
             f.write(f"{s['binary']},{s['clients']},{s['t_s']},{s['rss_kb']},{s['series_bytes']}\n")
     fmt = lambda v: "—" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))  # noqa: E731
-    head = ("| build | clients | RSS at {b:.0f} s (MB) | RSS at end (MB) | peak (MB) | growth after "
-            "{b:.0f} s (MB) | growth per hour, fitted (MB) | record (MB) | series file (MB) | tps |")
-    lines = [f"# Long run: {a.time} s of oltp_read_write on PostgreSQL, --report-interval 1, "
-             f"metrics on ({stamp})", "",
-             head.format(b=rows[0]["baseline_s"]), "|---|---|---|---|---|---|---|---|---|---|"]
+    if not rows:
+        sys.exit("no run ended with a record: nothing to report")
+    head = ("| build | clients | ran | RSS at {b:.0f} s (MB) | RSS at end (MB) | peak (MB) | "
+            "growth after {b:.0f} s (MB) | growth per hour, fitted (MB) | record (MB) | "
+            "series file (MB) | tps |")
+    lines = [f"# Long run: {a.time} s of oltp_read_write on PostgreSQL, "
+             f"--report-interval {a.report_interval:g}, metrics on every "
+             f"{a.metrics_interval:g} s ({stamp})", "",
+             head.format(b=rows[0]["baseline_s"]), "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append("| " + " | ".join(fmt(r[k]) for k in (
-            "binary", "clients", "rss_at_baseline_mb", "rss_end_mb", "peak_mb", "growth_mb",
+            "binary", "clients", "ran", "rss_at_baseline_mb", "rss_end_mb", "peak_mb", "growth_mb",
             "growth_mb_per_h", "record_mb", "series_mb", "tps")) + " |")
     text = "\n".join(lines) + "\n"
     with open(out + ".md", "w") as f:

@@ -20,8 +20,15 @@ Merge cost: --merge-shards (64) shards of one run, `--shard I/64` with
 against the same server; then `dbsweep merge` of their 64 records, timed
 --merge-repeats (3) times (wall and CPU, GNU time).
 
+--pin: the server on CPU 1 (`dbsweep server start --cpus 1`), every
+client process on CPU 0 (the run under `taskset -c 0`, its local workers
+and Slurm's daemons with their tasks inheriting it): the clients and the
+server no longer share a CPU, so a difference between one process and
+three shards is the clients' own, not the server's share of the machine.
+
 Usage:
     bench/nodes.py [--pairs 3] [--time 30] [--clients 64,1024] [--no-build]
+                   [--launcher slurm|local] [--pin]
     bench/nodes.py --quick       # smoke run of the script (no meaning)
 
 Needs root (Slurm's daemons) and Debian's slurm-wlm (installed with
@@ -46,12 +53,15 @@ import clients as c  # noqa: E402  (the shared helpers of bench/clients.py)
 
 ROOT = c.ROOT
 NODES = ["lg1", "lg2", "lg3"]
+# --pin: the clients' CPU and the server's.
+CLIENT_CPU, SERVER_CPU = "0", "1"
 
 
 class Cluster:
     """Three slurmd on this machine, started by their pids, stopped by them."""
 
-    def __init__(self):
+    def __init__(self, pin=False):
+        self.pin = pin
         if not os.path.exists("/usr/sbin/slurmctld"):
             subprocess.run(["apt-get", "install", "-y", "-q", "slurm-wlm"], check=True,
                            stdout=subprocess.DEVNULL)
@@ -116,6 +126,8 @@ MinJobAge=5
         self.wait("three idle Slurm nodes", idle)
 
     def daemon(self, name, argv):
+        if self.pin:
+            argv = ["taskset", "-c", CLIENT_CPU] + argv
         out = open(os.path.join(self.dir, f"{name}.out"), "w")
         self.procs.append((name, subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
                                                   stderr=subprocess.STDOUT,
@@ -180,6 +192,8 @@ def one(url, a, clients, nodes, env, work, tag):
     argv += a.run_args.split()
     if nodes:
         argv += ["--nodes", str(nodes), "--launcher", a.launcher]
+    if a.pin:
+        argv = ["taskset", "-c", CLIENT_CPU] + argv
     c.settle()
     t0 = time.monotonic()
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -306,6 +320,8 @@ def main():
                     help="copy the merge's shard records to DIR (to profile the merge)")
     ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--quick", action="store_true", help="1 pair, 5 s runs, 8 and 64 clients")
+    ap.add_argument("--pin", action="store_true",
+                    help="the server on CPU 1, the clients (and Slurm's daemons) on CPU 0")
     ap.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     if a.quick:
@@ -320,8 +336,9 @@ def main():
     base = os.path.join(ROOT, "bench", "results", f"nodes-{stamp}")
     work = tempfile.mkdtemp(prefix="dbsweep-bench-nodes-")
     os.chmod(work, 0o755)
-    cluster = Cluster() if not a.skip_throughput else None
-    url = c.server_start("postgres", work, [f"max_connections={max(clients) + 100}"])
+    cluster = Cluster(a.pin) if not a.skip_throughput else None
+    url = c.server_start("postgres", work, [f"max_connections={max(clients) + 100}"],
+                         cpus=SERVER_CPU if a.pin else None)
     rows, merges = [], []
     try:
         subprocess.run([c.DBSWEEP, "prepare", a.workload, "--db", url, f"--table-size={a.rows}",

@@ -81,19 +81,36 @@ fn shards_of_separate_processes_merge_into_one_run() {
     assert_eq!(from["machine_shard"], 0, "{from}");
     assert!(from["server_shard"].is_null(), "{from}");
     let rows = m["result"]["shards"]["rows"].as_array().unwrap();
-    // Present, not necessarily above zero: these shards run for a few ms,
-    // under the kernel's 10-ms tick that /proc/stat counts in.
+    // These shards run for a few ms, under the 10-ms unit /proc/stat
+    // counts in: a window may see no CPU time pass at all. The machine's
+    // figures are then absent with that reason, never 0.
+    let said_why = |metrics: &serde_json::Value| {
+        metrics["gaps"].as_array().is_some_and(|g| {
+            g.iter().any(|g| {
+                g["what"] == "machine CPU"
+                    && g["why"]
+                        .as_str()
+                        .is_some_and(|w| w.contains("no CPU time passed"))
+            })
+        })
+    };
     let busy = metrics["figures"]["cpu_busy_pct"]["value"].as_f64();
-    assert!(busy.is_some_and(|b| b >= 0.0), "{metrics}");
-    let client = metrics["figures"]["client_cpu_pct"]["value"]
-        .as_f64()
-        .expect("the clients' share");
-    for x in rows {
-        assert!(x["cpu_busy_pct"].is_f64(), "{x}");
-        assert!(x["client_cpu_pct"].is_f64(), "{x}");
+    let client = metrics["figures"]["client_cpu_pct"]["value"].as_f64();
+    match (busy, client) {
+        (Some(b), Some(_)) => assert!(b >= 0.0, "{metrics}"),
+        _ => assert!(said_why(metrics), "{metrics}"),
+    }
+    for (x, f) in rows.iter().zip(&files) {
+        let own = &read(f)["result"]["metrics"];
+        assert_eq!(x["index"], read(f)["run"]["shard"]["index"], "{x}");
+        if !(x["cpu_busy_pct"].is_f64() && x["client_cpu_pct"].is_f64()) {
+            assert!(said_why(own), "{x}: {own}");
+        }
     }
     // Shard 0's client over shard 0's machine, and the others' on top.
-    assert!(client >= rows[0]["client_cpu_pct"].as_f64().unwrap() - 1e-9);
+    if let (Some(client), Some(first)) = (client, rows[0]["client_cpu_pct"].as_f64()) {
+        assert!(client >= first - 1e-9);
+    }
     assert!(r.stdout.contains("sampled by:"), "{}", r.stdout);
 }
 

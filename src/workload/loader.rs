@@ -138,6 +138,7 @@ pub fn load(
     load_with(
         first, connect, plans, loaders, source, progress, label, &steps,
     )
+    .map(|_| ())
 }
 
 /// What [`load_with`] does: [`load`] does all of it; a resumable load
@@ -157,7 +158,10 @@ pub struct Steps<'a> {
 }
 
 /// [`load`], doing `steps`; `label` empty: the caller's progress bar is
-/// running already (neither started nor finished here).
+/// running already (neither started nor finished here). Returns the rows
+/// the server said it stored in each table (by plan position): the replies
+/// of COPY, LOAD DATA or the inserts, the count a load can check without
+/// reading its tables again.
 #[allow(clippy::too_many_arguments)]
 pub fn load_with(
     first: &mut dyn Connection,
@@ -168,7 +172,7 @@ pub fn load_with(
     progress: &dyn Progress,
     label: &str,
     steps: &Steps<'_>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<u64>> {
     let whole: Vec<Vec<(u32, u32)>> = plans
         .iter()
         .map(|p| {
@@ -193,6 +197,7 @@ pub fn load_with(
         one_per_table,
         loading: vec![false; plans.len()],
         no_indexes: !steps.indexes,
+        stored: vec![0; plans.len()],
         ..Queue::default()
     };
     let mut total = 0u64;
@@ -272,7 +277,7 @@ pub fn load_with(
         let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
         let _ = drop_tables(first, &names);
     }
-    result
+    result.map(|()| shared.lock().stored.clone())
 }
 
 /// One loader: connects, then runs jobs from the queue until there are
@@ -293,20 +298,23 @@ fn loader(
     };
     while let Some(job) = shared.take() {
         let result = run(conn.as_mut(), plans, source, &job, progress);
+        if let (Ok(n), Job::Load { table, .. }) = (&result, job) {
+            shared.lock().stored[table] += n;
+        }
         shared.done(job, result.is_ok(), plans);
         result?;
     }
     Ok(())
 }
 
-/// Runs one job on `conn`.
+/// Runs one job on `conn`: the rows the server stored (a load's), else 0.
 fn run(
     conn: &mut dyn Connection,
     plans: &[TablePlan],
     source: &dyn RowSource,
     job: &Job,
     progress: &dyn Progress,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<u64> {
     let plan = &plans[job.table()];
     let name = &plan.name;
     match *job {
@@ -314,24 +322,26 @@ fn run(
             let mut gen = source.rows(table, first, last);
             let mut pending = 0u64;
             let mut rows = 0u64;
-            conn.bulk_load(name, &plan.columns, &mut |row| {
-                if !gen(row) {
-                    return false;
-                }
-                rows += 1;
-                pending += 1;
-                if pending == PROGRESS_STEP {
-                    progress.inc(pending);
-                    pending = 0;
-                }
-                true
-            })
-            .with_context(|| format!("could not load table {name}"))?;
+            let stored = conn
+                .bulk_load(name, &plan.columns, &mut |row| {
+                    if !gen(row) {
+                        return false;
+                    }
+                    rows += 1;
+                    pending += 1;
+                    if pending == PROGRESS_STEP {
+                        progress.inc(pending);
+                        pending = 0;
+                    }
+                    true
+                })
+                .with_context(|| format!("could not load table {name}"))?;
             // The bar counts row numbers: a source that leaves some empty
             // (TPC-C's order-line slots past an order's line count) has
             // them counted here, so the bar ends at 100 %.
             let numbers = u64::from(last - first) + 1;
             progress.inc(pending + numbers.saturating_sub(rows));
+            return Ok(stored);
         }
         Job::Index { index, .. } => {
             let sql = &plan.indexes[index];
@@ -345,7 +355,7 @@ fn run(
             }
         }
     }
-    Ok(())
+    Ok(0)
 }
 
 /// One unit of [`load`]'s work, taken from the [`Queue`] by a loader.
@@ -387,6 +397,9 @@ struct Queue {
     loading: Vec<bool>,
     /// Load rows only: no index builds or finishing statements.
     no_indexes: bool,
+    /// Rows the server said each table's loads stored (COPY's and LOAD
+    /// DATA's replies), by plan position.
+    stored: Vec<u64>,
 }
 
 impl Queue {

@@ -4,8 +4,10 @@
 //! all its rows are in. A load stopped part-way (Ctrl-C, a lost server)
 //! leaves the marks behind: `prepare` again clears the rows of the
 //! warehouse that was loading, loads the ones not marked, builds the
-//! secondary indexes, counts every table's rows against the generator's
-//! and drops `tpcc_load`, which is what says the load is complete.
+//! secondary indexes, checks every table's rows against the generator's
+//! (the rows the server said each COPY or LOAD DATA stored; a resumed
+//! load, whose earlier part no reply of this one covers, counts them) and
+//! drops `tpcc_load`, which is what says the load is complete.
 //!
 //! The scale table (`tpcc_scale`) is written first, with the warehouse
 //! count, the load's C for C_LAST, its time and its seed: a resumed load
@@ -132,6 +134,9 @@ pub(super) fn prepare(
     }
     let loaders = loader::loaders(t.dialect, threads);
     progress.start("tpcc", todo.iter().map(|&w| numbers(w)).sum());
+    // The rows the server stored, table by table: the check of a load that
+    // made every table from empty (a resumed one counts them).
+    let mut stored = vec![0u64; plans.len()];
     let result = (|| -> anyhow::Result<()> {
         for &w in &todo {
             let ranges = warehouse_ranges(w);
@@ -141,7 +146,7 @@ pub(super) fn prepare(
                 indexes: false,
                 drop_on_failure: false,
             };
-            loader::load_with(conn, connect, &plans, loaders, &data, progress, "", &steps)
+            let n = loader::load_with(conn, connect, &plans, loaders, &data, progress, "", &steps)
                 .with_context(|| {
                     format!(
                         "the load stopped at warehouse {w} of {}: run `dbsweep prepare tpcc --warehouses {}` \
@@ -149,6 +154,9 @@ pub(super) fn prepare(
                         t.warehouses, t.warehouses
                     )
                 })?;
+            for (s, n) in stored.iter_mut().zip(n) {
+                *s += n;
+            }
             conn.execute_sql(&format!("INSERT INTO {LOAD_TABLE} VALUES ({w})"))?;
         }
         Ok(())
@@ -174,7 +182,7 @@ pub(super) fn prepare(
         "",
         &steps,
     )?;
-    if let Err(e) = t.verify_counts(conn, &data) {
+    if let Err(e) = t.verify_counts(conn, &data, (!resuming).then_some(&stored[..])) {
         let _ = loader::drop_tables(conn, &Tpcc::names());
         let _ = conn.execute_sql(&format!("DROP TABLE IF EXISTS {LOAD_TABLE}"));
         return Err(e);
@@ -311,5 +319,23 @@ mod tests {
                 .sum::<u64>()
                 - u64::from(ITEMS)
         );
+    }
+    #[test]
+    fn the_rows_the_server_stored_are_checked_table_by_table() {
+        let t = Tpcc::spec(2, crate::driver::Dialect::Postgres, 7);
+        let data = Data::new(2, 7, 0);
+        let mut conn = crate::driver::fake::FakeConnection::new(Default::default());
+        let mut stored = super::super::expected_rows(2, &data).to_vec();
+        t.verify_counts(&mut conn, &data, Some(&stored)).unwrap();
+        stored[schema::ORDER_LINE] -= 1;
+        let e = t
+            .verify_counts(&mut conn, &data, Some(&stored))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("table order_line holds "), "{e}");
+        assert!(e.contains("dbsweep cleanup tpcc"), "{e}");
+        // No replies (a resumed load): the tables are counted, and the fake
+        // driver's are not what a load makes.
+        assert!(t.verify_counts(&mut conn, &data, None).is_err());
     }
 }
