@@ -171,32 +171,36 @@ def main():
         for label, binary in binaries:
             results = {}
 
-            def go(n, label=label, binary=binary, results=results):
+            def go(n, done, label=label, binary=binary, results=results):
                 try:
                     results[n] = one(binary, url, n, a, work, label, samples)
                 except SystemExit as e:
                     # A failed run in a thread must fail the benchmark, not vanish.
                     print(e, file=sys.stderr, flush=True)
                     os._exit(1)
+                finally:
+                    done.set()
 
             # Each run in a thread (side by side with --parallel, else one
             # after the other), so that Ctrl-C reaches this thread alone.
+            # Waited for by an Event each: a Thread.join interrupted by
+            # Ctrl-C may return at once when called again (Python 3.11).
             groups = [counts] if a.parallel else [[n] for n in counts]
-            threads = []
+            events = []
             try:
                 for g in groups:
-                    threads = [threading.Thread(target=go, args=(n,)) for n in g]
-                    for t in threads:
-                        t.start()
-                    for t in threads:
-                        t.join()
+                    events = [threading.Event() for _ in g]
+                    for n, ev in zip(g, events):
+                        threading.Thread(target=go, args=(n, ev)).start()
+                    for ev in events:
+                        ev.wait()
             except KeyboardInterrupt:
                 print("stopping the runs (Ctrl-C): their records are kept", flush=True)
                 for p in RUNNING:
                     if p.poll() is None:
                         p.send_signal(signal.SIGINT)
-                for t in threads:
-                    t.join()
+                for ev in events:
+                    ev.wait()
                 stopped = True
             rows += [summary(label, n, samples, results[n], a) for n in counts if n in results]
             if stopped:

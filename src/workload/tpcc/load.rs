@@ -320,9 +320,10 @@ mod tests {
                 - u64::from(ITEMS)
         );
     }
+
     #[test]
     fn the_rows_the_server_stored_are_checked_table_by_table() {
-        let t = Tpcc::spec(2, crate::driver::Dialect::Postgres, 7);
+        let t = Tpcc::spec(2, Dialect::Postgres, 7);
         let data = Data::new(2, 7, 0);
         let mut conn = crate::driver::fake::FakeConnection::new(Default::default());
         let mut stored = super::super::expected_rows(2, &data).to_vec();
