@@ -73,6 +73,10 @@ fn shards_of_separate_processes_merge_into_one_run() {
     assert_eq!(m["result"]["histograms"]["transaction"]["count"], 60);
     assert_eq!(m["result"]["shards"]["rows"].as_array().unwrap().len(), 3);
     assert!(m["run"].get("shard").is_none());
+    // One machine's CPUs, once: the client's share is of this machine,
+    // not of three.
+    let cpus = |doc: &serde_json::Value| doc["result"]["client_cpu"]["cpus"].as_u64().unwrap();
+    assert_eq!(cpus(&m), cpus(&read(&files[0])));
 
     // The metrics: three shards on this one machine, so its readings are
     // the run's, with every shard's client; the fake driver has no server.

@@ -83,6 +83,58 @@ fn local_workers_start_together_and_merge_into_one_run() {
 }
 
 #[test]
+fn the_shards_records_are_kept_on_request_and_merge_again_into_the_run() {
+    let dir = Dir::new();
+    let json = dir.join("run.json");
+    let kept = dir.join("shards");
+    let r = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        DB,
+        "--threads",
+        "4",
+        "--time",
+        "1",
+        "--metrics",
+        "off",
+        "--nodes",
+        "2",
+        "--shard-records",
+        kept.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    r.expect_status(0);
+    assert!(
+        r.stderr.contains("2 of 2 shard records kept in"),
+        "{}",
+        r.stderr
+    );
+    let merged = read_json(&json);
+    let mut shards = Vec::new();
+    let mut sum = 0;
+    for i in 0..2 {
+        let p = kept.join(format!("shard-{i}.json"));
+        let doc = read_json(&p);
+        assert_eq!(doc["run"]["shard"]["index"], i, "{}", p.display());
+        sum += doc["result"]["transactions"].as_u64().unwrap();
+        shards.push(p);
+    }
+    assert_eq!(merged["result"]["transactions"].as_u64().unwrap(), sum);
+    // `dbsweep merge` of the kept records is the coordinated run's merge.
+    let again = dir.join("again.json");
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["--json", again.to_str().unwrap()]);
+    dbsweep(&args).expect_status(0);
+    let again = read_json(&again);
+    for key in ["transactions", "queries", "latency", "histograms"] {
+        assert_eq!(again["result"][key], merged["result"][key], "{key}");
+    }
+}
+
+#[test]
 fn external_workers_join_by_their_job_index() {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -143,6 +195,7 @@ fn external_workers_join_by_their_job_index() {
 fn a_killed_worker_makes_the_run_partial_and_names_its_shard() {
     let dir = Dir::new();
     let json = dir.join("run.json");
+    let kept = dir.join("shards");
     let coordinator = spawn(
         &[
             "run",
@@ -159,6 +212,8 @@ fn a_killed_worker_makes_the_run_partial_and_names_its_shard() {
             "3",
             "--json",
             json.to_str().unwrap(),
+            "--shard-records",
+            kept.to_str().unwrap(),
         ],
         &[],
     );
@@ -213,6 +268,19 @@ fn a_killed_worker_makes_the_run_partial_and_names_its_shard() {
     assert!(!json.exists(), "no merged record of a partial run");
     // No merged figures: no summary of transactions for the whole run.
     assert!(!r.stdout.contains("Shards:"), "{}", r.stdout);
+    // The shards that finished are kept where asked.
+    assert!(
+        r.stderr.contains("2 of 3 shard records kept in"),
+        "{}",
+        r.stderr
+    );
+    for (i, there) in [(0, true), (1, false), (2, true)] {
+        let p = kept.join(format!("shard-{i}.json"));
+        assert_eq!(p.exists(), there, "{}", p.display());
+        if there {
+            assert!(read_json(&p)["result"]["transactions"].as_u64().unwrap() > 0);
+        }
+    }
 }
 
 #[test]
@@ -248,6 +316,24 @@ fn coordinated_runs_refuse_bad_options_naming_the_fix() {
             "1",
         ],
         "drop --shard",
+    );
+    refused(
+        &["--db", DB, "--threads", "2", "--shard-records", "x"],
+        "add --nodes N",
+    );
+    let file = Dir::new();
+    let not_dir = file.join("f");
+    std::fs::write(&not_dir, "").unwrap();
+    refused(
+        &[
+            "--db",
+            DB,
+            "--nodes",
+            "1",
+            "--shard-records",
+            not_dir.to_str().unwrap(),
+        ],
+        "not a directory",
     );
     refused(
         &["--db", DB, "--nodes", "1", "--launcher", "ssh"],

@@ -26,6 +26,12 @@ pub struct NodesArgs {
     /// or 0.0.0.0:PORT to advertise this machine's hostname).
     #[arg(long, value_name = "HOST:PORT", help_heading = "Many load machines")]
     pub listen: Option<String>,
+    /// Keep every shard's own record in DIR as shard-I.json (created if
+    /// missing), also when the run is partial: each shard's figures and
+    /// metrics as its worker measured them, and `dbsweep merge
+    /// DIR/shard-*.json` gives the merged record again.
+    #[arg(long, value_name = "DIR", help_heading = "Many load machines")]
+    pub shard_records: Option<std::path::PathBuf>,
 }
 
 /// `dbsweep worker`.

@@ -239,9 +239,9 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
 fn nodes(a: &RunArgs) -> Result<Option<Nodes>, UsageError> {
     let n = &a.nodes;
     let Some(count) = n.nodes else {
-        if n.launcher.is_some() || n.listen.is_some() {
+        if n.launcher.is_some() || n.listen.is_some() || n.shard_records.is_some() {
             return Err(UsageError(
-                "--launcher and --listen coordinate workers: add --nodes N".into(),
+                "--launcher, --listen and --shard-records coordinate workers: add --nodes N".into(),
             ));
         }
         return Ok(None);
@@ -274,10 +274,19 @@ fn nodes(a: &RunArgs) -> Result<Option<Nodes>, UsageError> {
             );
         }
     }
+    if let Some(dir) = &n.shard_records {
+        if dir.exists() && !dir.is_dir() {
+            return refuse(format!(
+                "--shard-records {}: not a directory (give a directory, or a path to create one at)",
+                dir.display()
+            ));
+        }
+    }
     Ok(Some(Nodes {
         count,
         launcher: n.launcher.unwrap_or(Launcher::Local),
         listen: n.listen.clone().unwrap_or_else(|| "127.0.0.1:0".into()),
+        shard_records: n.shard_records.clone(),
     }))
 }
 

@@ -138,6 +138,7 @@ impl Coordinator for NodesCoordinator {
             count: p.nodes.count as usize,
             launcher,
             listen: listen.into(),
+            shard_records: None,
         };
         match nodes::run_point(&req, &n, cancel) {
             Ok(Coordinated::Merged(run)) => Ok(*run),

@@ -86,7 +86,7 @@ pub fn merge(inputs: &[Input<'_>]) -> Result<record::Run, String> {
     r.fairness = pooled_fairness(all().map(|r| (r.run.threads, &r.result.fairness)));
     r.client_cpu.user_s = all().map(|r| r.result.client_cpu.user_s).sum();
     r.client_cpu.system_s = all().map(|r| r.result.client_cpu.system_s).sum();
-    r.client_cpu.cpus = all().map(|r| r.result.client_cpu.cpus).sum();
+    r.client_cpu.cpus = usable_cpus(&shards);
     r.connect = merge_connect(&shards)?;
     r.histograms = Some(merge_histograms(&shards)?);
     r.intervals = merge_intervals(&shards)?.into();
@@ -98,6 +98,7 @@ pub fn merge(inputs: &[Input<'_>]) -> Result<record::Run, String> {
             index: s.index,
             hostname: &s.run.machine.hostname,
             metrics: s.run.result.metrics.as_ref(),
+            measured_s: s.run.result.measured_s,
         })
         .collect();
     let queries = r.queries.read + r.queries.write + r.queries.other;
@@ -250,6 +251,27 @@ fn same_run(a: &Shard<'_>, b: &Shard<'_>) -> Result<(), String> {
             b.name, a.name
         )),
     }
+}
+
+/// The CPUs the shards' clients could use: each machine's once, however
+/// many shards ran on it (its shards' largest count: processes pinned to
+/// parts of one machine are not told the union of their CPUs).
+fn usable_cpus(shards: &[Shard<'_>]) -> u64 {
+    let mut per_host: Vec<(&str, u64)> = Vec::new();
+    for s in shards {
+        let (host, cpus) = (
+            s.run.machine.hostname.as_str(),
+            s.run.result.client_cpu.cpus,
+        );
+        match per_host
+            .iter_mut()
+            .find(|(h, _)| *h == host && !h.is_empty())
+        {
+            Some((_, n)) => *n = (*n).max(cpus),
+            None => per_host.push((host, cpus)),
+        }
+    }
+    per_host.iter().map(|(_, n)| n).sum()
 }
 
 /// The most telling reason among the shards': a shard that did not

@@ -260,8 +260,11 @@ fn ten_million_users_start_in_the_first_second_of_the_window() {
     // The set-up was timed, apart from the window.
     let setup = r.setup.expect("a queued run's set-up time");
     assert!(setup > Duration::ZERO && setup < ms(30_000), "{setup:?}");
+    // The window ends at the deadline plus the grace, when the coordinator
+    // wakes to end it: in a debug build on a loaded two-core VM that
+    // wake-up was seen up to 0.8 s late.
     assert!(
-        r.measured < ms(1000) + cfg.grace + ms(500),
+        r.measured < ms(1000) + cfg.grace + ms(1500),
         "{:?}",
         r.measured
     );

@@ -10,12 +10,15 @@
 //! the current interval, and the measured window's part since the last
 //! [`Recorder::collect`] (every [`COLLECT_EVERY`]), which moves it into
 //! the run's totals, kept once. So what the recorder holds depends on the
-//! clients and on one period's latencies, not on the run's length.
+//! clients and on one period's latencies, not on the run's length. The
+//! chunks a period left unused go to the shard's spare, not back to the
+//! allocator: the next period's tails take them, so a settled run
+//! allocates nothing (see `stats::histogram`'s "Memory").
 
 use std::sync::Mutex;
 
 use crate::driver::{ErrorKind, QueryClass};
-use crate::stats::histogram::Histogram;
+use crate::stats::histogram::{Histogram, Spare};
 
 /// Event counters, summed over clients.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -160,18 +163,19 @@ impl Totals {
     }
 
     /// Moves everything into `dst` and starts again from nothing, giving
-    /// back the histogram chunks that held no value (`Histogram::drain_into`).
-    fn drain_into(&mut self, dst: &mut Totals) {
+    /// the histogram chunks that held no value to `spare`
+    /// (`Histogram::drain_into_spare`).
+    fn drain_into(&mut self, dst: &mut Totals, spare: &mut Spare) {
         dst.counters.add(&self.counters);
         self.counters = Counters::default();
-        self.latency.drain_into(&mut dst.latency);
-        self.service.drain_into(&mut dst.service);
-        self.lag.drain_into(&mut dst.lag);
+        self.latency.drain_into_spare(&mut dst.latency, spare);
+        self.service.drain_into_spare(&mut dst.service, spare);
+        self.lag.drain_into_spare(&mut dst.lag, spare);
         for (a, b) in self.statements.iter_mut().zip(&mut dst.statements) {
-            a.drain_into(b);
+            a.drain_into_spare(b, spare);
         }
         for (a, b) in self.types.iter_mut().zip(&mut dst.types) {
-            a.drain_into(b);
+            a.drain_into_spare(b, spare);
         }
         for (a, b) in self.types_failed.iter_mut().zip(&mut dst.types_failed) {
             *b += std::mem::take(a);
@@ -195,6 +199,8 @@ pub struct ShardData {
     /// [`Recorder::collect`].
     pub window: Totals,
     pub interval: IntervalAcc,
+    /// The chunks this shard's histograms gave back, for their next tails.
+    spare: Spare,
 }
 
 /// How often the coordinator should [`Recorder::collect`]: often enough
@@ -210,8 +216,8 @@ pub const COLLECT_EVERY: std::time::Duration = std::time::Duration::from_secs(1)
 /// a chunk for every power of two a rare tail latency ever reached in that
 /// shard, and sixteen shards of a dozen histograms each gained megabytes
 /// an hour that way. Shards hold what came in since the last
-/// [`Recorder::collect`], which moves it into the totals and gives back
-/// the chunks that period left unused.
+/// [`Recorder::collect`], which moves it into the totals and gives the
+/// chunks that period left unused to the shard's spare.
 pub struct Recorder {
     shards: Vec<Mutex<ShardData>>,
     /// The measured window up to the last collect.
@@ -226,6 +232,7 @@ impl Recorder {
                 Mutex::new(ShardData {
                     window: Totals::new(statement_kinds, types),
                     interval: IntervalAcc::default(),
+                    spare: Spare::new(),
                 })
             })
             .collect();
@@ -237,32 +244,34 @@ impl Recorder {
 
     /// Flushes one finished (or failed) transaction.
     pub fn flush(&self, client: usize, buf: &TxnBuffer, t: Timing, measured: bool) {
-        let mut s = self.shards[client % self.shards.len()]
+        let mut guard = self.shards[client % self.shards.len()]
             .lock()
             .unwrap_or_else(|e| e.into_inner());
+        let s = &mut *guard;
+        let spare = &mut s.spare;
         s.interval.counters.add(&buf.counters);
         if let Some(ns) = t.latency {
-            s.interval.latency.record(ns);
+            s.interval.latency.record_spare(ns, spare);
         }
         if let Some(ns) = t.lag {
-            s.interval.lag.record(ns);
+            s.interval.lag.record_spare(ns, spare);
         }
         if measured {
             let w = &mut s.window;
             w.counters.add(&buf.counters);
             if let Some(ns) = t.latency {
-                w.latency.record(ns);
+                w.latency.record_spare(ns, spare);
             }
             if let (Some(ns), Some(lag)) = (t.service, t.lag) {
-                w.service.record(ns);
-                w.lag.record(lag);
+                w.service.record_spare(ns, spare);
+                w.lag.record_spare(lag, spare);
             }
             for &(kind, ns) in &buf.statements {
-                w.statements[kind as usize].record(ns);
+                w.statements[kind as usize].record_spare(ns, spare);
             }
             if let Some(k) = buf.kind.map(usize::from).filter(|&k| k < w.types.len()) {
                 if let Some(ns) = t.latency {
-                    w.types[k].record(ns);
+                    w.types[k].record_spare(ns, spare);
                 }
                 w.types_failed[k] += buf.counters.failed;
             }
@@ -277,12 +286,15 @@ impl Recorder {
     pub fn take_interval(&self, trim: bool) -> IntervalAcc {
         let mut acc = IntervalAcc::default();
         for shard in &self.shards {
-            let mut s = shard.lock().unwrap_or_else(|e| e.into_inner());
+            let mut guard = shard.lock().unwrap_or_else(|e| e.into_inner());
+            let s = &mut *guard;
             acc.counters.add(&s.interval.counters);
             s.interval.counters = Counters::default();
             if trim {
-                s.interval.latency.drain_into(&mut acc.latency);
-                s.interval.lag.drain_into(&mut acc.lag);
+                s.interval
+                    .latency
+                    .drain_into_spare(&mut acc.latency, &mut s.spare);
+                s.interval.lag.drain_into_spare(&mut acc.lag, &mut s.spare);
             } else {
                 acc.latency.merge(&s.interval.latency);
                 acc.lag.merge(&s.interval.lag);
@@ -298,8 +310,10 @@ impl Recorder {
     pub fn collect(&self) {
         let mut t = self.totals.lock().unwrap_or_else(|e| e.into_inner());
         for shard in &self.shards {
-            let mut s = shard.lock().unwrap_or_else(|e| e.into_inner());
-            s.window.drain_into(&mut t);
+            let mut guard = shard.lock().unwrap_or_else(|e| e.into_inner());
+            let s = &mut *guard;
+            s.window.drain_into(&mut t, &mut s.spare);
+            s.spare.settle();
         }
     }
 
@@ -310,6 +324,15 @@ impl Recorder {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// Chunks the shards allocated because their spares had none.
+    #[cfg(test)]
+    fn chunks_allocated(&self) -> u64 {
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap().spare.allocated())
+            .sum()
     }
 
     /// Heap bytes of every histogram the recorder holds (shards and
@@ -323,6 +346,7 @@ impl Recorder {
                 s.window.heap_bytes()
                     + s.interval.latency.heap_bytes()
                     + s.interval.lag.heap_bytes()
+                    + s.spare.heap_bytes()
             })
             .sum();
         shards
@@ -403,6 +427,44 @@ mod tests {
             let s = shard.lock().unwrap();
             assert!(s.window.heap_bytes() <= 8 * 8192, "{:?}", s.window);
         }
+    }
+
+    #[test]
+    fn tails_that_come_and_go_reuse_the_chunks_of_the_ones_before() {
+        // Each period every shard's clients see the body (1 to 3 ms) and,
+        // in turn, tails in one of six powers of two of 33 ms to 1 s: a
+        // thousand clients' tails come and go like this every second.
+        let kinds = 12;
+        let r = Recorder::new(64, kinds, 2);
+        let mut direct = Histogram::new();
+        let mut settled = None;
+        for period in 0..300u64 {
+            for client in 0..64usize {
+                let tail = client as u64 % 4 == period % 4;
+                let ns = if tail {
+                    1u64 << (25 + (period + client as u64) % 6)
+                } else {
+                    (1 + (client as u64 + period) % 3) * MS
+                };
+                let (mut buf, t) = txn(((client + period as usize) % kinds) as u16, ns);
+                buf.kind = Some((client % 2) as u16);
+                r.flush(client, &buf, t, true);
+                direct.record(ns);
+            }
+            r.take_interval(true);
+            r.collect();
+            if period == 49 {
+                settled = Some((r.chunks_allocated(), r.heap_bytes()));
+            }
+        }
+        let (allocated, bytes) = settled.unwrap();
+        assert_eq!(
+            r.chunks_allocated(),
+            allocated,
+            "chunks allocated after the first 50 periods"
+        );
+        assert_eq!(r.heap_bytes(), bytes);
+        assert_eq!(r.totals().latency, direct);
     }
 
     #[test]

@@ -29,7 +29,21 @@ pub struct ShardMetrics<'a> {
     pub hostname: &'a str,
     /// Absent with `--metrics off`.
     pub metrics: Option<&'a Metrics>,
+    /// The shard's own measured window, seconds.
+    pub measured_s: f64,
 }
+
+/// The share of a shard's measured window its sampler's readings must
+/// bound for its figures to be the run's: a sampler starved of CPU (a
+/// thousand clients on one core) took a bounding reading seconds late,
+/// and its window of a part of the run over all of the run's transactions
+/// gave the server a sixth of its CPU per transaction and the client
+/// 392 % of the machine.
+const FULL_WINDOW: f64 = 0.9;
+
+/// What a bounding reading may miss of a short window whatever its share
+/// (a reading itself takes milliseconds), seconds.
+const SLACK_S: f64 = 0.25;
 
 /// The merged run's metrics from its shards', in any order; the merged
 /// run completed `transactions` and `queries` in its window. None when no
@@ -40,12 +54,37 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
         .filter_map(|s| Some((s.index, s.metrics?)))
         .collect();
     measured.sort_by_key(|(i, _)| *i);
-    // The most of the server, then the lowest index (`max_by_key` keeps
-    // the last of equals, so the shards are walked from the highest).
-    let &(source, m) = measured
-        .iter()
-        .rev()
-        .max_by_key(|(_, m)| server_seen(&m.window))?;
+    let window_of = |m: &Metrics| {
+        shards
+            .iter()
+            .find(|s| s.metrics.is_some_and(|x| std::ptr::eq(x, m)))
+            .map_or(0.0, |s| s.measured_s)
+    };
+    let full = |m: &Metrics| {
+        let w = window_of(m);
+        m.window.duration_s >= w - ((1.0 - FULL_WINDOW) * w).max(SLACK_S)
+    };
+    // Of the shards whose readings bound the window (else the one that
+    // bound the most of it): the most of the server, then the lowest
+    // index (`max_by_key` keeps the last of equals, so the shards are
+    // walked from the highest).
+    let &(source, m) = measured.iter().rev().max_by(|(_, a), (_, b)| {
+        let key = |m: &Metrics| (full(m), server_seen(&m.window));
+        key(a).cmp(&key(b)).then_with(|| {
+            if full(a) {
+                std::cmp::Ordering::Equal
+            } else {
+                a.window.duration_s.total_cmp(&b.window.duration_s)
+            }
+        })
+    })?;
+    let short = (!full(m)).then(|| {
+        format!(
+            "no shard's readings bound its window: the most, shard {source}'s, {:.2} s of its {:.2} s (a sampler starved of CPU read late); figures of part of the window over all of its transactions would be wrong",
+            m.window.duration_s,
+            window_of(m)
+        )
+    });
     let saw_server = server_seen(&m.window) > 0;
     let hosts = hosts(shards);
     let one_host = hosts.len() == 1 && !hosts[0].0.is_empty();
@@ -57,6 +96,11 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
         .iter()
         .filter(|(i, _)| *i != source)
         .map(|(_, o)| *o)
+        .collect();
+    let others_full: Vec<(u64, bool)> = measured
+        .iter()
+        .filter(|(i, _)| *i != source)
+        .map(|(i, o)| (*i, full(o)))
         .collect();
     // The other samplers' statements, in the server's counters too.
     without_statements(&mut window, statements(others.iter().map(|o| &o.window)));
@@ -73,8 +117,23 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
         .cloned()
         .collect();
     let machine_why_not = (!one_host).then(|| different_machines(&hosts));
-    let derived = if one_host {
-        // Every shard's client on the one machine.
+    let derived = if let Some(why) = short {
+        for what in ["machine CPU", "server CPU", "per-transaction figures"] {
+            gaps.retain(|g| g.what != what);
+            gaps.push(Gap {
+                what: what.into(),
+                why: why.clone(),
+            });
+        }
+        Figures::default()
+    } else if one_host {
+        // Every shard's client on the one machine: known for the window
+        // only when every shard's readings bound it.
+        let starved: Vec<String> = others_full
+            .iter()
+            .filter(|(_, ok)| !ok)
+            .map(|(i, _)| i.to_string())
+            .collect();
         for o in &others {
             add(&mut window.client, &o.window.client);
             if let (Some(w), Some(x)) = (&mut warmup, &o.warmup) {
@@ -84,7 +143,20 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
                 add(&mut s.usage.client, &x.usage.client);
             }
         }
-        figures::derive(&window, transactions, queries, &mut gaps)
+        let mut f = figures::derive(&window, transactions, queries, &mut gaps);
+        if !starved.is_empty() {
+            f.client_cpu_pct = None;
+            f.other_cpu_pct = None;
+            gaps.push(Gap {
+                what: "client CPU".into(),
+                why: format!(
+                    "shard {}'s readings bound less than {:.0} % of its window (a sampler starved of CPU read late): the shards' clients together are not known for the run's",
+                    starved.join(", "),
+                    FULL_WINDOW * 100.0
+                ),
+            });
+        }
+        f
     } else {
         without_machine(&mut window);
         if let Some(w) = &mut warmup {
@@ -303,11 +375,13 @@ mod tests {
                 index: 1,
                 hostname: "lg1",
                 metrics: Some(&b),
+                measured_s: 10.0,
             },
             ShardMetrics {
                 index: 0,
                 hostname: "lg1",
                 metrics: Some(&a),
+                measured_s: 10.0,
             },
         ];
         let m = merged(&shards, 8000, 80_000).unwrap();
@@ -353,11 +427,13 @@ mod tests {
                 index: 0,
                 hostname: "lg1",
                 metrics: Some(&a),
+                measured_s: 10.0,
             },
             ShardMetrics {
                 index: 1,
                 hostname: "db",
                 metrics: Some(&b),
+                measured_s: 10.0,
             },
         ];
         let m = merged(&shards, 8000, 80_000).unwrap();
@@ -383,12 +459,82 @@ mod tests {
         assert!(from.machine_why_not.is_some());
     }
 
+    /// `u` as a starved sampler bounded it: its readings `s` seconds apart.
+    fn bounding(mut u: Usage, s: f64) -> Usage {
+        u.duration_s = s;
+        u
+    }
+
+    #[test]
+    fn a_starved_shards_short_window_is_never_the_runs() {
+        // Shard 0 read its window's start late: 2.5 s of the run's 10 s.
+        let (a, b) = (
+            metrics(bounding(usage(Some(1.5), 6.0, 2010.0), 2.5), 3000),
+            metrics(usage(Some(6.0), 2.0, 8010.0), 5000),
+        );
+        let shards = [
+            ShardMetrics {
+                index: 0,
+                hostname: "lg1",
+                metrics: Some(&a),
+                measured_s: 10.0,
+            },
+            ShardMetrics {
+                index: 1,
+                hostname: "lg1",
+                metrics: Some(&b),
+                measured_s: 10.0,
+            },
+        ];
+        let m = merged(&shards, 8000, 80_000).unwrap();
+        let from = m.merged.as_ref().unwrap();
+        assert_eq!((from.server_shard, from.machine_shard), (Some(1), Some(1)));
+        let f = &m.figures;
+        assert_eq!(v(&f.server_cpu_us_per_transaction), 750.0); // 6 s / 8,000
+        assert_eq!(v(&f.cpu_busy_pct), 60.0);
+        // The shards' clients together are not known for the window.
+        assert!(f.client_cpu_pct.is_none() && f.other_cpu_pct.is_none());
+        let gap = m.gaps.iter().find(|g| g.what == "client CPU").unwrap();
+        assert!(gap.why.contains("shard 0's readings"), "{}", gap.why);
+
+        // Every shard starved: nothing of the window is the run's.
+        let b = metrics(bounding(usage(Some(6.0), 2.0, 8010.0), 4.0), 5000);
+        let shards = [
+            ShardMetrics {
+                index: 0,
+                hostname: "lg1",
+                metrics: Some(&a),
+                measured_s: 10.0,
+            },
+            ShardMetrics {
+                index: 1,
+                hostname: "lg1",
+                metrics: Some(&b),
+                measured_s: 10.0,
+            },
+        ];
+        let m = merged(&shards, 8000, 80_000).unwrap();
+        assert_eq!(m.merged.as_ref().unwrap().server_shard, Some(1));
+        let f = &m.figures;
+        assert!(f.server_cpu_us_per_transaction.is_none() && f.cpu_busy_pct.is_none());
+        assert!(f.client_cpu_pct.is_none() && f.context_switches_per_transaction.is_none());
+        for what in ["machine CPU", "server CPU", "per-transaction figures"] {
+            let g = m.gaps.iter().find(|g| g.what == what).unwrap();
+            assert!(
+                g.why.contains("the most, shard 1's, 4.00 s of its 10.00 s"),
+                "{what}: {}",
+                g.why
+            );
+        }
+    }
+
     #[test]
     fn nothing_sampled_nothing_merged() {
         let shards = [ShardMetrics {
             index: 0,
             hostname: "lg1",
             metrics: None,
+            measured_s: 10.0,
         }];
         assert!(merged(&shards, 10, 100).is_none());
     }

@@ -5,6 +5,64 @@ use super::*;
 const MS: u64 = 1_000_000;
 
 #[test]
+fn chunks_given_to_a_spare_come_back_zeroed_for_any_power_of_two() {
+    let mut spare = Spare::new();
+    let (mut a, mut b) = (Histogram::new(), Histogram::new());
+    let mut total = Histogram::new();
+    a.record_spare(3 * MS, &mut spare);
+    a.record_spare(40 * MS, &mut spare);
+    assert_eq!(spare.allocated(), 2);
+    // Drained with values: the chunks stay, zeroed.
+    a.drain_into_spare(&mut total, &mut spare);
+    assert_eq!((a.allocated_chunks(), spare.heap_bytes()), (2, 0));
+    // Drained again, unused: both go to the spare, and another histogram
+    // takes them for other powers of two without allocating.
+    a.drain_into_spare(&mut total, &mut spare);
+    assert_eq!((a.allocated_chunks(), spare.heap_bytes()), (0, 2 * 8192));
+    b.record_spare(7, &mut spare);
+    b.record_spare(900 * MS, &mut spare);
+    assert_eq!(spare.allocated(), 2);
+    assert_eq!(spare.heap_bytes(), 0);
+    let mut want = Histogram::new();
+    want.record(7);
+    want.record(900 * MS);
+    assert_eq!(b, want, "a reused chunk starts from zero");
+    let mut want = Histogram::new();
+    want.record(3 * MS);
+    want.record(40 * MS);
+    assert_eq!(total, want);
+}
+
+#[test]
+fn a_spare_keeps_what_its_busiest_recent_period_took() {
+    let mut spare = Spare::new();
+    let mut h = Histogram::new();
+    let mut total = Histogram::new();
+    // A first period over five powers of two, then one.
+    for p in 0..5 {
+        h.record_spare(MS << p, &mut spare);
+    }
+    h.drain_into_spare(&mut total, &mut spare);
+    h.drain_into_spare(&mut total, &mut spare);
+    spare.settle();
+    assert_eq!(spare.heap_bytes(), 5 * 8192, "the busiest period took five");
+    for _ in 0..63 {
+        h.record_spare(MS, &mut spare);
+        h.drain_into_spare(&mut total, &mut spare);
+        spare.settle();
+        assert_eq!(spare.heap_bytes() + h.heap_bytes(), 5 * 8192);
+    }
+    // 64 periods later the first one is forgotten: the most taken in a
+    // period since is the one chunk the second took (in use since).
+    h.record_spare(MS, &mut spare);
+    h.drain_into_spare(&mut total, &mut spare);
+    spare.settle();
+    assert_eq!((h.heap_bytes(), spare.heap_bytes()), (8192, 8192));
+    assert_eq!(spare.allocated(), 5);
+    assert_eq!(total.count(), 5 + 64);
+}
+
+#[test]
 fn empty_histogram_reports_nothing_and_owns_no_heap() {
     let h = Histogram::new();
     assert!(h.is_empty());

@@ -54,6 +54,8 @@ pub struct Nodes {
     pub launcher: Launcher,
     /// Where to listen (`127.0.0.1:0`: a free port on the loopback).
     pub listen: String,
+    /// Where to keep every shard's own record (`--shard-records DIR`).
+    pub shard_records: Option<std::path::PathBuf>,
 }
 
 /// What a coordinated run came to, once it started.
@@ -120,6 +122,9 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
             print!("{report}");
             if req.json.is_some() || req.report.is_some() {
                 println!("(--json and --report not written: the run is partial)");
+            }
+            if nodes.shard_records.is_none() {
+                println!("(--shard-records DIR keeps the records of the shards that finished)");
             }
             let names: Vec<&str> = lost.iter().map(|(name, _)| name.as_str()).collect();
             eprintln!("error: partial run: {} without a record", names.join(", "));
@@ -209,6 +214,9 @@ fn run_workers(
         }
         anyhow::bail!("the run did not start: {why}");
     };
+    if let Some(dir) = &nodes.shard_records {
+        keep_shard_records(&outcome, dir)?;
+    }
     if let Some(merged) = merge_shards(&outcome, start_us, nodes.launcher)? {
         return Ok(Coordinated::Merged(Box::new(merged)));
     }
@@ -251,6 +259,27 @@ fn advertised(listener: &TcpListener) -> anyhow::Result<String> {
         .into());
     }
     Ok(format!("{host}:{}", local.port()))
+}
+
+/// Writes every shard's record that came back to `dir`/shard-I.json, with
+/// its node and clock as the coordinator saw them left to the merge.
+fn keep_shard_records(outcome: &session::Outcome, dir: &std::path::Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("--shard-records {}: cannot create it: {e}", dir.display()))?;
+    let mut kept = 0;
+    for (i, s) in outcome.shards.iter().enumerate() {
+        if let Some(End::Done(run)) = &s.end {
+            let path = dir.join(format!("shard-{i}.json"));
+            super::write_atomically(&path, &record::to_vec(run)?)?;
+            kept += 1;
+        }
+    }
+    eprintln!(
+        "{kept} of {} shard records kept in {}",
+        outcome.shards.len(),
+        dir.display()
+    );
+    Ok(())
 }
 
 /// The merged record, with each shard's node, clock offset and start skew
