@@ -54,35 +54,35 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
         .filter_map(|s| Some((s.index, s.metrics?)))
         .collect();
     measured.sort_by_key(|(i, _)| *i);
-    let window_of = |m: &Metrics| {
+    let window_of = |index: u64| {
         shards
             .iter()
-            .find(|s| s.metrics.is_some_and(|x| std::ptr::eq(x, m)))
+            .find(|s| s.index == index)
             .map_or(0.0, |s| s.measured_s)
     };
-    let full = |m: &Metrics| {
-        let w = window_of(m);
+    let full = |&(index, m): &(u64, &Metrics)| {
+        let w = window_of(index);
         m.window.duration_s >= w - ((1.0 - FULL_WINDOW) * w).max(SLACK_S)
     };
     // Of the shards whose readings bound the window (else the one that
     // bound the most of it): the most of the server, then the lowest
     // index (`max_by_key` keeps the last of equals, so the shards are
     // walked from the highest).
-    let &(source, m) = measured.iter().rev().max_by(|(_, a), (_, b)| {
-        let key = |m: &Metrics| (full(m), server_seen(&m.window));
+    let &(source, m) = measured.iter().rev().max_by(|a, b| {
+        let key = |s: &(u64, &Metrics)| (full(s), server_seen(&s.1.window));
         key(a).cmp(&key(b)).then_with(|| {
             if full(a) {
                 std::cmp::Ordering::Equal
             } else {
-                a.window.duration_s.total_cmp(&b.window.duration_s)
+                a.1.window.duration_s.total_cmp(&b.1.window.duration_s)
             }
         })
     })?;
-    let short = (!full(m)).then(|| {
+    let short = (!full(&(source, m))).then(|| {
         format!(
             "no shard's readings bound its window: the most, shard {source}'s, {:.2} s of its {:.2} s (a sampler starved of CPU read late); figures of part of the window over all of its transactions would be wrong",
             m.window.duration_s,
-            window_of(m)
+            window_of(source)
         )
     });
     let saw_server = server_seen(&m.window) > 0;
@@ -100,7 +100,7 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
     let others_full: Vec<(u64, bool)> = measured
         .iter()
         .filter(|(i, _)| *i != source)
-        .map(|(i, o)| (*i, full(o)))
+        .map(|s| (s.0, full(s)))
         .collect();
     // The other samplers' statements, in the server's counters too.
     without_statements(&mut window, statements(others.iter().map(|o| &o.window)));

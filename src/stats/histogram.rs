@@ -70,6 +70,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::record;
 
+pub use super::spare::Spare;
+
 /// Counters per chunk: one chunk covers one power of two.
 const CHUNK_LEN: usize = 1024;
 
@@ -88,7 +90,7 @@ pub const MAX_TRACKABLE_NS: u64 = (1 << 42) - 1;
 const TOP_INDEX: usize = CHUNKS * CHUNK_LEN - 1;
 
 /// One power of two's worth of counters.
-type Chunk = [u64; CHUNK_LEN];
+pub(super) type Chunk = [u64; CHUNK_LEN];
 
 /// A latency histogram in nanoseconds; see the [module docs](self) for the
 /// bucket scheme, memory use and percentile definition.
@@ -282,7 +284,7 @@ impl Histogram {
     /// [`Histogram::drain_into`], the chunks that held no value given to
     /// `spare` (zeroed) instead of freed.
     pub fn drain_into_spare(&mut self, dst: &mut Histogram, spare: &mut Spare) {
-        self.drain(dst, |c| spare.chunks.push(c));
+        self.drain(dst, |c| spare.give(c));
     }
 
     fn drain(&mut self, dst: &mut Histogram, mut give_back: impl FnMut(Box<Chunk>)) {
@@ -396,74 +398,9 @@ impl fmt::Debug for Histogram {
     }
 }
 
-/// Periods a [`Spare`] remembers its takes for (see [`Spare::settle`]).
-const SPARE_PERIODS: usize = 64;
-
-/// Zeroed chunks that histograms gave back, for the next one that needs a
-/// chunk (see "Memory" in the [module docs](self)). Its owner keeps it
-/// beside the histograms it serves, under the same lock.
-#[derive(Debug)]
-pub struct Spare {
-    chunks: Vec<Box<Chunk>>,
-    /// Chunks allocated because none was spare.
-    allocated: u64,
-    /// Chunks taken in each of the last periods (a ring; `period` is the
-    /// current one's slot).
-    taken: [u32; SPARE_PERIODS],
-    period: usize,
-}
-
-impl Default for Spare {
-    fn default() -> Self {
-        Spare {
-            chunks: Vec::new(),
-            allocated: 0,
-            taken: [0; SPARE_PERIODS],
-            period: 0,
-        }
-    }
-}
-
-impl Spare {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn take(&mut self) -> Box<Chunk> {
-        self.taken[self.period] = self.taken[self.period].saturating_add(1);
-        self.chunks.pop().unwrap_or_else(|| {
-            self.allocated += 1;
-            new_chunk()
-        })
-    }
-
-    /// Ends a period (the owner's collect): keeps no more chunks spare
-    /// than the most taken in one of the last 64 periods, and frees the
-    /// rest — a run's first seconds (cold caches, connections warming)
-    /// spread its latencies over more powers of two than it will need
-    /// again, while tails that recur within a minute find their chunks.
-    pub fn settle(&mut self) {
-        let keep = self.taken.iter().copied().max().unwrap_or(0) as usize;
-        self.chunks.truncate(keep);
-        self.period = (self.period + 1) % SPARE_PERIODS;
-        self.taken[self.period] = 0;
-    }
-
-    /// Chunks allocated through this spare because it had none: what a
-    /// settled owner should no longer add to.
-    pub fn allocated(&self) -> u64 {
-        self.allocated
-    }
-
-    /// Heap bytes of the chunks held spare.
-    pub fn heap_bytes(&self) -> usize {
-        self.chunks.len() * std::mem::size_of::<Chunk>()
-    }
-}
-
 /// A zeroed chunk. Only called off the hot path, the first time a power of
 /// two is seen.
-fn new_chunk() -> Box<Chunk> {
+pub(super) fn new_chunk() -> Box<Chunk> {
     Box::new([0; CHUNK_LEN])
 }
 

@@ -13,6 +13,7 @@
 
 pub mod fairness;
 pub mod histogram;
+pub mod spare;
 pub mod spread;
 pub mod summary;
 
