@@ -71,9 +71,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::record;
 
 pub use super::spare::Spare;
-
-/// Counters per chunk: one chunk covers one power of two.
-const CHUNK_LEN: usize = 1024;
+use super::spare::{new_chunk, Chunk, CHUNK_LEN};
 
 /// log2 of [`CHUNK_LEN`].
 const CHUNK_BITS: u32 = 10;
@@ -88,9 +86,6 @@ pub const MAX_TRACKABLE_NS: u64 = (1 << 42) - 1;
 
 /// Flat index of the top bucket, where values above [`MAX_TRACKABLE_NS`] go.
 const TOP_INDEX: usize = CHUNKS * CHUNK_LEN - 1;
-
-/// One power of two's worth of counters.
-pub(super) type Chunk = [u64; CHUNK_LEN];
 
 /// A latency histogram in nanoseconds; see the [module docs](self) for the
 /// bucket scheme, memory use and percentile definition.
@@ -396,12 +391,6 @@ impl fmt::Debug for Histogram {
             .field("buckets", &self.buckets().collect::<Vec<_>>())
             .finish()
     }
-}
-
-/// A zeroed chunk. Only called off the hot path, the first time a power of
-/// two is seen.
-pub(super) fn new_chunk() -> Box<Chunk> {
-    Box::new([0; CHUNK_LEN])
 }
 
 /// The flat bucket index (`chunk * 1024 + sub-bucket`) holding `ns`.

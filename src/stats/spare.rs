@@ -1,9 +1,19 @@
 //! The chunks histograms give back, kept for the next histogram of their
-//! owner that needs one (`stats::histogram`'s "Memory"): a recorder's
+//! owner that needs one (`stats::histogram`'s "Memory"), and what a chunk is: a recorder's
 //! shards reuse their tails' chunks instead of freeing and allocating
 //! them every period.
 
-use super::histogram::{new_chunk, Chunk};
+/// Counters per chunk: one chunk covers one power of two.
+pub(super) const CHUNK_LEN: usize = 1024;
+
+/// One power of two's worth of counters.
+pub(super) type Chunk = [u64; CHUNK_LEN];
+
+/// A zeroed chunk. Only called off the hot path, the first time a power of
+/// two is seen.
+pub(super) fn new_chunk() -> Box<Chunk> {
+    Box::new([0; CHUNK_LEN])
+}
 
 /// Periods a [`Spare`] remembers its takes for (see [`Spare::settle`]).
 const SPARE_PERIODS: usize = 64;
