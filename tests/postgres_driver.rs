@@ -644,6 +644,119 @@ fn bulk_load_streams_rows_exactly() {
     c.execute_sql("DROP TABLE bl").unwrap();
 }
 
+/// NUMERIC, timestamp and date columns load through binary COPY and hold
+/// exactly what the same values' text (text COPY's, or an INSERT's
+/// literals) gives: the same digits, display scale and rounding to the
+/// column's scale, the same instants.
+#[test]
+fn bulk_load_of_numerics_and_dates_stores_what_their_text_would() {
+    let s = server_or_skip!();
+    let mut c = s.connect(PsMode::Prepared);
+    let columns = "id int, m numeric(12,2), r numeric(4,4), n numeric, ts timestamp, d date";
+    c.execute_sql(&format!(
+        "DROP TABLE IF EXISTS nb, nt; CREATE TABLE nb ({columns}); CREATE TABLE nt ({columns})"
+    ))
+    .unwrap();
+    let floats = [
+        12.34, -0.5, 0.0, -0.0, 1e20, 1e-7, 0.12345, 300_000.0, 99.999, 2.5e-5, -7.0,
+    ];
+    let row = |i: usize| -> Vec<Value> {
+        let x = floats[i % floats.len()];
+        let secs = 946_684_800 + (i as i64 - 500) * 7_777_777;
+        let ts = dbsweep::util::civil::sql_datetime(secs);
+        vec![
+            Value::Int(i as i64),
+            Value::Float((x * 100.0_f64).round() / 100.0 % 1e10),
+            Value::Float(if x.abs() < 1.0 { x } else { 0.25 }),
+            if i % 7 == 0 {
+                Value::Int(i as i64 * -1_000_003)
+            } else if i % 13 == 0 {
+                Value::Null
+            } else {
+                Value::Float(x * (i as f64 + 0.5))
+            },
+            Value::Text(if i % 3 == 0 {
+                format!("{ts}.{:06}", i * 977 % 1_000_000)
+            } else {
+                ts.clone()
+            }),
+            Value::Text(ts[..10].to_string()),
+        ]
+    };
+    const N: usize = 1_000;
+    let mut i = 0;
+    let n = c
+        .bulk_load("nb", &["id", "m", "r", "n", "ts", "d"], &mut |out| {
+            if i == N {
+                return false;
+            }
+            out.extend(row(i));
+            i += 1;
+            true
+        })
+        .unwrap();
+    assert_eq!(n, N as u64);
+    for i in 0..N {
+        let values: Vec<String> = row(i)
+            .iter()
+            .map(|v| match v {
+                Value::Null => "NULL".to_string(),
+                Value::Int(x) => x.to_string(),
+                Value::Float(x) => format!("'{x:?}'"),
+                Value::Text(t) => format!("'{t}'"),
+            })
+            .collect();
+        c.execute_sql(&format!("INSERT INTO nt VALUES ({})", values.join(", ")))
+            .unwrap();
+    }
+    // Compared as text, so that a scale or an instant that differs shows.
+    let same = "SELECT 1 FROM nb JOIN nt USING (id) WHERE nb.m::text = nt.m::text \
+                AND nb.r::text = nt.r::text AND nb.n::text IS NOT DISTINCT FROM nt.n::text \
+                AND nb.ts::text = nt.ts::text AND nb.d::text = nt.d::text";
+    assert_eq!(c.execute_sql(same).unwrap().rows, N as u64);
+    assert_eq!(
+        c.execute_sql("SELECT 1 FROM nb WHERE id = 6 AND r = 0.1235 AND m = 0.12")
+            .unwrap()
+            .rows,
+        1,
+        "rounded to the columns' scales"
+    );
+
+    // Binary was the format: a later timestamp of another form is refused
+    // by the client with the row and the form, where the server's text
+    // input would have taken it.
+    let mut i = 0;
+    let e = c
+        .bulk_load("nb", &["id", "m", "r", "n", "ts", "d"], &mut |out| {
+            i += 1;
+            out.extend(row(i));
+            if i == 50 {
+                out[4] = Value::Text("2024-01-01T10:00:00".into());
+            }
+            i <= 100
+        })
+        .unwrap_err();
+    assert!(
+        e.message.contains("row 50") && e.message.contains("not a timestamp of the form"),
+        "{e}"
+    );
+    assert_eq!(
+        c.count_rows("nb").unwrap(),
+        N as u64,
+        "nothing of it stored"
+    );
+    // A value the column's precision cannot hold fails as in text.
+    let mut once = true;
+    let e = c
+        .bulk_load("nb", &["id", "r"], &mut |out| {
+            out.extend([Value::Int(1), Value::Float(12.5)]);
+            std::mem::take(&mut once)
+        })
+        .unwrap_err();
+    assert!(e.message.contains("numeric field overflow"), "{e}");
+    c.execute_sql("DROP TABLE nb, nt").unwrap();
+}
+
 #[test]
 fn server_info_reports_version_and_settings() {
     let s = server_or_skip!();

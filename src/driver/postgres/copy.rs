@@ -36,9 +36,9 @@ impl PgConnection {
     /// messages of about [`COPY_CHUNK`] bytes, one write each.
     ///
     /// Binary COPY when every column has a [`BinaryType`] and the first
-    /// row's values are of those types: the server then parses no text,
-    /// which takes about a quarter off its cost of loading sbtest rows.
-    /// Otherwise text COPY. (A later row whose value does not fit its
+    /// row's values are of those types (`binary.rs`): the server then
+    /// parses no text, which takes about a quarter off its cost of loading
+    /// sbtest rows. Otherwise text COPY. (A later row whose value does not fit its
     /// column's type ends the load with an error, as a server error would.)
     ///
     /// Between chunks the socket is polled: the server only speaks during
@@ -82,7 +82,7 @@ impl PgConnection {
             out.put_u8(b'd');
             out.put_u32(0);
             if header {
-                out.put_slice(text::BINARY_COPY_HEADER);
+                out.put_slice(binary::BINARY_COPY_HEADER);
                 header = false;
             }
             let mut done = false;
@@ -109,7 +109,7 @@ impl PgConnection {
                     }
                     out.put_i16(types.len() as i16);
                     for (v, t) in row.iter().zip(&types) {
-                        if let Err(m) = text::push_binary_field(out, *t, v) {
+                        if let Err(m) = binary::push_binary_field(out, *t, v) {
                             bad = Some(format!("row {sent}: {m}"));
                         }
                     }

@@ -27,6 +27,7 @@
 //! Message encoding and authentication come from the `postgres-protocol`
 //! crate; decoding is by hand (see [`wire`] for why).
 
+mod binary;
 mod copy;
 mod startup;
 mod text;
@@ -39,8 +40,9 @@ use bytes::{BufMut, BytesMut};
 use postgres_protocol::message::frontend;
 use postgres_protocol::IsNull;
 
+use self::binary::BinaryType;
 use self::startup::Place;
-use self::text::{BinaryType, Template};
+use self::text::Template;
 use self::wire::{Stream, TextRows, Wire};
 use super::{
     Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, PsMode,

@@ -1,6 +1,6 @@
 //! Values as text, three ways: as Bind parameters (text format), as SQL
 //! literals (text mode, sysbench's `--db-ps-mode disable`), and as fields of
-//! `COPY … FROM STDIN` (text format); and as fields of binary COPY. Also the
+//! `COPY … FROM STDIN` (text format; binary COPY's are in `binary.rs`). Also the
 //! statement templates of text mode, split once at prepare so that
 //! execution only copies.
 //!
@@ -16,7 +16,7 @@ use crate::driver::Value;
 /// Formats `v` in decimal into `buf`, returning the digits (with sign).
 /// Faster than `fmt` and allocation-free; the hot path formats every
 /// integer parameter through it.
-fn int_digits(v: i64, buf: &mut [u8; 20]) -> &[u8] {
+pub(super) fn int_digits(v: i64, buf: &mut [u8; 20]) -> &[u8] {
     let mut n = v.unsigned_abs();
     let mut i = buf.len();
     loop {
@@ -138,102 +138,6 @@ pub(super) fn push_copy_field(out: &mut BytesMut, v: &Value) {
             }
         }
     }
-}
-
-/// How `bulk_load` sends a column in binary COPY, from the column's type:
-/// the types whose binary form is simple and whose values [`Value`] holds
-/// as they are. A column of any other type makes the load use text COPY.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum BinaryType {
-    Int2,
-    Int4,
-    Int8,
-    Float4,
-    Float8,
-    /// text, varchar and bpchar: the bytes, in the client encoding (the
-    /// server converts and checks them, and applies the type's length).
-    Text,
-}
-
-impl BinaryType {
-    /// The binary form for the type with OID `oid`, if it has one here.
-    pub(super) fn from_oid(oid: u32) -> Option<BinaryType> {
-        Some(match oid {
-            21 => BinaryType::Int2,
-            23 => BinaryType::Int4,
-            20 => BinaryType::Int8,
-            700 => BinaryType::Float4,
-            701 => BinaryType::Float8,
-            25 | 1042 | 1043 => BinaryType::Text,
-            _ => return None,
-        })
-    }
-
-    /// Whether `v` is of the kind this type is sent from (NULL always is).
-    pub(super) fn takes(self, v: &Value) -> bool {
-        matches!(
-            (self, v),
-            (_, Value::Null)
-                | (
-                    BinaryType::Int2 | BinaryType::Int4 | BinaryType::Int8,
-                    Value::Int(_)
-                )
-                | (BinaryType::Float4 | BinaryType::Float8, Value::Float(_))
-                | (BinaryType::Text, Value::Text(_))
-        )
-    }
-}
-
-/// The signature, flags and header extension that start a binary COPY.
-pub(super) const BINARY_COPY_HEADER: &[u8] = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0";
-
-/// Appends `v` as a field of binary COPY (its length, -1 for NULL, and its
-/// bytes) for a column of type `t`; an error names what does not fit.
-pub(super) fn push_binary_field(
-    out: &mut BytesMut,
-    t: BinaryType,
-    v: &Value,
-) -> Result<(), String> {
-    let range = |i: i64, name: &str| format!("{i} is out of range for type {name}");
-    match (t, v) {
-        (_, Value::Null) => out.put_i32(-1),
-        (BinaryType::Int2, Value::Int(i)) => {
-            let i = i16::try_from(*i).map_err(|_| range(*i, "smallint"))?;
-            out.put_i32(2);
-            out.put_i16(i);
-        }
-        (BinaryType::Int4, Value::Int(i)) => {
-            let i = i32::try_from(*i).map_err(|_| range(*i, "integer"))?;
-            out.put_i32(4);
-            out.put_i32(i);
-        }
-        (BinaryType::Int8, Value::Int(i)) => {
-            out.put_i32(8);
-            out.put_i64(*i);
-        }
-        (BinaryType::Float4, Value::Float(x)) => {
-            out.put_i32(4);
-            out.put_f32(*x as f32);
-        }
-        (BinaryType::Float8, Value::Float(x)) => {
-            out.put_i32(8);
-            out.put_f64(*x);
-        }
-        (BinaryType::Text, Value::Text(s)) => {
-            let len = i32::try_from(s.len()).map_err(|_| "a text value over 2 GiB".to_string())?;
-            out.put_i32(len);
-            out.put_slice(s.as_bytes());
-        }
-        (t, v) => {
-            let kind = match v {
-                Value::Int(_) => "integer",
-                Value::Float(_) => "floating-point",
-                _ => "text",
-            };
-            return Err(format!("a {kind} value for a column of type {t:?}"));
-        }
-    }
-    Ok(())
 }
 
 /// A statement of text mode: its SQL and where its `$n` placeholders are, so
@@ -383,43 +287,6 @@ mod tests {
         assert_eq!(lit(text("it's")), "'it''s'");
         assert_eq!(lit(text(r"a\b'c")), r"E'a\\b''c'");
         assert_eq!(lit(text("")), "''");
-    }
-
-    #[test]
-    fn binary_copy_fields() {
-        let mut b = BytesMut::new();
-        for (t, v) in [
-            (BinaryType::Int4, Value::Int(-2)),
-            (BinaryType::Int8, Value::Int(1 << 40)),
-            (BinaryType::Int2, Value::Int(258)),
-            (BinaryType::Text, text("ab")),
-            (BinaryType::Float8, Value::Float(1.5)),
-            (BinaryType::Float4, Value::Float(0.5)),
-            (BinaryType::Text, Value::Null),
-        ] {
-            assert!(t.takes(&v));
-            push_binary_field(&mut b, t, &v).unwrap();
-        }
-        let mut want = Vec::new();
-        want.extend_from_slice(&[0, 0, 0, 4, 0xFF, 0xFF, 0xFF, 0xFE]);
-        want.extend_from_slice(&[0, 0, 0, 8, 0, 0, 1, 0, 0, 0, 0, 0]);
-        want.extend_from_slice(&[0, 0, 0, 2, 1, 2]);
-        want.extend_from_slice(&[0, 0, 0, 2, b'a', b'b']);
-        want.extend_from_slice(&[0, 0, 0, 8]);
-        want.extend_from_slice(&1.5f64.to_be_bytes());
-        want.extend_from_slice(&[0, 0, 0, 4]);
-        want.extend_from_slice(&0.5f32.to_be_bytes());
-        want.extend_from_slice(&[0xFF; 4]);
-        assert_eq!(&b[..], &want[..]);
-        assert_eq!(BINARY_COPY_HEADER.len(), 19);
-        assert_eq!(BinaryType::from_oid(1042), Some(BinaryType::Text));
-        assert_eq!(BinaryType::from_oid(1700), None); // numeric
-        assert!(!BinaryType::Int4.takes(&text("1")));
-        assert!(!BinaryType::Text.takes(&Value::Int(1)));
-        let e = push_binary_field(&mut b, BinaryType::Int4, &Value::Int(1 << 31)).unwrap_err();
-        assert!(e.contains("out of range for type integer"), "{e}");
-        let e = push_binary_field(&mut b, BinaryType::Int4, &text("1")).unwrap_err();
-        assert!(e.contains("text value for a column of type Int4"), "{e}");
     }
 
     #[test]
