@@ -7,8 +7,10 @@
 //!   authentication (trust, password, MD5, SCRAM-SHA-256).
 //! - [`wire`]: the socket with its two long-lived buffers, message framing,
 //!   the response loop, ErrorResponse parsing and SQLSTATE classification.
-//! - [`text`]: values as Bind parameters, SQL literals and COPY fields, and
-//!   the statement templates of text mode.
+//! - [`text`]: values as Bind parameters, SQL literals and text COPY
+//!   fields, and the statement templates of text mode.
+//! - [`binary`]: binary COPY's column types and fields (integers, floats,
+//!   text, NUMERIC, timestamps, dates).
 //! - [`copy`]: `bulk_load` through COPY, binary where the types allow.
 //!
 //! # Statements
