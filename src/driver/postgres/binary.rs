@@ -249,18 +249,21 @@ fn push_numeric(out: &mut BytesMut, neg: bool, digits: &[u8], point: i64, dscale
             0
         }
     };
-    let total = pad + digits.len() as i64;
-    let groups = (total + 3) / 4;
-    let mut base: Vec<u16> = (0..groups)
-        .map(|g| (0..4).fold(0, |n, k| n * 10 + at(4 * g + k)))
-        .collect();
-    let mut weight = (point + pad) / 4 - 1;
-    let lead = base.iter().take_while(|&&d| d == 0).count();
-    base.drain(..lead);
-    weight -= lead as i64;
-    while base.last() == Some(&0) {
-        base.pop();
+    // At most 20 digits (an i64's 19, a double's 17) and 3 of padding:
+    // six groups, on the stack (this runs once a field of a load).
+    let groups = ((pad + digits.len() as i64 + 3) / 4) as usize;
+    let mut all = [0u16; 6];
+    for (g, d) in all[..groups].iter_mut().enumerate() {
+        *d = (0..4).fold(0, |n, k| n * 10 + at(4 * g as i64 + k));
     }
+    let lead = all[..groups].iter().take_while(|&&d| d == 0).count();
+    let trail = all[lead..groups]
+        .iter()
+        .rev()
+        .take_while(|&&d| d == 0)
+        .count();
+    let base = &all[lead..groups - trail];
+    let mut weight = (point + pad) / 4 - 1 - lead as i64;
     let sign = if base.is_empty() {
         weight = 0;
         NUMERIC_POS
@@ -274,7 +277,7 @@ fn push_numeric(out: &mut BytesMut, neg: bool, digits: &[u8], point: i64, dscale
     out.put_i16(weight as i16);
     out.put_u16(sign);
     out.put_u16(dscale);
-    for d in base {
+    for &d in base {
         out.put_u16(d);
     }
 }
