@@ -54,6 +54,7 @@ fn run_txn(s: &mut Script, c: &mut dyn Connection, t: Txn) {
             Op::Commit => c.commit(),
             Op::Rollback => c.rollback(),
             Op::Exec(id, p) => c.execute(id, p),
+            Op::Batch(id, p, n) => c.execute_batch(id, p, n),
             Op::Fetch(id, p, f) => c.execute_fetch(id, p, f),
         }
         .unwrap_or_else(|e| panic!("{t:?}: {e}"));

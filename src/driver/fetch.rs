@@ -16,8 +16,8 @@ use super::Value;
 /// The type a fetched column is handed back as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Col {
-    /// An integer (a DECIMAL with a fraction is truncated; unparsable
-    /// values are NULL).
+    /// An integer (a DECIMAL or a float with a fraction is truncated;
+    /// unparsable values and values past an i64 are NULL).
     Int,
     Float,
     Text,
@@ -132,7 +132,7 @@ impl Fetch {
             self.values.push(match (t, v) {
                 (_, Value::Null) => Value::Null,
                 (Col::Int, Value::Int(x)) => Value::Int(x),
-                (Col::Int, Value::Float(x)) => Value::Int(x as i64),
+                (Col::Int, Value::Float(x)) => int_of(x),
                 (Col::Float, Value::Int(x)) => Value::Float(x as f64),
                 (Col::Float, Value::Float(x)) => Value::Float(x),
                 (Col::Text, Value::Text(s)) => Value::Text(s),
@@ -153,11 +153,25 @@ fn typed(t: Col, v: Option<&str>) -> Value {
         Col::Text => Value::Text(s.to_owned()),
         Col::Int => {
             let s = s.trim();
-            // A DECIMAL's text ("12.00") is cut at its point.
+            if s.contains(['e', 'E']) {
+                // A float's text with an exponent ("-3.25e10").
+                return s.parse().map_or(Value::Null, int_of);
+            }
+            // A DECIMAL's text ("12.00") is cut at its point, exactly.
             let whole = s.split('.').next().unwrap_or(s);
             whole.parse().map_or(Value::Null, Value::Int)
         }
         Col::Float => s.trim().parse().map_or(Value::Null, Value::Float),
+    }
+}
+
+/// A float as an integer: truncated, NULL past an i64 (or NaN).
+fn int_of(x: f64) -> Value {
+    // i64::MAX as f64 is 2^63, itself out of range.
+    if x.is_finite() && x >= i64::MIN as f64 && x < i64::MAX as f64 {
+        Value::Int(x.trunc() as i64)
+    } else {
+        Value::Null
     }
 }
 
@@ -183,5 +197,26 @@ mod tests {
         assert_eq!(f.rows(), 0);
         f.push_row(|_| Value::Float(3.9));
         assert_eq!(f.int(0, 0), Some(3));
+        // Exponents, and floats past an integer, as text and as values.
+        let mut g = Fetch::new(&[Col::Int; 4], 2);
+        g.push_text_row(&[Some("-3.25e10"), Some("1e300"), Some("-0.5"), Some("1E2")]);
+        g.push_row(|i| Value::Float([-3.25e10, 1e300, -0.5, f64::NAN][i]));
+        let got: Vec<_> = (0..2)
+            .flat_map(|r| (0..4).map(move |c| (r, c)))
+            .map(|(r, c)| g.int(r, c))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some(-32_500_000_000),
+                None,
+                Some(0),
+                Some(100),
+                Some(-32_500_000_000),
+                None,
+                Some(0),
+                None
+            ]
+        );
     }
 }

@@ -244,6 +244,44 @@ pub trait Interrupter: Send + Sync {
     fn interrupt(&self);
 }
 
+/// The number of parameters in each row of a batch of `rows` rows of
+/// `len` values in all; an error when they do not divide evenly.
+pub fn batch_width(len: usize, rows: usize) -> DbResult<usize> {
+    if rows == 0 {
+        return Ok(0);
+    }
+    if len % rows != 0 {
+        return Err(DbError::new(
+            ErrorKind::Other,
+            "",
+            format!(
+                "a batch of {rows} rows cannot hold {len} parameters: not the same number in each"
+            ),
+        ));
+    }
+    Ok(len / rows)
+}
+
+/// A batch run as one execution per row: [`Connection::execute_batch`]'s
+/// default, and a driver's way when its batch command cannot take these
+/// rows.
+pub fn batch_one_by_one<C: Connection + ?Sized>(
+    c: &mut C,
+    id: StmtId,
+    params: &[Value],
+    rows: usize,
+) -> DbResult<Outcome> {
+    let width = batch_width(params.len(), rows)?;
+    let mut out = Outcome::default();
+    for r in 0..rows {
+        let o = c.execute(id, &params[r * width..(r + 1) * width])?;
+        out.affected += o.affected;
+        out.rows += o.rows;
+        out.result_set |= o.result_set;
+    }
+    Ok(out)
+}
+
 /// One client connection. Implementations must fully fetch (and discard)
 /// every row of a result set before `execute` returns.
 pub trait Connection: Send {
@@ -268,6 +306,17 @@ pub trait Connection: Send {
         params: &[Value],
         fetch: &mut Fetch,
     ) -> DbResult<Outcome>;
+
+    /// Executes prepared statement `id` once for each of `rows` rows of
+    /// parameters, laid one after the other in `params`, fetching no rows
+    /// (a batch of INSERTs or UPDATEs, as JDBC's `executeBatch`). A driver
+    /// that can send the rows as one command or one round trip does
+    /// (MariaDB's bulk execution, PostgreSQL's pipeline); the default runs
+    /// them one by one. The outcome adds up the rows' (affected rows); the
+    /// first error stops the batch.
+    fn execute_batch(&mut self, id: StmtId, params: &[Value], rows: usize) -> DbResult<Outcome> {
+        batch_one_by_one(self, id, params, rows)
+    }
 
     /// Executes one SQL text without parameters (DDL, session settings),
     /// fetching and discarding every row.

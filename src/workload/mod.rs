@@ -55,6 +55,11 @@ pub enum Op<'a> {
     /// same, and its time counts with the commits'.
     Rollback,
     Exec(StmtId, &'a [Value]),
+    /// Execute once for each of `.2` rows of parameters laid one after the
+    /// other, as one command where the driver can (see
+    /// [`Connection::execute_batch`](crate::driver::Connection::execute_batch)):
+    /// TPC-C's order lines and stock updates.
+    Batch(StmtId, &'a [Value], usize),
     /// Execute, keeping the values the [`Fetch`] asks for: the script
     /// reads them at its next [`ClientScript::next`] (for workloads whose
     /// next step depends on a result).

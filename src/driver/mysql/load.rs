@@ -37,8 +37,8 @@ const LOAD_CHUNK: usize = 512 * 1024;
 // COM_STMT_BULK_EXECUTE: the command, its flag "parameter types follow",
 // the indicators that precede each value, and the type sent for text that
 // needs no conversion (see `bulk_types`).
-const COM_STMT_BULK_EXECUTE: u8 = 0xFA;
-const BULK_SEND_TYPES: u16 = 128;
+pub(super) const COM_STMT_BULK_EXECUTE: u8 = 0xFA;
+pub(super) const BULK_SEND_TYPES: u16 = 128;
 const INDICATOR_NONE: u8 = 0;
 const INDICATOR_NULL: u8 = 1;
 const TYPE_BLOB: u8 = 0xFC;
@@ -445,7 +445,7 @@ fn fits(row: &[Value], types: &[u8]) -> bool {
 
 /// Appends one row of a bulk command: per value, its indicator, then the
 /// value in the binary protocol (none for NULL).
-fn put_bulk_row(w: &mut Vec<u8>, row: &[Value]) {
+pub(super) fn put_bulk_row(w: &mut Vec<u8>, row: &[Value]) {
     for v in row {
         match v {
             Value::Null => w.push(INDICATOR_NULL),

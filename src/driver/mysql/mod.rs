@@ -26,6 +26,7 @@
 //! the workload's sizes.
 
 mod auth;
+mod binary;
 mod load;
 mod packet;
 mod result;
@@ -87,6 +88,9 @@ struct Prepared {
     /// types omits them, as MariaDB's and MySQL's C clients do, and the
     /// server keeps its conversions instead of setting them up again.
     bound: Vec<u8>,
+    /// The result's columns, as the prepare (or the last execution that
+    /// sent them) described them: a binary row decodes by them.
+    columns: Vec<binary::ColumnType>,
 }
 
 /// A statement for the text protocol: its SQL and where its `?` are.
@@ -329,16 +333,22 @@ impl Connection for MyConnection {
         }
     }
 
+    fn execute_batch(&mut self, id: StmtId, params: &[Value], rows: usize) -> DbResult<Outcome> {
+        match self.ps_mode {
+            PsMode::Prepared => self.execute_batch_prepared(id, params, rows),
+            PsMode::Disable => crate::driver::batch_one_by_one(self, id, params, rows),
+        }
+    }
+
     fn execute_fetch(
         &mut self,
         id: StmtId,
         params: &[Value],
         fetch: &mut Fetch,
     ) -> DbResult<Outcome> {
-        // Through the text protocol in either mode: its rows decode without
-        // the column types, which a binary row needs and a server caching
-        // metadata does not resend. Only workloads that read results back
-        // take this path.
+        if self.ps_mode == PsMode::Prepared {
+            return self.execute_prepared_fetch(id, params, fetch);
+        }
         let mut rows = Vec::new();
         let out = self.execute_text_into(id, params, Some(&mut rows))?;
         fetch.values.clear();

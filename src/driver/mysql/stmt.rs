@@ -4,11 +4,15 @@
 //! hot path: `execute_prepared` builds the command in the write buffer,
 //! sends it with one write and reads the answer in place.
 
+use super::binary::{self, ColumnType};
+use super::load::{put_bulk_row, BULK_SEND_TYPES, COM_STMT_BULK_EXECUTE};
 use super::*;
+use crate::driver::{batch_one_by_one, batch_width};
 
 impl MyConnection {
-    /// COM_STMT_PREPARE: the statement id and parameter count; the column
-    /// and parameter definitions are skipped (execution never decodes rows).
+    /// COM_STMT_PREPARE: the statement id, its parameter count and its
+    /// result's column types (for fetching binary rows); the parameter
+    /// definitions are skipped.
     pub(super) fn prepare(&mut self, sql: &str) -> DbResult<Prepared> {
         self.command(COM_STMT_PREPARE)?;
         self.io.wbuf.extend_from_slice(sql.as_bytes());
@@ -24,12 +28,34 @@ impl MyConnection {
         let columns = u16_at(p, 5);
         let params = u16_at(p, 7);
         self.skip_definitions(u64::from(params))?;
-        self.skip_definitions(u64::from(columns))?;
+        let mut types = Vec::new();
+        self.read_definitions(u64::from(columns), &mut types)?;
         Ok(Prepared {
             id,
             params: usize::from(params),
             bound: Vec::new(),
+            columns: types,
         })
+    }
+
+    /// Reads `n` column definitions into `types` and, without
+    /// DEPRECATE_EOF, the EOF packet after them.
+    fn read_definitions(&mut self, n: u64, types: &mut Vec<ColumnType>) -> DbResult<()> {
+        types.clear();
+        if n == 0 {
+            return Ok(());
+        }
+        for _ in 0..n {
+            let r = self.read()?;
+            match binary::column_type(self.io.payload(r)) {
+                Some(t) => types.push(t),
+                None => return Err(self.malformed("bad column definition")),
+            }
+        }
+        if self.caps & CLIENT_DEPRECATE_EOF == 0 {
+            self.read()?;
+        }
+        Ok(())
     }
 
     /// Frees the server-side statements (COM_STMT_CLOSE has no response).
@@ -48,6 +74,75 @@ impl MyConnection {
     /// those the server last received for the statement (values may change
     /// type between executions, e.g. to NULL).
     pub(super) fn execute_prepared(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
+        self.send_execute(id, params)?;
+        self.read_result(None)
+    }
+
+    /// [`execute_prepared`](Self::execute_prepared), keeping what `fetch`
+    /// asks for of the binary rows.
+    pub(super) fn execute_prepared_fetch(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        fetch: &mut Fetch,
+    ) -> DbResult<Outcome> {
+        self.send_execute(id, params)?;
+        self.read_binary_result(id, fetch)
+    }
+
+    /// A batch: with MariaDB's COM_STMT_BULK_EXECUTE, one command for
+    /// all rows, the parameters' types declared once from the first row
+    /// (as MariaDB's connectors do for JDBC's `executeBatch`); rows whose
+    /// values are not of those types (a NULL after a value is), text mode
+    /// and servers without bulk operations run one execution per row. The
+    /// rows go in one packet: a batch is a transaction's few rows, not a
+    /// load (that is `bulk_load`).
+    pub(super) fn execute_batch_prepared(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        rows: usize,
+    ) -> DbResult<Outcome> {
+        let width = batch_width(params.len(), rows)?;
+        if rows == 0 {
+            return Ok(Outcome::default());
+        }
+        let Some(p) = self.prepared.get(id) else {
+            return Err(no_statement(id, self.prepared.len()));
+        };
+        if p.params != width {
+            return Err(param_count(id, p.params, width));
+        }
+        let bulk = self.ext_caps & auth::MARIADB_CLIENT_STMT_BULK_OPERATIONS != 0;
+        let first = &params[..width.min(params.len())];
+        let fits = params.chunks(width.max(1)).all(|row| {
+            row.iter()
+                .zip(first)
+                .all(|(v, f)| matches!(v, Value::Null) || param_type(v) == param_type(f))
+        });
+        if !bulk || rows < 2 || width == 0 || !fits {
+            return batch_one_by_one(self, id, params, rows);
+        }
+        let stmt = self.prepared[id].id;
+        // The server now holds the bulk's types; the next COM_STMT_EXECUTE
+        // sends its own.
+        self.prepared[id].bound.clear();
+        self.command(COM_STMT_BULK_EXECUTE)?;
+        let w = &mut self.io.wbuf;
+        w.extend_from_slice(&stmt.to_le_bytes());
+        w.extend_from_slice(&BULK_SEND_TYPES.to_le_bytes());
+        for v in first {
+            w.extend_from_slice(&[param_type(v), 0]);
+        }
+        for row in params.chunks(width) {
+            put_bulk_row(w, row);
+        }
+        self.send()?;
+        self.read_result(None)
+    }
+
+    /// Builds and sends the COM_STMT_EXECUTE of statement `id`.
+    fn send_execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<()> {
         let Some(&Prepared {
             id: stmt,
             params: n,
@@ -100,8 +195,82 @@ impl MyConnection {
                 }
             }
         }
-        self.send()?;
-        self.read_result(None)
+        self.send()
+    }
+
+    /// Reads the answer to statement `id`'s execution: an OK or ERR packet,
+    /// or a binary result set whose rows `fetch` keeps as it asks. The
+    /// column definitions, when the server sends them (without
+    /// CACHE_METADATA, or when they changed), replace the prepare's.
+    fn read_binary_result(&mut self, id: StmtId, fetch: &mut Fetch) -> DbResult<Outcome> {
+        fetch.values.clear();
+        let r = self.read()?;
+        let p = self.io.payload(r.clone());
+        let mut out = Outcome::default();
+        match p.first() {
+            Some(0x00) => {
+                let (affected, status) =
+                    result::parse_ok(p).ok_or_else(|| self.malformed("bad OK packet"))?;
+                out.affected = affected;
+                self.status = status;
+                return self.rest_of_results(out);
+            }
+            Some(0xFF) => return Err(self.server_error(r)),
+            None => return Err(self.malformed("empty packet")),
+            Some(_) => {}
+        }
+        let mut pos = 0;
+        let count = lenenc(p, &mut pos);
+        let flag = p.get(pos).copied();
+        let columns = count.ok_or_else(|| self.malformed("bad column count"))?;
+        let definitions =
+            self.ext_caps & auth::MARIADB_CLIENT_CACHE_METADATA == 0 || flag.is_none_or(|f| f != 0);
+        if definitions {
+            let mut types = std::mem::take(&mut self.prepared[id].columns);
+            let read = self.read_definitions(columns, &mut types);
+            self.prepared[id].columns = types;
+            read?;
+        } else if self.caps & CLIENT_DEPRECATE_EOF == 0 {
+            self.read()?;
+        }
+        if self.prepared[id].columns.len() as u64 != columns {
+            return Err(self.malformed("a result with other columns than the statement's"));
+        }
+        loop {
+            let r = self.read()?;
+            let p = self.io.payload(r.clone());
+            match p.first() {
+                Some(0xFE) if p.len() < MAX_PAYLOAD => {
+                    self.status = if self.caps & CLIENT_DEPRECATE_EOF != 0 {
+                        result::parse_ok(p).map_or(0, |(_, s)| s)
+                    } else {
+                        u16_at(p, 3)
+                    };
+                    break;
+                }
+                Some(0xFF) => return Err(self.server_error(r)),
+                _ => {
+                    out.rows += 1;
+                    if binary::push_row(p, &self.prepared[id].columns, fetch).is_none() {
+                        return Err(self.malformed("bad binary row"));
+                    }
+                }
+            }
+        }
+        out.result_set = true;
+        self.rest_of_results(out)
+    }
+
+    /// Adds the result sets the server announced after the first (a
+    /// procedure's), counted.
+    fn rest_of_results(&mut self, mut out: Outcome) -> DbResult<Outcome> {
+        if self.status & SERVER_MORE_RESULTS_EXISTS != 0 {
+            let rest = self.read_result(None)?;
+            out.rows += rest.rows;
+            out.affected += rest.affected;
+            out.result_set |= rest.result_set;
+        }
+        Ok(out)
     }
 
     /// COM_QUERY with the statement's text and each `?` replaced by its

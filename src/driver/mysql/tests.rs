@@ -179,7 +179,7 @@ fn speaks_to_a_server_without_deprecate_eof_and_with_caching_sha2() {
             &[0, 7, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0][..],
             b"param",
             EOF,
-            b"col",
+            &coldef(0x01),
             EOF,
         ] {
             put(io, p);
@@ -187,7 +187,7 @@ fn speaks_to_a_server_without_deprecate_eof_and_with_caching_sha2() {
         let mut exec = vec![0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, TYPE_LONGLONG, 0];
         exec.extend_from_slice(&5i64.to_le_bytes());
         assert_eq!(get(io), exec);
-        for p in [&[1][..], b"col", EOF, &[0, 0, 1], &[0, 0, 2], EOF] {
+        for p in [&[1][..], &coldef(0x01), EOF, &[0, 0, 1], &[0, 0, 2], EOF] {
             put(io, p);
         }
         assert_eq!(get(io), [COM_QUIT]);
@@ -202,6 +202,20 @@ fn speaks_to_a_server_without_deprecate_eof_and_with_caching_sha2() {
     assert_eq!((o.result_set, o.rows), (true, 2));
     drop(c);
     server.join().unwrap();
+}
+
+/// A column definition (ColumnDefinition41) of type `ty`.
+fn coldef(ty: u8) -> Vec<u8> {
+    let mut p = Vec::new();
+    for name in ["def", "db", "t", "t", "c", "c"] {
+        p.push(name.len() as u8);
+        p.extend_from_slice(name.as_bytes());
+    }
+    p.push(0x0c);
+    p.extend_from_slice(&63u16.to_le_bytes());
+    p.extend_from_slice(&4u32.to_le_bytes());
+    p.extend_from_slice(&[ty, 0, 0, 0, 0, 0]);
+    p
 }
 
 /// MariaDB 10.6+: result-set metadata skipped while unchanged
@@ -221,7 +235,11 @@ fn skips_cached_metadata_and_unchanged_parameter_types() {
 
         // Prepare: 1 parameter, 1 column (DEPRECATE_EOF: no EOFs).
         assert_eq!(get(io), b"\x16SELECT ?");
-        for p in [&[0, 7, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0][..], b"param", b"col"] {
+        for p in [
+            &[0, 7, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0][..],
+            b"param",
+            &coldef(0x01),
+        ] {
             put(io, p);
         }
         let head = [0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0];
@@ -230,7 +248,7 @@ fn skips_cached_metadata_and_unchanged_parameter_types() {
         exec.extend_from_slice(&[0, 1, TYPE_LONGLONG, 0]);
         exec.extend_from_slice(&5i64.to_le_bytes());
         assert_eq!(get(io), exec);
-        for p in [&[1, 1][..], b"col", &[0, 0, 1], DONE] {
+        for p in [&[1, 1][..], &coldef(0x01), &[0, 0, 1], DONE] {
             put(io, p);
         }
         // Same type: no types, and the server skips the metadata.
@@ -238,7 +256,7 @@ fn skips_cached_metadata_and_unchanged_parameter_types() {
         exec.extend_from_slice(&[0, 0]);
         exec.extend_from_slice(&6i64.to_le_bytes());
         assert_eq!(get(io), exec);
-        for p in [&[1, 0][..], &[0, 0, 1], &[0, 0, 2], DONE] {
+        for p in [&[1, 0][..], &[0, 0, 0xFF], &[0, 0, 2], DONE] {
             put(io, p);
         }
         // NULL: the null bitmap, and types again.
@@ -259,7 +277,12 @@ fn skips_cached_metadata_and_unchanged_parameter_types() {
         o.rows
     };
     assert_eq!(rows(&mut c, Value::Int(5)), 1);
-    assert_eq!(rows(&mut c, Value::Int(6)), 2);
+    // Without metadata the rows decode by the prepare's column types (a
+    // signed TINYINT here).
+    let mut f = Fetch::new(&[crate::driver::Col::Int], 5);
+    let o = c.execute_fetch(0, &[Value::Int(6)], &mut f).unwrap();
+    assert_eq!((o.result_set, o.rows), (true, 2));
+    assert_eq!((f.int(0, 0), f.int(1, 0)), (Some(-1), Some(2)));
     assert_eq!(rows(&mut c, Value::Null), 1);
     drop(c);
     server.join().unwrap();

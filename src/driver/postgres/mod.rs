@@ -156,43 +156,48 @@ impl PgConnection {
         rows: Option<&mut TextRows>,
     ) -> DbResult<Outcome> {
         let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
-        let out = &mut self.wire.out;
-        out.clear();
-        let bound = frontend::bind(
-            "",
-            &st.name,
-            // No format codes: every parameter and every result column is text.
-            std::iter::empty(),
-            params,
-            |v, buf| {
-                Ok(if text::push_param(buf, v) {
-                    IsNull::No
-                } else {
-                    IsNull::Yes
-                })
-            },
-            std::iter::empty(),
-            out,
-        );
-        if bound.is_err() {
-            out.clear();
-            return Err(DbError::new(
-                ErrorKind::Other,
-                "",
-                format!(
-                    "cannot bind {} parameters to statement {id}: too many, or a NUL byte in the statement name",
-                    params.len()
-                ),
-            ));
-        }
+        let returns_rows = st.returns_rows;
+        self.wire.out.clear();
+        push_bind(&mut self.wire.out, &st.name, id, params)?;
         // Execute all rows of the unnamed portal; Sync ends the batch (and
         // the implicit transaction outside BEGIN) and asks for ReadyForQuery.
-        frontend::execute("", 0, out).map_err(other)?;
-        frontend::sync(out);
-        let returns_rows = st.returns_rows;
+        frontend::execute("", 0, &mut self.wire.out).map_err(other)?;
+        frontend::sync(&mut self.wire.out);
         self.wire.send()?;
         let mut o = Outcome::default();
         self.wire.finish(&mut o, returns_rows, rows)?;
+        Ok(o)
+    }
+
+    /// A batch as one pipeline: Bind and Execute for each row, one Sync,
+    /// one round trip; the server runs the rows in order and, at an
+    /// error, skips the rest up to the Sync (the first error is returned).
+    fn execute_batch_prepared(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        rows: usize,
+    ) -> DbResult<Outcome> {
+        let width = crate::driver::batch_width(params.len(), rows)?;
+        if rows == 0 {
+            return Ok(Outcome::default());
+        }
+        let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
+        let returns_rows = st.returns_rows;
+        self.wire.out.clear();
+        for r in 0..rows {
+            push_bind(
+                &mut self.wire.out,
+                &st.name,
+                id,
+                &params[r * width..(r + 1) * width],
+            )?;
+            frontend::execute("", 0, &mut self.wire.out).map_err(other)?;
+        }
+        frontend::sync(&mut self.wire.out);
+        self.wire.send()?;
+        let mut o = Outcome::default();
+        self.wire.finish(&mut o, returns_rows, None)?;
         Ok(o)
     }
 
@@ -330,6 +335,39 @@ impl Interrupter for PgInterrupter {
     }
 }
 
+/// Appends the Bind of prepared statement `name` (number `id`) to the
+/// unnamed portal, with `params` as text.
+fn push_bind(out: &mut BytesMut, name: &str, id: StmtId, params: &[Value]) -> DbResult<()> {
+    let bound = frontend::bind(
+        "",
+        name,
+        // No format codes: every parameter and every result column is text.
+        std::iter::empty(),
+        params,
+        |v, buf| {
+            Ok(if text::push_param(buf, v) {
+                IsNull::No
+            } else {
+                IsNull::Yes
+            })
+        },
+        std::iter::empty(),
+        out,
+    );
+    if bound.is_err() {
+        out.clear();
+        return Err(DbError::new(
+            ErrorKind::Other,
+            "",
+            format!(
+                "cannot bind {} parameters to statement {id}: too many, or a NUL byte in the statement name",
+                params.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl Connection for PgConnection {
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
@@ -353,6 +391,13 @@ impl Connection for PgConnection {
         match self.mode {
             PsMode::Prepared => self.execute_prepared(id, params),
             PsMode::Disable => self.execute_text(id, params),
+        }
+    }
+
+    fn execute_batch(&mut self, id: StmtId, params: &[Value], rows: usize) -> DbResult<Outcome> {
+        match self.mode {
+            PsMode::Prepared => self.execute_batch_prepared(id, params, rows),
+            PsMode::Disable => crate::driver::batch_one_by_one(self, id, params, rows),
         }
     }
 

@@ -97,6 +97,7 @@ pub fn run_txn(script: &mut dyn ClientScript, conn: &mut dyn Connection) -> Coun
             Op::Commit => conn.commit(),
             Op::Rollback => conn.rollback(),
             Op::Exec(id, params) => conn.execute(id, params),
+            Op::Batch(id, params, rows) => conn.execute_batch(id, params, rows),
             Op::Fetch(id, params, fetch) => conn.execute_fetch(id, params, fetch),
         }
         .unwrap_or_else(|e| panic!("{e}"));

@@ -1,6 +1,6 @@
 //! The statements of TPC-C's five transactions (clauses 2.4–2.8), as
-//! client-side prepared statements, one list for every dialect but for
-//! Delivery's row lock.
+//! prepared statements, one list for every dialect but for Delivery's row
+//! lock (New-Order's stock updates and order lines run as batches).
 //!
 //! Where the text differs from the profiles' pseudo-SQL, and why:
 //! - New-Order increments D_NEXT_O_ID before reading it back (the profile

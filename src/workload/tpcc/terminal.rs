@@ -436,6 +436,7 @@ impl ClientScript for Script {
                 Step::Commit => return Some(Op::Commit),
                 Step::Rollback => return Some(Op::Rollback),
                 Step::Exec(s) => return Some(Op::Exec(s, &self.params)),
+                Step::Batch(s, rows) => return Some(Op::Batch(s, &self.params, rows)),
                 Step::Fetch(s, cols, max) => {
                     self.fetch.reset(cols, max);
                     return Some(Op::Fetch(s, &self.params, &mut self.fetch));
@@ -502,6 +503,8 @@ pub(super) enum Step {
     Commit,
     Rollback,
     Exec(usize),
+    /// The statement once for each of this many rows of parameters.
+    Batch(usize, usize),
     Fetch(usize, &'static [Col], usize),
     /// Nothing at this step; go on to the next.
     Skip,
@@ -544,7 +547,10 @@ pub struct Inputs {
     pub low_stock: i64,
     pub(super) now: String,
     pub(super) price: f64,
-    pub(super) dist_info: String,
+    /// New-Order's stock updates and order lines, one row of parameters
+    /// per line, for their batches.
+    pub(super) stock_rows: Vec<Value>,
+    pub(super) line_rows: Vec<Value>,
     pub(super) w_name: String,
     pub(super) d_name: String,
     pub(super) bad_credit: bool,

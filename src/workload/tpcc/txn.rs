@@ -15,7 +15,10 @@
 //! threshold 10 to 20 on the terminal's own district. New-Order's lines
 //! are processed in item order, so that two New-Orders lock stock rows in
 //! one order (the items are random, so this changes no distribution; the
-//! unused item, the highest, stays last).
+//! unused item, the highest, stays last). Its lines' item and stock rows
+//! are read one after the other; their stock updates and order lines then
+//! go as one batch each (one command, or one round trip, where the driver
+//! can), in the same item order.
 
 use super::random::{self, A_C_ID, A_C_LAST, A_OL_I_ID};
 use super::schema::{CUSTOMERS, DISTRICTS, ITEMS, UNUSED_ITEM};
@@ -52,6 +55,8 @@ impl Script {
         x.c_id = 0;
         x.named = 0;
         x.lines.clear();
+        x.stock_rows.clear();
+        x.line_rows.clear();
         x.rollback = false;
         x.o_id = 0;
         x.now = sql_datetime(unix_now());
@@ -186,65 +191,69 @@ impl Script {
                 self.set([Self::int(o), Self::int(d), Self::int(w)]);
                 Step::Exec(Stmt::NoNewOrder as usize)
             }
-            _ if pc < 7 + 4 * lines => {
-                let k = ((pc - 7) / 4) as usize;
+            _ if pc < 7 + 2 * lines => {
+                let k = ((pc - 7) / 2) as usize;
                 let line = self.x.lines[k];
-                let (item, sw, qty) = (
-                    i64::from(line.item),
-                    i64::from(line.supply_w),
-                    i64::from(line.qty),
-                );
-                match (pc - 7) % 4 {
-                    0 => {
-                        self.set([Self::int(item)]);
-                        Step::Fetch(Stmt::NoItem as usize, &[Col::Float], 1)
+                let (item, sw) = (i64::from(line.item), i64::from(line.supply_w));
+                if (pc - 7) % 2 == 0 {
+                    if k > 0 {
+                        self.batch_line(k - 1);
                     }
-                    1 => {
-                        if self.fetch.rows() == 0 {
-                            // The unused item: the whole New-Order rolls back.
-                            self.pc = u32::MAX - 1;
-                            return Step::Rollback;
-                        }
-                        self.x.price = self.fetch.float(0, 0).unwrap_or(0.0);
-                        self.set([Self::int(item), Self::int(sw)]);
-                        Step::Fetch(sql::stock(self.x.d), &[Col::Int, Col::Text, Col::Text], 1)
-                    }
-                    2 => {
-                        let info = self.fetch.text(0, 2).unwrap_or("").to_string();
-                        self.x.dist_info = info;
-                        let remote = i64::from(sw != w);
-                        self.set([
-                            Self::int(qty),
-                            Self::int(qty),
-                            Self::int(qty),
-                            Self::int(qty),
-                            Self::int(remote),
-                            Self::int(item),
-                            Self::int(sw),
-                        ]);
-                        Step::Exec(Stmt::NoStockUpdate as usize)
-                    }
-                    _ => {
-                        let amount = (qty as f64 * self.x.price * 100.0).round() / 100.0;
-                        let v = [
-                            Self::int(self.x.o_id),
-                            Self::int(d),
-                            Self::int(w),
-                            Self::int(k as i64 + 1),
-                            Self::int(item),
-                            Self::int(sw),
-                            Self::int(qty),
-                            Value::Float(amount),
-                            Value::Text(self.x.dist_info.clone()),
-                        ];
-                        self.set(v);
-                        Step::Exec(Stmt::NoOrderLine as usize)
-                    }
+                    self.set([Self::int(item)]);
+                    return Step::Fetch(Stmt::NoItem as usize, &[Col::Float], 1);
                 }
+                if self.fetch.rows() == 0 {
+                    // The unused item: the whole New-Order rolls back.
+                    self.pc = u32::MAX - 1;
+                    return Step::Rollback;
+                }
+                self.x.price = self.fetch.float(0, 0).unwrap_or(0.0);
+                self.set([Self::int(item), Self::int(sw)]);
+                Step::Fetch(sql::stock(self.x.d), &[Col::Int, Col::Text, Col::Text], 1)
             }
-            _ if pc == 7 + 4 * lines => Step::Commit,
+            // The stock updates and the order lines, each statement once
+            // for all lines: one command each where the driver can.
+            _ if pc == 7 + 2 * lines => {
+                self.batch_line(lines as usize - 1);
+                std::mem::swap(&mut self.params, &mut self.x.stock_rows);
+                Step::Batch(Stmt::NoStockUpdate as usize, lines as usize)
+            }
+            _ if pc == 8 + 2 * lines => {
+                std::mem::swap(&mut self.params, &mut self.x.line_rows);
+                Step::Batch(Stmt::NoOrderLine as usize, lines as usize)
+            }
+            _ if pc == 9 + 2 * lines => Step::Commit,
             _ => Step::Done,
         }
+    }
+
+    /// Adds line `k`'s stock update and order line to the batches, from
+    /// its item's price and the stock row just read.
+    fn batch_line(&mut self, k: usize) {
+        let x = &mut self.x;
+        let line = x.lines[k];
+        let (w, d) = (i64::from(x.w), i64::from(x.d));
+        let (item, sw, qty) = (
+            i64::from(line.item),
+            i64::from(line.supply_w),
+            i64::from(line.qty),
+        );
+        let remote = i64::from(sw != w);
+        x.stock_rows
+            .extend([qty, qty, qty, qty, remote, item, sw].map(Value::Int));
+        let amount = (qty as f64 * x.price * 100.0).round() / 100.0;
+        let info = self.fetch.text(0, 2).unwrap_or("").to_string();
+        x.line_rows.extend([
+            Value::Int(x.o_id),
+            Value::Int(d),
+            Value::Int(w),
+            Value::Int(k as i64 + 1),
+            Value::Int(item),
+            Value::Int(sw),
+            Value::Int(qty),
+            Value::Float(amount),
+            Value::Text(info),
+        ]);
     }
 
     /// The customer found by name: the middle one, position ⌈n / 2⌉ of
