@@ -1,6 +1,6 @@
 //! The MySQL/MariaDB driver against a real MariaDB server: login over TCP
 //! and the unix socket, both statement protocols, error classification,
-//! bulk loading, interruption, payloads over 16 MiB, a steady state
+//! bulk loading, batches, interruption, payloads over 16 MiB, a steady state
 //! without allocations, and a sysbench workload through the engine.
 //!
 //! The binary starts one scratch server for all its tests (the installed
@@ -294,6 +294,9 @@ fn executing_statements_allocates_nothing_in_steady_state() {
         let mut range = [Value::Int(0), Value::Int(0)];
         let mut set_c = [Value::Text(String::new()), Value::Float(0.0), Value::Int(0)];
         let mut bump = [Value::Int(0), Value::Null];
+        // A batch of three rows of the same statement (bulk execution in
+        // prepared mode, one by one in text mode).
+        let mut batch: Vec<Value> = (0..3).flat_map(|_| set_c.clone()).collect();
         let mut run = |c: &mut Box<dyn Connection>, i: i64| {
             point[0] = Value::Int(i % 900 + 1);
             assert_eq!(c.execute(0, &point).unwrap().rows, 1);
@@ -307,6 +310,16 @@ fn executing_statements_allocates_nothing_in_steady_state() {
             c.execute(2, &set_c).unwrap();
             bump[0] = Value::Int(i % 1000 + 1);
             assert_eq!(c.execute(3, &bump).unwrap().affected, 1);
+            for (r, row) in batch.chunks_mut(3).enumerate() {
+                row[0].set_text(if (i + r as i64) % 2 == 0 {
+                    "b-even"
+                } else {
+                    "b-odd"
+                });
+                row[1] = Value::Float(i as f64 / 9.0);
+                row[2] = Value::Int((i + 300 * r as i64) % 1000 + 1);
+            }
+            assert_eq!(c.execute_batch(2, &batch, 3).unwrap().affected, 3);
             c.commit().unwrap();
         };
         for i in 0..100 {

@@ -827,6 +827,7 @@ struct Params {
     one: Vec<Value>,
     two: Vec<Value>,
     text: Vec<Value>,
+    batch: Vec<Value>,
 }
 
 /// One transaction of a point select, a range select and an update.
@@ -845,6 +846,12 @@ fn round(c: &mut dyn Connection, i: i64, p: &mut Params) {
     assert_eq!(c.execute(0, &p.one).unwrap().rows, 1);
     assert_eq!(c.execute(1, &p.two).unwrap().rows, 10);
     assert_eq!(c.execute(2, &p.text).unwrap().affected, 1);
+    // The same update as a batch of three rows (one pipeline).
+    for (r, row) in p.batch.chunks_mut(2).enumerate() {
+        row[0] = Value::Int((id + 30 * r as i64) % 100 + 1);
+        row[1].set_text(if r == 1 { "batched" } else { "in a batch" });
+    }
+    assert_eq!(c.execute_batch(2, &p.batch, 3).unwrap().affected, 3);
     c.commit().unwrap();
 }
 
@@ -877,6 +884,7 @@ fn steady_state_execution_allocates_nothing() {
             one: vec![Value::Int(0)],
             two: vec![Value::Int(0), Value::Int(0)],
             text: vec![Value::Int(0), text("")],
+            batch: (0..3).flat_map(|_| [Value::Int(0), text("")]).collect(),
         };
         for i in 0..50 {
             round(c.as_mut(), i, &mut p);

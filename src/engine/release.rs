@@ -85,7 +85,9 @@ mod tests {
             ..config(2)
         };
         let r = run_fake("fake://?latency=1ms", &cfg);
-        let released = UNIX_EPOCH + Duration::from_micros(r.released_unix_us);
+        // The record keeps whole microseconds (truncated): a release in the
+        // instant's own microsecond reads up to 1 µs before it.
+        let released = UNIX_EPOCH + Duration::from_micros(r.released_unix_us + 1);
         let late = released
             .duration_since(at)
             .expect("released before the instant");
