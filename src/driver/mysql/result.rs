@@ -74,9 +74,7 @@ impl MyConnection {
     }
 
     /// Counts row packets (text or binary) until the packet ending the
-    /// result set: EOF, or with DEPRECATE_EOF an OK packet with the 0xFE
-    /// header. A row never starts with 0xFE unless it is 16 MiB or longer,
-    /// hence the length test.
+    /// result set ([`end_of_rows`](Self::end_of_rows)).
     #[inline]
     pub(super) fn read_rows(
         &mut self,
@@ -87,15 +85,11 @@ impl MyConnection {
         loop {
             let r = self.read()?;
             let p = self.io.payload(r.clone());
+            if let Some(status) = self.end_of_rows(p) {
+                self.status = status;
+                return Ok(rows);
+            }
             match p.first() {
-                Some(0xFE) if p.len() < MAX_PAYLOAD => {
-                    self.status = if self.caps & CLIENT_DEPRECATE_EOF != 0 {
-                        parse_ok(p).map_or(0, |(_, s)| s)
-                    } else {
-                        u16_at(p, 3)
-                    };
-                    return Ok(rows);
-                }
                 Some(0xFF) => return Err(self.server_error(r)),
                 _ => {
                     rows += 1;
@@ -106,6 +100,22 @@ impl MyConnection {
                     }
                 }
             }
+        }
+    }
+
+    /// The server status of the packet ending a result set's rows (EOF,
+    /// or with DEPRECATE_EOF an OK packet with the 0xFE header), or None
+    /// for any other packet. A row never starts with 0xFE unless it is
+    /// 16 MiB or longer, hence the length test.
+    #[inline]
+    pub(super) fn end_of_rows(&self, p: &[u8]) -> Option<u16> {
+        match p.first() {
+            Some(0xFE) if p.len() < MAX_PAYLOAD => Some(if self.caps & CLIENT_DEPRECATE_EOF != 0 {
+                parse_ok(p).map_or(0, |(_, s)| s)
+            } else {
+                u16_at(p, 3)
+            }),
+            _ => None,
         }
     }
 

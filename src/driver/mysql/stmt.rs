@@ -239,15 +239,11 @@ impl MyConnection {
         loop {
             let r = self.read()?;
             let p = self.io.payload(r.clone());
+            if let Some(status) = self.end_of_rows(p) {
+                self.status = status;
+                break;
+            }
             match p.first() {
-                Some(0xFE) if p.len() < MAX_PAYLOAD => {
-                    self.status = if self.caps & CLIENT_DEPRECATE_EOF != 0 {
-                        result::parse_ok(p).map_or(0, |(_, s)| s)
-                    } else {
-                        u16_at(p, 3)
-                    };
-                    break;
-                }
                 Some(0xFF) => return Err(self.server_error(r)),
                 _ => {
                     out.rows += 1;
