@@ -333,30 +333,26 @@ fn attempt(
 ) -> Result<(), DbError> {
     while let Some(op) = script.next() {
         let t = clock::now();
-        let (result, kind) = match op {
-            Op::Begin { writes } => (conn.begin(writes), shared.begin_kind),
-            Op::Commit => (conn.commit(), shared.commit_kind),
-            Op::Rollback => (conn.rollback(), shared.commit_kind),
-            Op::Exec(stmt, params) => (conn.execute(stmt, params), stmt_kind[stmt]),
+        // `executions`: a batch's rows are each one execution of its
+        // statement, as sysbench counts queries; the batch is one entry of
+        // its statement's times.
+        let (result, kind, executions) = match op {
+            Op::Begin { writes } => (conn.begin(writes), shared.begin_kind, 1),
+            Op::Commit => (conn.commit(), shared.commit_kind, 1),
+            Op::Rollback => (conn.rollback(), shared.commit_kind, 1),
+            Op::Exec(stmt, params) => (conn.execute(stmt, params), stmt_kind[stmt], 1),
             Op::Fetch(stmt, params, fetch) => {
-                (conn.execute_fetch(stmt, params, fetch), stmt_kind[stmt])
+                (conn.execute_fetch(stmt, params, fetch), stmt_kind[stmt], 1)
             }
-            Op::Batch(stmt, params, rows) => {
-                let r = conn.execute_batch(stmt, params, rows);
-                // Each row is one execution of the statement, as sysbench
-                // counts queries; the batch is one entry of its statement's
-                // times.
-                if let Ok(o) = &r {
-                    for _ in 1..rows {
-                        buf.counters.count_query(o.class());
-                    }
-                }
-                (r, stmt_kind[stmt])
-            }
+            Op::Batch(stmt, params, rows) => (
+                conn.execute_batch(stmt, params, rows),
+                stmt_kind[stmt],
+                rows as u64,
+            ),
         };
         let ns = (clock::now() - t).as_nanos() as u64;
         let outcome = result?;
-        buf.counters.count_query(outcome.class());
+        buf.counters.count_queries(outcome.class(), executions);
         buf.statements.push((kind, ns));
     }
     Ok(())

@@ -78,11 +78,13 @@ impl Counters {
         self.unstarted += o.unstarted;
     }
 
-    pub fn count_query(&mut self, class: QueryClass) {
+    /// Counts `n` executions of one class (1, or a batch's rows).
+    #[inline]
+    pub fn count_queries(&mut self, class: QueryClass, n: u64) {
         match class {
-            QueryClass::Read => self.reads += 1,
-            QueryClass::Write => self.writes += 1,
-            QueryClass::Other => self.others += 1,
+            QueryClass::Read => self.reads += n,
+            QueryClass::Write => self.writes += n,
+            QueryClass::Other => self.others += n,
         }
     }
 

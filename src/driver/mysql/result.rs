@@ -32,16 +32,9 @@ impl MyConnection {
                     continue;
                 }
                 Some(_) => {
-                    let mut pos = 0;
-                    let count = lenenc(p, &mut pos);
-                    // With CACHE_METADATA a flag follows the count: 0 means
-                    // the server skipped the column definitions (unchanged
-                    // since the statement's prepare or last execution),
-                    // which this driver never decodes anyway.
-                    let flag = p.get(pos).copied();
-                    let columns = count.ok_or_else(|| self.malformed("bad column count"))?;
-                    let definitions = self.ext_caps & auth::MARIADB_CLIENT_CACHE_METADATA == 0
-                        || flag.is_none_or(|f| f != 0);
+                    let (columns, definitions) = self
+                        .result_header(p)
+                        .ok_or_else(|| self.malformed("bad column count"))?;
                     if definitions {
                         self.skip_definitions(columns)?;
                     } else if self.caps & CLIENT_DEPRECATE_EOF == 0 {
@@ -56,6 +49,20 @@ impl MyConnection {
                 return Ok(out);
             }
         }
+    }
+
+    /// A result set's first packet: its number of columns, and whether
+    /// their definitions follow. With CACHE_METADATA a flag follows the
+    /// count: 0 means the server skipped the definitions (unchanged since
+    /// the statement's prepare or last execution).
+    #[inline]
+    pub(super) fn result_header(&self, p: &[u8]) -> Option<(u64, bool)> {
+        let mut pos = 0;
+        let columns = lenenc(p, &mut pos)?;
+        let flag = p.get(pos).copied();
+        let definitions =
+            self.ext_caps & auth::MARIADB_CLIENT_CACHE_METADATA == 0 || flag.is_none_or(|f| f != 0);
+        Some((columns, definitions))
     }
 
     /// Skips `n` column (or parameter) definitions and, without

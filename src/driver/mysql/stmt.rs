@@ -114,13 +114,16 @@ impl MyConnection {
             return Err(param_count(id, p.params, width));
         }
         let bulk = self.ext_caps & auth::MARIADB_CLIENT_STMT_BULK_OPERATIONS != 0;
-        let first = &params[..width.min(params.len())];
-        let fits = params.chunks(width.max(1)).all(|row| {
+        if !bulk || rows < 2 || width == 0 {
+            return batch_one_by_one(self, id, params, rows);
+        }
+        let first = &params[..width];
+        let fits = params.chunks(width).all(|row| {
             row.iter()
                 .zip(first)
                 .all(|(v, f)| matches!(v, Value::Null) || param_type(v) == param_type(f))
         });
-        if !bulk || rows < 2 || width == 0 || !fits {
+        if !fits {
             return batch_one_by_one(self, id, params, rows);
         }
         let stmt = self.prepared[id].id;
@@ -219,12 +222,9 @@ impl MyConnection {
             None => return Err(self.malformed("empty packet")),
             Some(_) => {}
         }
-        let mut pos = 0;
-        let count = lenenc(p, &mut pos);
-        let flag = p.get(pos).copied();
-        let columns = count.ok_or_else(|| self.malformed("bad column count"))?;
-        let definitions =
-            self.ext_caps & auth::MARIADB_CLIENT_CACHE_METADATA == 0 || flag.is_none_or(|f| f != 0);
+        let (columns, definitions) = self
+            .result_header(p)
+            .ok_or_else(|| self.malformed("bad column count"))?;
         if definitions {
             let mut types = std::mem::take(&mut self.prepared[id].columns);
             let read = self.read_definitions(columns, &mut types);

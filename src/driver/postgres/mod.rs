@@ -155,18 +155,7 @@ impl PgConnection {
         params: &[Value],
         rows: Option<&mut TextRows>,
     ) -> DbResult<Outcome> {
-        let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
-        let returns_rows = st.returns_rows;
-        self.wire.out.clear();
-        push_bind(&mut self.wire.out, &st.name, id, params)?;
-        // Execute all rows of the unnamed portal; Sync ends the batch (and
-        // the implicit transaction outside BEGIN) and asks for ReadyForQuery.
-        frontend::execute("", 0, &mut self.wire.out).map_err(other)?;
-        frontend::sync(&mut self.wire.out);
-        self.wire.send()?;
-        let mut o = Outcome::default();
-        self.wire.finish(&mut o, returns_rows, rows)?;
-        Ok(o)
+        self.pipeline(id, params, 1, rows)
     }
 
     /// A batch as one pipeline: Bind and Execute for each row, one Sync,
@@ -178,26 +167,37 @@ impl PgConnection {
         params: &[Value],
         rows: usize,
     ) -> DbResult<Outcome> {
-        let width = crate::driver::batch_width(params.len(), rows)?;
+        crate::driver::batch_width(params.len(), rows)?;
         if rows == 0 {
             return Ok(Outcome::default());
         }
+        self.pipeline(id, params, rows, None)
+    }
+
+    /// Binds and executes statement `id` once for each of `n` (≥ 1) rows
+    /// of `params`, all in the unnamed portal, then one Sync, which ends
+    /// them (and the implicit transaction outside BEGIN) and asks for
+    /// ReadyForQuery; sends it all in one write and reads the answers.
+    fn pipeline(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        n: usize,
+        rows: Option<&mut TextRows>,
+    ) -> DbResult<Outcome> {
         let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
         let returns_rows = st.returns_rows;
+        let width = params.len() / n;
         self.wire.out.clear();
-        for r in 0..rows {
-            push_bind(
-                &mut self.wire.out,
-                &st.name,
-                id,
-                &params[r * width..(r + 1) * width],
-            )?;
+        for row in 0..n {
+            let p = &params[row * width..(row + 1) * width];
+            push_bind(&mut self.wire.out, &st.name, id, p)?;
             frontend::execute("", 0, &mut self.wire.out).map_err(other)?;
         }
         frontend::sync(&mut self.wire.out);
         self.wire.send()?;
         let mut o = Outcome::default();
-        self.wire.finish(&mut o, returns_rows, None)?;
+        self.wire.finish(&mut o, returns_rows, rows)?;
         Ok(o)
     }
 
