@@ -439,19 +439,19 @@ fn a_stopped_load_resumes_without_loading_a_warehouse_again() {
     assert!(total > 0);
     assert_eq!(bar.done.load(Ordering::Relaxed), total);
 
-    // A load stopped while warehouse 2 was loading: its marks say the items
-    // and warehouse 1 are in, warehouse 2 holds part of its rows, and one
-    // index of an earlier attempt is in place. Warehouse 1 carries a mark
-    // of its own.
+    // A load stopped while warehouse 1 was loading and warehouse 2, loaded
+    // alongside it, was in: its marks say the items and warehouse 2 are
+    // in, warehouse 1 holds part of its rows, and one index of an earlier
+    // attempt is in place. Warehouse 2 carries a mark of its own.
     let mut c = open(&url);
     for sql in [
         "CREATE TABLE tpcc_load (warehouse INTEGER)",
-        "INSERT INTO tpcc_load VALUES (0), (1)",
+        "INSERT INTO tpcc_load VALUES (0), (2)",
         "DROP INDEX customer_name",
-        "DELETE FROM customer WHERE c_w_id = 2 AND c_id > 1000",
-        "DELETE FROM order_line WHERE ol_w_id = 2",
-        "DELETE FROM stock WHERE s_w_id = 2 AND s_i_id > 5",
-        "UPDATE warehouse SET w_name = 'KEPT' WHERE w_id = 1",
+        "DELETE FROM customer WHERE c_w_id = 1 AND c_id > 1000",
+        "DELETE FROM order_line WHERE ol_w_id = 1",
+        "DELETE FROM stock WHERE s_w_id = 1 AND s_i_id > 5",
+        "UPDATE warehouse SET w_name = 'KEPT' WHERE w_id = 2",
     ] {
         c.execute_sql(sql).unwrap();
     }
@@ -482,12 +482,12 @@ fn a_stopped_load_resumes_without_loading_a_warehouse_again() {
         "{}",
         r.stderr
     );
-    // Resumed: warehouse 2 cleared and loaded again, warehouse 1 kept.
+    // Resumed: warehouse 1 cleared and loaded again, warehouse 2 kept.
     let r = prepare(&url, "2");
     r.ok();
     let mut c = open(&url);
     assert_eq!(
-        c.query_text("SELECT w_name FROM warehouse WHERE w_id = 1")
+        c.query_text("SELECT w_name FROM warehouse WHERE w_id = 2")
             .unwrap()[0][0]
             .as_deref(),
         Some("KEPT")

@@ -16,8 +16,7 @@
 //! the data do not depend on how many loaders there were or which loaded
 //! what.
 
-use std::collections::VecDeque;
-use std::sync::{Condvar, Mutex, MutexGuard};
+mod queue;
 
 use anyhow::Context as _;
 
@@ -25,6 +24,7 @@ use crate::driver::{Connection, Dialect, Value};
 use crate::util::progress::Progress;
 use crate::workload::Connector;
 use crate::UsageError;
+use queue::{Job, Queue, Shared};
 
 /// Rows generated between two progress updates: often enough for a smooth
 /// bar, rarely enough that the shared counter costs nothing.
@@ -131,6 +131,7 @@ pub fn load(
 ) -> anyhow::Result<()> {
     let steps = Steps {
         ranges: None,
+        groups: None,
         create: true,
         indexes: true,
         drop_on_failure: true,
@@ -146,8 +147,12 @@ pub fn load(
 /// exist, keeps what it loaded if it fails, and builds the indexes last.
 pub struct Steps<'a> {
     /// The ranges of rows to load of each table (by plan position); None:
-    /// every row of each, `1..=rows`.
+    /// every row of each, `1..=rows`. Range `i` of every table is group
+    /// `i` (an empty range, first > last, holds no rows): the groups load
+    /// in order, overlapping (see [`Groups`]).
     pub ranges: Option<&'a [Vec<(u32, u32)>]>,
+    /// What marks a group loaded, and how far ahead of it loads may go.
+    pub groups: Option<Groups<'a>>,
     /// Create the tables first (otherwise they exist).
     pub create: bool,
     /// Build each table's indexes and run its finishing statements once
@@ -155,6 +160,20 @@ pub struct Steps<'a> {
     pub indexes: bool,
     /// Drop every table of the plans if anything fails.
     pub drop_on_failure: bool,
+}
+
+/// Marks a group of ranges loaded: called with the connection of the
+/// loader that finished the group's last load, once every row of the group
+/// is committed, and the group's number.
+pub type MarkGroup<'a> = dyn Fn(&mut dyn Connection, usize) -> anyhow::Result<()> + Sync + 'a;
+
+/// How a resumable load's groups go (see [`Steps::ranges`]).
+pub struct Groups<'a> {
+    /// Loads of a group may start while up to this many groups before it
+    /// are not marked: a stopped load leaves unmarked rows in at most the
+    /// first `ahead + 1` groups not marked.
+    pub ahead: usize,
+    pub mark: &'a MarkGroup<'a>,
 }
 
 /// [`load`], doing `steps`; `label` empty: the caller's progress bar is
@@ -198,12 +217,21 @@ pub fn load_with(
         loading: vec![false; plans.len()],
         no_indexes: !steps.indexes,
         stored: vec![0; plans.len()],
+        ahead: steps.groups.as_ref().map_or(usize::MAX, |g| g.ahead),
         ..Queue::default()
     };
     let mut total = 0u64;
-    for (table, plan) in plans.iter().enumerate() {
-        let mut loads = 0;
-        for &(from, to) in ranges.get(table).map_or(&[][..], |r| r.as_slice()) {
+    let mut loads = vec![0u32; plans.len()];
+    // Group by group: the first range of every table, then the second…, so
+    // that the groups (TPC-C's warehouses) are loaded in order while the
+    // loaders overlap one group's last tables with the next one's first.
+    let groups = ranges.iter().map(Vec::len).max().unwrap_or(0);
+    queue.group_left = vec![0; groups];
+    for group in 0..groups {
+        for (table, plan) in plans.iter().enumerate() {
+            let Some(&(from, to)) = ranges.get(table).and_then(|r| r.get(group)) else {
+                continue;
+            };
             let to = to.min(plan.rows);
             let mut next = from.max(1);
             if to >= next {
@@ -215,17 +243,21 @@ pub fn load_with(
                     table,
                     first: next,
                     last,
+                    group,
                 });
-                loads += 1;
+                loads[table] += 1;
+                queue.group_left[group] += 1;
                 next = match last.checked_add(1) {
                     Some(n) => n,
                     None => break,
                 };
             }
         }
-        queue.loads_left.push(loads);
+    }
+    for (table, plan) in plans.iter().enumerate() {
+        queue.loads_left.push(loads[table]);
         queue.indexes_left.push(plan.indexes.len());
-        if loads == 0 {
+        if loads[table] == 0 {
             queue.loaded(table, plan);
         }
     }
@@ -240,21 +272,29 @@ pub fn load_with(
     if !label.is_empty() {
         progress.start(label, total);
     }
-    let shared = Shared {
-        queue: Mutex::new(queue),
-        changed: Condvar::new(),
-    };
+    let mark = steps.groups.as_ref().map(|g| g.mark);
+    let shared = Shared::new(queue);
     let result = (|| {
         for plan in plans.iter().filter(|_| steps.create) {
             first
                 .execute_sql(&plan.create)
                 .with_context(|| format!("could not create table {}", plan.name))?;
         }
+        // A group without rows is loaded already.
+        let empty: Vec<usize> = (0..groups)
+            .filter(|&g| shared.lock().group_left[g] == 0)
+            .collect();
+        for g in empty {
+            if let Some(mark) = mark {
+                mark(first, g)?;
+            }
+            shared.lock().mark(g);
+        }
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..loaders)
                 .map(|_| {
                     let shared = &shared;
-                    s.spawn(move || loader(connect, plans, source, shared, progress))
+                    s.spawn(move || loader(connect, plans, source, shared, progress, mark))
                 })
                 .collect();
             let mut result = Ok(());
@@ -288,6 +328,7 @@ fn loader(
     source: &dyn RowSource,
     shared: &Shared,
     progress: &dyn Progress,
+    mark: Option<&MarkGroup<'_>>,
 ) -> anyhow::Result<()> {
     let mut conn = match connect().context("could not connect to load the tables") {
         Ok(c) => c,
@@ -301,7 +342,14 @@ fn loader(
         if let (Ok(n), Job::Load { table, .. }) = (&result, job) {
             shared.lock().stored[table] += n;
         }
-        shared.done(job, result.is_ok(), plans);
+        if let Some(group) = shared.done(job, result.is_ok(), plans) {
+            let marked = mark.map_or(Ok(()), |m| {
+                m(conn.as_mut(), group)
+                    .with_context(|| format!("could not mark group {group} of the load done"))
+            });
+            shared.marked(group, marked.is_ok());
+            marked?;
+        }
         result?;
     }
     Ok(())
@@ -318,7 +366,9 @@ fn run(
     let plan = &plans[job.table()];
     let name = &plan.name;
     match *job {
-        Job::Load { table, first, last } => {
+        Job::Load {
+            table, first, last, ..
+        } => {
             let mut gen = source.rows(table, first, last);
             let mut pending = 0u64;
             let mut rows = 0u64;
@@ -356,163 +406,6 @@ fn run(
         }
     }
     Ok(0)
-}
-
-/// One unit of [`load`]'s work, taken from the [`Queue`] by a loader.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Job {
-    /// Generate and load rows `first..=last` of the table of plan `table`.
-    Load { table: usize, first: u32, last: u32 },
-    /// Build index number `index` of the table's [`TablePlan::indexes`].
-    Index { table: usize, index: usize },
-    /// Run the table's [`TablePlan::finish`].
-    Finish { table: usize },
-}
-
-impl Job {
-    /// The position of the job's table among the plans.
-    fn table(&self) -> usize {
-        match *self {
-            Job::Load { table, .. } | Job::Index { table, .. } | Job::Finish { table } => table,
-        }
-    }
-}
-
-/// What is left to do, shared by the loaders behind a mutex.
-#[derive(Debug, Default)]
-struct Queue {
-    /// Jobs ready to run, the next one first.
-    jobs: VecDeque<Job>,
-    /// Load jobs of each table (by plan position) not finished yet.
-    loads_left: Vec<u32>,
-    /// Index builds of each table not finished yet.
-    indexes_left: Vec<usize>,
-    /// Jobs taken and not finished: while one runs, more may follow it.
-    running: usize,
-    /// A job failed: loaders stop taking jobs.
-    failed: bool,
-    /// Loads of one table run one at a time (see [`one_loader_per_table`]).
-    one_per_table: bool,
-    /// With `one_per_table`: whether a load of each table is running.
-    loading: Vec<bool>,
-    /// Load rows only: no index builds or finishing statements.
-    no_indexes: bool,
-    /// Rows the server said each table's loads stored (COPY's and LOAD
-    /// DATA's replies), by plan position.
-    stored: Vec<u64>,
-}
-
-impl Queue {
-    /// Takes the first job that may run now: with `one_per_table`, the
-    /// loads of a table that is being loaded wait.
-    fn pop(&mut self) -> Option<Job> {
-        let at = self.jobs.iter().position(|job| match *job {
-            Job::Load { table, .. } => !(self.one_per_table && self.loading[table]),
-            _ => true,
-        })?;
-        let job = self.jobs.remove(at)?;
-        if let Job::Load { table, .. } = job {
-            if self.one_per_table {
-                self.loading[table] = true;
-            }
-        }
-        Some(job)
-    }
-
-    /// Table `table`'s rows are all in: its index builds become ready, ahead
-    /// of the loads of other tables, so that each table is finished as soon
-    /// as possible (or its finish, if it has no index to build).
-    fn loaded(&mut self, table: usize, plan: &TablePlan) {
-        if self.no_indexes {
-            return;
-        }
-        if plan.indexes.is_empty() {
-            self.indexed(table, plan);
-        }
-        for index in (0..plan.indexes.len()).rev() {
-            self.jobs.push_front(Job::Index { table, index });
-        }
-    }
-
-    /// Table `table`'s indexes are all built.
-    fn indexed(&mut self, table: usize, plan: &TablePlan) {
-        if !plan.finish.is_empty() {
-            self.jobs.push_front(Job::Finish { table });
-        }
-    }
-
-    /// Records that `job` finished (successfully) and makes ready what
-    /// waited for it.
-    fn finished(&mut self, job: Job, plans: &[TablePlan]) {
-        match job {
-            Job::Load { table, .. } => {
-                if self.one_per_table {
-                    self.loading[table] = false;
-                }
-                self.loads_left[table] -= 1;
-                if self.loads_left[table] == 0 {
-                    self.loaded(table, &plans[table]);
-                }
-            }
-            Job::Index { table, .. } => {
-                self.indexes_left[table] -= 1;
-                if self.indexes_left[table] == 0 {
-                    self.indexed(table, &plans[table]);
-                }
-            }
-            Job::Finish { .. } => {}
-        }
-    }
-}
-
-/// The [`Queue`] and the condition loaders wait on for it to change.
-struct Shared {
-    queue: Mutex<Queue>,
-    changed: Condvar,
-}
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        // A loader panics only outside the lock; a poisoned queue is intact.
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The next job, waiting while none is ready but some are running (they
-    /// may make more ready); None when all is done or a job failed.
-    fn take(&self) -> Option<Job> {
-        let mut q = self.lock();
-        loop {
-            if q.failed {
-                return None;
-            }
-            if let Some(job) = q.pop() {
-                q.running += 1;
-                return Some(job);
-            }
-            if q.running == 0 {
-                return None;
-            }
-            q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
-    /// Records the end of `job`, taken with [`Shared::take`].
-    fn done(&self, job: Job, ok: bool, plans: &[TablePlan]) {
-        let mut q = self.lock();
-        q.running -= 1;
-        if ok {
-            q.finished(job, plans);
-        } else {
-            q.failed = true;
-        }
-        self.changed.notify_all();
-    }
-
-    /// Stops every loader (one could not even connect).
-    fn fail(&self) {
-        self.lock().failed = true;
-        self.changed.notify_all();
-    }
 }
 
 /// An `anyhow` error carrying a [`UsageError`] (exit status 2).

@@ -13,7 +13,7 @@
 //! finds a few items. The text around the word comes here from a small
 //! vocabulary of this project's own, not WGEN's grammar.
 
-use crate::rand::Rng;
+use crate::rand::{Rng, ALNUM, DIGITS};
 
 /// TPC-W's syllables for the digits 0–9 (clause 4.6.2.9).
 const SYLLABLES: [&str; 10] = ["BA", "OG", "AL", "RI", "RE", "SE", "AT", "UL", "IN", "NG"];
@@ -38,22 +38,16 @@ pub fn digsyl_string(n: u64, width: usize) -> String {
     s
 }
 
-const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
 /// TPC-W's a-string: `min..=max` random letters and digits.
 pub fn a_string(rng: &mut Rng, min: u32, max: u32, out: &mut String) {
     let n = rng.uniform(min, max);
-    for _ in 0..n {
-        out.push(ALNUM[rng.uniform(0, ALNUM.len() as u32 - 1) as usize] as char);
-    }
+    rng.push_chars(ALNUM, n as usize, out);
 }
 
 /// TPC-W's n-string: `min..=max` random digits.
 pub fn n_string(rng: &mut Rng, min: u32, max: u32, out: &mut String) {
     let n = rng.uniform(min, max);
-    for _ in 0..n {
-        out.push((b'0' + rng.uniform(0, 9) as u8) as char);
-    }
+    rng.push_chars(DIGITS, n as usize, out);
 }
 
 /// Words the text around a title's DigSyl word is made of.

@@ -12,7 +12,7 @@
 //! neither (orders take customers from a permutation, lines items
 //! uniformly).
 
-use crate::rand::Rng;
+use crate::rand::{Rng, ALNUM, DIGITS};
 
 /// NURand's A for C_LAST, C_ID and OL_I_ID.
 pub const A_C_LAST: u32 = 255;
@@ -90,22 +90,16 @@ pub fn last_name_string(n: u32) -> String {
     s
 }
 
-const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
 /// Appends a random a-string of `min..=max` characters.
 pub fn a_string(rng: &mut Rng, min: u32, max: u32, out: &mut String) {
     let len = rng.uniform(min, max);
-    for _ in 0..len {
-        out.push(ALNUM[rng.uniform(0, ALNUM.len() as u32 - 1) as usize] as char);
-    }
+    rng.push_chars(ALNUM, len as usize, out);
 }
 
 /// Appends a random n-string (digits) of `min..=max` characters.
 pub fn n_string(rng: &mut Rng, min: u32, max: u32, out: &mut String) {
     let len = rng.uniform(min, max);
-    for _ in 0..len {
-        out.push(char::from(b'0' + rng.uniform(0, 9) as u8));
-    }
+    rng.push_chars(DIGITS, len as usize, out);
 }
 
 /// An a-string of `min..=max` characters as a new string.
