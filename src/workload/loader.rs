@@ -272,6 +272,11 @@ pub fn load_with(
     if !label.is_empty() {
         progress.start(label, total);
     }
+    // A group without rows is loaded already (its mark is written below).
+    let empty: Vec<usize> = (0..groups).filter(|&g| queue.group_left[g] == 0).collect();
+    for &g in &empty {
+        queue.mark(g);
+    }
     let mark = steps.groups.as_ref().map(|g| g.mark);
     let shared = Shared::new(queue);
     let result = (|| {
@@ -280,15 +285,10 @@ pub fn load_with(
                 .execute_sql(&plan.create)
                 .with_context(|| format!("could not create table {}", plan.name))?;
         }
-        // A group without rows is loaded already.
-        let empty: Vec<usize> = (0..groups)
-            .filter(|&g| shared.lock().group_left[g] == 0)
-            .collect();
-        for g in empty {
-            if let Some(mark) = mark {
+        if let Some(mark) = mark {
+            for &g in &empty {
                 mark(first, g)?;
             }
-            shared.lock().mark(g);
         }
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..loaders)

@@ -36,8 +36,8 @@ pub const LOAD_TABLE: &str = "tpcc_load";
 /// How many warehouses past the first one not loaded may load at once:
 /// enough for the loaders to go on with the next warehouse's tables while
 /// one's largest are loading (one warehouse at a time took 17.5 s for 10
-/// warehouses on MariaDB, 15.4 s overlapping, two cores); a stopped load clears the first `AHEAD + 1` warehouses
-/// not marked.
+/// warehouses on MariaDB, 15.4 s overlapping, two cores); a stopped load
+/// clears the first `AHEAD + 1` warehouses not marked.
 const AHEAD: usize = 2;
 
 /// Each table's warehouse column, for clearing a warehouse's rows (the
@@ -143,15 +143,11 @@ pub(super) fn prepare(
     let loaders = loader::loaders(t.dialect, threads);
     progress.start("tpcc", todo.iter().map(|&w| numbers(w)).sum());
     // Group g of the load is warehouse todo[g]: range g of every table.
+    let per_warehouse: Vec<_> = todo.iter().map(|&w| warehouse_ranges(w)).collect();
     let ranges: Vec<Vec<(u32, u32)>> = (0..plans.len())
         .map(|table| {
-            todo.iter()
-                .map(|&w| {
-                    warehouse_ranges(w)[table]
-                        .first()
-                        .copied()
-                        .unwrap_or((1, 0))
-                })
+            (per_warehouse.iter())
+                .map(|r| r[table].first().copied().unwrap_or((1, 0)))
                 .collect()
         })
         .collect();

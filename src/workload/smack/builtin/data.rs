@@ -5,7 +5,7 @@
 use anyhow::Context as _;
 
 use crate::driver::{Connection, Dialect, Value};
-use crate::rand::Rng;
+use crate::rand::{Rng, ALNUM};
 use crate::util::civil::sql_datetime as datetime;
 use crate::util::progress::Progress;
 use crate::workload::loader::{self, check_tables, ensure_absent, usage, TablePlan};
@@ -274,8 +274,6 @@ impl Data {
                     name.push(char::from(b'a' + rng.uniform(0, 25) as u8));
                 }
                 name.push_str(&format!("{row:010}"));
-                const ALNUM: &[u8] =
-                    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
                 let passwd: String = (0..16)
                     .map(|_| char::from(ALNUM[rng.uniform(0, ALNUM.len() as u32 - 1) as usize]))
                     .collect();
