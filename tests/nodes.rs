@@ -58,9 +58,9 @@ fn local_workers_start_together_and_merge_into_one_run() {
         r.stdout
     );
     let doc = read_json(&json);
-    // Three processes on one machine: they should start within a few ms;
-    // 50 ms leaves room for a loaded test machine.
-    let rows = check_merged(&doc, 3, "local", 0.05);
+    // Three processes on one machine: they start within a few ms of each
+    // other on an idle one (bench/nodes.py's figure).
+    let rows = check_merged(&doc, 3, "local");
     assert_eq!(doc["run"]["threads"], 6);
     assert!(doc["run"].get("shard").is_none());
     for x in &rows {
@@ -187,7 +187,7 @@ fn external_workers_join_by_their_job_index() {
     finish(w1).expect_status(0);
     finish(w0).expect_status(0);
     let doc = read_json(&json);
-    check_merged(&doc, 2, "external", 0.05);
+    check_merged(&doc, 2, "external");
     assert_eq!(doc["result"]["transactions"], 200, "4 clients × 50 rounds");
 }
 
@@ -221,7 +221,7 @@ fn a_killed_worker_makes_the_run_partial_and_names_its_shard() {
     // Shard 1's worker, once all three run (a worker's parent is the
     // coordinator, whose pid its command line does not name: the
     // coordinator's address is unique to this run instead).
-    let until = Instant::now() + Duration::from_secs(20);
+    let until = Instant::now() + Duration::from_secs(60);
     let victim = loop {
         let ours: Vec<_> = workers()
             .into_iter()
@@ -389,7 +389,7 @@ fn on_postgres_the_merge_keeps_the_servers_metrics_and_ctrl_c_reports_it() {
     ]);
     r.ok();
     let doc = read_json(&json);
-    let rows = check_merged(&doc, 2, "local", 0.05);
+    let rows = check_merged(&doc, 2, "local");
     let result = &doc["result"];
     let txns = result["transactions"].as_u64().unwrap();
     let m = &result["metrics"];
@@ -433,7 +433,7 @@ fn on_postgres_the_merge_keeps_the_servers_metrics_and_ctrl_c_reports_it() {
         "--threads",
         "4",
         "--time",
-        "60",
+        "600",
         "--nodes",
         "2",
         "--json",
@@ -441,15 +441,17 @@ fn on_postgres_the_merge_keeps_the_servers_metrics_and_ctrl_c_reports_it() {
     ]);
     let pid = coordinator.child.id();
     let ours = workers_of(pid, 2);
-    coordinator.wait_for("release their clients together", Duration::from_secs(30));
+    coordinator.wait_for("release their clients together", Duration::from_secs(60));
     std::thread::sleep(Duration::from_millis(1500));
     let sent = Instant::now();
     // SAFETY: kill(2) on the coordinator this test started.
     unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
     let r = coordinator.finish();
     r.expect_status(130);
+    // Stopped by the interrupt, not the ten-minute time: a minute is only
+    // a hang's bound.
     assert!(
-        sent.elapsed() < Duration::from_secs(15),
+        sent.elapsed() < Duration::from_secs(60),
         "{:?}",
         sent.elapsed()
     );
@@ -465,7 +467,7 @@ fn on_postgres_the_merge_keeps_the_servers_metrics_and_ctrl_c_reports_it() {
         r.stdout
     );
     let doc = read_json(&json);
-    let rows = check_merged(&doc, 2, "local", 0.05);
+    let rows = check_merged(&doc, 2, "local");
     assert_eq!(doc["result"]["stop_reason"], "interrupted");
     assert!(doc["result"]["measured_s"].as_f64().unwrap() < 30.0);
     for x in &rows {
@@ -499,7 +501,7 @@ fn a_second_ctrl_c_exits_at_once_and_leaves_no_worker() {
     ]);
     let pid = coordinator.child.id();
     let ours = workers_of(pid, 2);
-    coordinator.wait_for("release their clients together", Duration::from_secs(30));
+    coordinator.wait_for("release their clients together", Duration::from_secs(60));
     std::thread::sleep(Duration::from_millis(500));
     for _ in 0..2 {
         // SAFETY: kill(2) on the coordinator this test started.
@@ -514,7 +516,9 @@ fn a_second_ctrl_c_exits_at_once_and_leaves_no_worker() {
         r.stderr
     );
     assert!(!json.exists(), "no record when exiting at once");
-    let until = Instant::now() + Duration::from_secs(3);
+    // The workers go with their coordinator (the run had ten minutes to
+    // go): half a minute is only a hang's bound.
+    let until = Instant::now() + Duration::from_secs(30);
     while ours.iter().any(|w| process_alive(*w)) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -133,7 +133,9 @@ fn check_rejected(spec: &ServerSpec, expected: &str) {
     );
     assert!(e.is_bad_input());
     assert!(e.to_string().contains(expected), "{e}");
-    assert!(took < Duration::from_secs(10), "took {took:?}");
+    // At once, not after the start's timeout (60 s): half of it is a busy
+    // machine's room.
+    assert!(took < Duration::from_secs(30), "took {took:?}");
     assert_eq!(processes_in(&spec.dir), Vec::<u32>::new());
     assert_eq!(server::status(&spec.dir).unwrap(), None);
 }

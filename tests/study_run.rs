@@ -61,8 +61,8 @@ fn resume_after_ctrl_c_loses_and_repeats_nothing() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Interrupt once two points are stored.
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // Interrupt once two points are stored (a minute is a hang's bound).
+    let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
         if dir.join("out").exists() && points(&dir, "out").len() >= 2 {
             break;
@@ -201,7 +201,7 @@ url = "fake://?latency=1ms&hang_after=50"
 
 [[workload]]
 name = "oltp_point_select"
-time = 30
+time = 600
 grace = 0.5
 
 [stop]
@@ -211,8 +211,10 @@ point_timeout = "1s"
     let started = std::time::Instant::now();
     dbsweep_in(dir.path(), &["study", &file]).ok();
     let took = started.elapsed();
+    // Ten minutes if the timeout did not hold; a minute is a busy
+    // machine's room.
     assert!(
-        took < std::time::Duration::from_secs(20),
+        took < std::time::Duration::from_secs(60),
         "the study took {took:?}: the timeout did not hold"
     );
     let pts = points(&dir, "out");
@@ -440,9 +442,10 @@ time = 0.5
 #[test]
 fn a_rate_sweep_takes_shares_of_its_calibration_peak_and_concludes() {
     // 2 connections to a server answering in 250 µs: about 8000 a second
-    // closed loop. A quarter of it is sustained (within a goal loose enough
-    // for a machine busy with other tests); one and a half times it is not:
-    // its backlog grows for the whole second.
+    // closed loop. A quarter of it is sustained within a goal (300 ms) no
+    // busy machine's timers miss by; four times it is not: its backlog
+    // grows for the whole second, three quarters of a second behind by the
+    // end, and only longer on a slow machine.
     let dir = Dir::new();
     let file = write(
         &dir,
@@ -458,8 +461,8 @@ url = "fake://?latency=250us"
 
 [[workload]]
 name = "oltp_point_select"
-rates = ["25%", "150%"]
-p99_goal = "50ms"
+rates = ["25%", "400%"]
+p99_goal = "300ms"
 time = 1
 "#,
     );
@@ -475,7 +478,7 @@ time = 1
         .map(Result::unwrap)
         .collect();
     let levels: Vec<Option<&str>> = rows.iter().map(|r| r.0.as_deref()).collect();
-    assert_eq!(levels, [None, Some("rate=25%"), Some("rate=150%")]);
+    assert_eq!(levels, [None, Some("rate=25%"), Some("rate=400%")]);
     let peak = rows[0].1;
     assert!(peak > 1000.0 && rows[0].2.is_none(), "{rows:?}");
     // The shares are of the calibration point's measured throughput.
@@ -484,7 +487,12 @@ time = 1
         (quarter / (peak * 0.25) - 1.0).abs() < 0.1,
         "{quarter} of {peak}"
     );
-    assert!((rows[1].1 / quarter - 1.0).abs() < 0.05, "{rows:?}");
+    // Achieved: never above what was offered, and most of it (how close
+    // to all of it is bench/pacing.py's figure).
+    assert!(
+        rows[1].1 <= quarter * 1.01 && rows[1].1 >= quarter * 0.5,
+        "{rows:?}"
+    );
     // Above capacity: a backlog the server never saw, not a crash.
     assert!(
         rows[2].2.unwrap() > peak * 1.3 && rows[2].3.unwrap() > 0,
@@ -498,8 +506,8 @@ time = 1
         out.contains("fake sustains at most") && out.contains("(rate=25%, offered"),
         "{out}"
     );
-    assert!(out.contains("with p99 ≤ 50.00 ms"), "{out}");
-    assert!(out.contains("at rate=150% it reaches p99"), "{out}");
+    assert!(out.contains("with p99 ≤ 300.00 ms"), "{out}");
+    assert!(out.contains("at rate=400% it reaches p99"), "{out}");
     assert!(out.contains("latency against achieved rate"), "{out}");
     assert!(out.contains("achieved against offered rate"), "{out}");
     assert!(out.contains("(the study's p99_goal)"), "{out}");
@@ -510,7 +518,7 @@ time = 1
             .any(|l| l.starts_with("Clients ") && l.trim_end().ends_with(" 2")),
         "{out}"
     );
-    assert!(out.contains("Load levels  rate=25%, rate=150%"), "{out}");
+    assert!(out.contains("Load levels  rate=25%, rate=400%"), "{out}");
     let closed = out
         .split("Transactions per second by clients")
         .nth(1)
@@ -542,15 +550,15 @@ time = 1
     assert!(errors.is_empty(), "{errors:?}");
     let series = &doc["offered"][0]["series"][0];
     assert_eq!(series["sustained"], 0, "{series}");
-    assert_eq!(series["levels"][1]["level"], "rate=150%");
+    assert_eq!(series["levels"][1]["level"], "rate=400%");
     assert_eq!(doc["points"].as_array().unwrap().len(), 3);
     // CSV: the sustained rate, and the paced points with their level.
     dbsweep_in(dir.path(), &["report", "out", "--format", "csv"]).ok();
     let csv = std::fs::read_to_string(dir.join("out/report.csv")).unwrap();
-    assert!(csv.contains("fake / base rate=150%"), "{csv}");
+    assert!(csv.contains("fake / base rate=400%"), "{csv}");
     assert!(
         csv.lines()
-            .any(|l| l.starts_with("sustained,") && l.contains("rate=25% with p99 ≤ 50 ms")),
+            .any(|l| l.starts_with("sustained,") && l.contains("rate=25% with p99 ≤ 300 ms")),
         "{csv}"
     );
 }

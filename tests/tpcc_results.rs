@@ -97,8 +97,9 @@ fn a_deferred_delivery_answers_at_the_queueing_and_times_its_completion() {
     let deferred = delivery_run(Delivery::Deferred, 2, 2);
     let queued = find(&deferred, "delivery").unwrap();
     let done = find(&deferred, "delivery_deferred").unwrap();
-    // The terminal's response: the queueing, no statement.
-    assert!(queued.3 < 5.0, "queueing took {queued:?}");
+    // The terminal's response: the queueing, no statement: most take less
+    // than the least an inline Delivery can (12 statements of 1 ms).
+    assert!(queued.2 < 12.0, "queueing took {queued:?}");
     // The completion, from the queueing to the tenth district.
     assert!(done.2 >= 12.0, "{done:?}");
     // Every queued Delivery is executed, but those queued as the run ended.

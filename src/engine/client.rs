@@ -20,7 +20,7 @@ use crate::workload::{ClientScript, Op, Workload};
 use super::pacing::sleep_until;
 use super::recorder::{Timing, TxnBuffer};
 use super::shard::Part;
-use super::{Shared, DONE, IDLE, IN_TXN, RECONNECTING};
+use super::{Shared, DONE, IDLE, IN_ARRIVAL, IN_TXN, RECONNECTING};
 use crate::driver::ErrorSet;
 use crate::rand::Rng;
 use crate::util::clock;
@@ -65,6 +65,11 @@ pub(super) fn run(
     // real clock, which its sleep reads).
     let mut deferred_from: Option<Instant> = None;
     let mut pause_from: Option<Instant> = None;
+    // When this client's last transaction ended (the run's end is the
+    // latest of these, or the time limit).
+    let mut last_finish: Option<Instant> = None;
+    // It stopped because its rounds or the run's events were done.
+    let mut counted_out = false;
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             break;
@@ -94,9 +99,10 @@ pub(super) fn run(
                 };
                 // The clock is read only for a pause: a closed loop without
                 // think time reads none here.
-                let from = pause_from.take();
+                // A user thinks from its transaction's end.
+                let from = pause_from.take().or(last_finish);
                 if let Some(pause) = pause {
-                    let from = from.unwrap_or_else(Instant::now);
+                    let from = from.unwrap_or_else(clock::now);
                     if !sleep_until(from + pause, &shared.stop) {
                         break;
                     }
@@ -123,10 +129,12 @@ pub(super) fn run(
         // no round and no event of its own.
         if measured && deferred.is_none() {
             if shared.rounds.is_some_and(|r| measured_txns >= r) {
+                counted_out = true;
                 break;
             }
             if let Some(max) = shared.events {
                 if shared.tickets.fetch_add(1, Ordering::Relaxed) >= max {
+                    counted_out = true;
                     break;
                 }
             }
@@ -153,7 +161,12 @@ pub(super) fn run(
                 buf.counters.arrivals = 1;
             }
         }
-        shared.slots[id].state.store(IN_TXN, Ordering::Release);
+        let in_txn = if ticket.is_some() && measured {
+            IN_ARRIVAL
+        } else {
+            IN_TXN
+        };
+        shared.slots[id].state.store(in_txn, Ordering::Release);
         if deferred.is_none() {
             script.user(ticket.map_or((g % shared.per_instance) as u32, |t| t.user));
         }
@@ -166,6 +179,7 @@ pub(super) fn run(
             &mut buf,
         );
         let finished = clock::now();
+        last_finish = Some(finished);
         let mut timing = Timing::default();
         if ticket.is_some() {
             timing.lag = Some((start - intended).as_nanos() as u64);
@@ -175,11 +189,11 @@ pub(super) fn run(
             pause = script.pause();
             if matches!(end, TxnEnd::Done) && script.deferred() {
                 deferred_from = Some(finished);
-                pause_from = Some(Instant::now());
+                pause_from = Some(clock::now());
             }
         }
         match end {
-            TxnEnd::Abandoned => return, // state stays IN_TXN: counted by the coordinator
+            TxnEnd::Abandoned => return, // state stays in the transaction: counted by the coordinator
             TxnEnd::Done => {
                 let service = (finished - start).as_nanos() as u64;
                 let latency = (finished - intended).as_nanos() as u64;
@@ -224,7 +238,9 @@ pub(super) fn run(
             }
         }
         if let (Some(d), Some(t)) = (shared.dispatch.get(), ticket) {
-            d.user_done(t.user, Instant::now(), pause.take());
+            // The user thinks from its transaction's end, not from when
+            // this connection got round to telling the queue.
+            d.user_done(t.user, finished, pause.take());
         }
         if measured && deferred.is_none() {
             measured_txns += 1;
@@ -233,8 +249,14 @@ pub(super) fn run(
         shared.slots[id].state.store(IDLE, Ordering::Release);
     }
     shared.slots[id].state.store(DONE, Ordering::Release);
+    // Not stopped, not done with its count: the client left because the
+    // run's time was up (its next transaction would start after the end,
+    // or the queue had nothing more before it).
+    let by_end = !shared.stop.load(Ordering::Relaxed) && !counted_out && timeline.end.is_some();
     let mut done = shared.done.lock().unwrap_or_else(|p| p.into_inner());
-    *done += 1;
+    done.count += 1;
+    done.last = done.last.max(last_finish);
+    done.by_end |= by_end;
     shared.done_cv.notify_all();
     // The connection (dropped on return) closes, and its server session
     // ends, only after the run's last reading of the server; bounded,
@@ -358,18 +380,23 @@ fn attempt(
     Ok(())
 }
 
-/// At the deadline: counts the transactions still in flight, tells their
-/// clients to give up, and interrupts their statements.
-pub(super) fn abandon(shared: &Shared) -> u64 {
+/// At the deadline: counts the transactions still in flight (and, of
+/// them, the measured window's arrivals, which their clients never
+/// record), tells their clients to give up, and interrupts their
+/// statements.
+pub(super) fn abandon(shared: &Shared) -> (u64, u64) {
     shared.stop.store(true, Ordering::Relaxed);
     shared.abandon.store(true, Ordering::Release);
-    let mut n = 0;
+    let (mut n, mut arrivals) = (0, 0);
     for (id, slot) in shared.slots.iter().enumerate() {
         let s = slot.state.load(Ordering::Acquire);
-        if s == IN_TXN {
+        if s == IN_TXN || s == IN_ARRIVAL {
             n += 1;
         }
-        if s == IN_TXN || s == RECONNECTING {
+        if s == IN_ARRIVAL {
+            arrivals += 1;
+        }
+        if s == IN_TXN || s == IN_ARRIVAL || s == RECONNECTING {
             if let Some(i) = &*shared.interrupters[id]
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -378,7 +405,7 @@ pub(super) fn abandon(shared: &Shared) -> u64 {
             }
         }
     }
-    n
+    (n, arrivals)
 }
 
 /// Starts one thread per client, each waiting at `gate` for the release.

@@ -106,7 +106,7 @@ pub use shard::Shard;
 /// One client's state and counters, as the coordinator reads them.
 #[repr(align(128))]
 struct Slot {
-    /// IDLE, IN_TXN, DONE or RECONNECTING.
+    /// IDLE, IN_TXN, IN_ARRIVAL, DONE or RECONNECTING.
     state: AtomicU8,
     /// Transactions in the measured window.
     txns: AtomicU64,
@@ -119,6 +119,9 @@ const IN_TXN: u8 = 1;
 const DONE: u8 = 2;
 /// Re-establishing a lost connection: not a transaction, never abandoned.
 const RECONNECTING: u8 = 3;
+/// In a transaction that is one of the measured window's arrivals (a
+/// queued run): abandoned at the deadline, it is still offered load.
+const IN_ARRIVAL: u8 = 4;
 
 /// Points in time shared by the clients, fixed when they are released.
 struct Timeline {
@@ -126,6 +129,19 @@ struct Timeline {
     t0: Instant,
     measure_start: Instant,
     end: Option<Instant>,
+}
+
+/// The clients that have finished, and when their work ended: the run's
+/// end is read from what the clients did, not from when the coordinator
+/// woke to see it (late on a busy machine).
+#[derive(Default, Clone, Copy)]
+struct Done {
+    count: usize,
+    /// The latest end of a finished client's last transaction.
+    last: Option<Instant>,
+    /// A client stopped because the run's time was up (not its rounds,
+    /// events, a stop or an error).
+    by_end: bool,
 }
 
 /// State shared between the clients and the coordinating thread.
@@ -148,7 +164,7 @@ struct Shared {
     /// transaction).
     slots: Vec<Slot>,
     fatal: Mutex<Option<String>>,
-    done: Mutex<usize>,
+    done: Mutex<Done>,
     done_cv: Condvar,
     /// Set (under `done`) once the run's last reading of the machine and
     /// the server is taken: until then finished clients keep their

@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use super::users::Users;
 use crate::rand::pacing::{Arrival, Schedule, ThinkTime};
+use crate::util::clock;
 
 /// How a run's transactions are paced (part of `RunConfig`).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -231,7 +232,7 @@ impl Dispatch {
                 give_up(&mut st, leading);
                 return None;
             }
-            let now = Instant::now();
+            let now = clock::now();
             let due = st.source.due();
             if let Some(ns) = due {
                 let at = self.at(ns);
@@ -297,6 +298,12 @@ impl Dispatch {
             st = match due {
                 Some(ns) => {
                     let wait = self.at(ns).saturating_duration_since(now);
+                    // A unit test's single connection in virtual time
+                    // (`util::clock`) lets the wait pass at once: no other
+                    // connection shares its clock to wake it earlier.
+                    if clock::advance(wait) {
+                        continue;
+                    }
                     self.leader_cv
                         .wait_timeout(st, wait)
                         .unwrap_or_else(|p| p.into_inner())
@@ -355,8 +362,12 @@ pub(super) fn sleep_until(until: Instant, stop: &AtomicBool) -> bool {
         if stop.load(Ordering::Relaxed) {
             return false;
         }
-        let now = Instant::now();
+        let now = clock::now();
         if now >= until {
+            return true;
+        }
+        // A unit test's client in virtual time takes the pause exactly.
+        if clock::advance(until - now) {
             return true;
         }
         std::thread::sleep((until - now).min(Duration::from_millis(20)));
@@ -405,38 +416,45 @@ mod tests {
     #[test]
     fn users_think_then_queue_and_an_earlier_user_wakes_the_leader() {
         let t0 = Instant::now();
+        let think = Duration::from_secs(60);
         let d = Arc::new(Dispatch::users(
             t0,
             2,
-            Some(ThinkTime::Fixed(Duration::from_millis(200))),
+            Some(ThinkTime::Fixed(think)),
             None,
             1,
         ));
         let a = d.next(None).unwrap();
         let b = d.next(None).unwrap();
         assert_ne!(a.user, b.user);
-        // User a thinks 200 ms; meanwhile a waiting connection is the leader.
-        d.user_done(a.user, Instant::now(), None);
+        // User a thinks a minute from its end; meanwhile a waiting
+        // connection is the leader, asleep until then.
+        let a_end = Instant::now();
+        d.user_done(a.user, a_end, None);
         let waiter = {
             let d = d.clone();
             std::thread::spawn(move || d.next(None).unwrap())
         };
         std::thread::sleep(Duration::from_millis(20));
-        // User b returns with no think time: due now, earlier than a.
+        // User b returns with no think time: due at its end, earlier than a.
         {
             let mut st = d.lock();
             if let Source::Users(u) = &mut st.source {
                 u.no_think();
             }
         }
-        d.user_done(b.user, Instant::now(), None);
+        let b_end = Instant::now();
+        d.user_done(b.user, b_end, None);
         let got = waiter.join().unwrap();
         assert_eq!(got.user, b.user, "the earlier user first");
-        assert!(got.intended.elapsed() < Duration::from_millis(100));
-        // a comes 200 ms after it finished.
-        let next = d.next(None).unwrap();
-        assert_eq!(next.user, a.user);
-        assert!(next.intended >= t0 + Duration::from_millis(200));
+        assert_eq!(got.intended, b_end, "due at its end");
+        // The leader was woken for b, not by its timer for a: only a hang
+        // of a minute could make this late.
+        assert!(Instant::now() < a_end + think, "the leader slept on");
+        // a is due a minute after its end.
+        let ns = Duration::from_millis(1);
+        assert_eq!(d.untaken_between(a_end + think - ns, a_end + think + ns), 1);
+        assert_eq!(d.untaken_between(t0, a_end + think - ns), 0);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::tests::{config, run_fake};
+use super::tests::{config, run_fake, run_fake_virtual};
 use super::*;
 use crate::rand::pacing::{Arrival, ThinkTime};
 use crate::stats::histogram::Histogram;
@@ -41,99 +41,116 @@ fn assert_accounted(r: &RunResult) {
     );
 }
 
+/// Transactions slower than `secs` in `h`.
+fn over(h: &Histogram, secs: f64) -> u64 {
+    h.buckets()
+        .filter(|(low, _, _)| *low as f64 > secs * 1e9)
+        .map(|(_, _, c)| c)
+        .sum()
+}
+
 #[test]
 fn an_open_loop_shows_a_stall_that_a_closed_loop_hides() {
     // 1 ms per transaction (4 statements of 250 µs), and the server stops
-    // answering from 1 s to 2 s.
+    // answering from 1 s to 2 s. Real time and two connections: the
+    // leader/follower queue as it runs. Every bound below only grows when
+    // the machine is slow (a late timer adds latency, never removes it).
     let url = "fake://?latency=250us&stall_at=1s:1s";
     let rate = 500.0;
     let o = run_fake(url, &open(rate, Arrival::Uniform, 2, ms(3500)));
+    assert_accounted(&o);
     let n = o.counters.transactions as f64;
-    assert!(n > 1700.0, "{n} transactions");
-    // The 500 arrivals of the stalled second wait for its end: their
-    // latencies spread over 0–1 s. The top 1 % of all transactions are
-    // among them, so p99 is at least 1 s less the time 1 % of the arrivals
-    // take to come.
+    // The 500 arrivals of the stalled second wait for its end: the k-th
+    // of them at least 1 s - k / rate. They are first in line when the
+    // server answers again, so they are run even if the rest is not.
+    let over_half = over(&o.txn_latency, 0.5);
+    assert!(
+        over_half as f64 >= rate * 0.5 * 0.9,
+        "{over_half} transactions over 0.5 s"
+    );
+    // So the top 1 % of all transactions are among them: p99 is at least
+    // 1 s less the time 1 % of the arrivals take to come.
     let theory = 1.0 - 0.01 * n / rate;
     let p99 = pct(&o.txn_latency, 99.0);
     assert!(
         p99 >= theory * 0.95,
         "open-loop p99 {p99} s < theory {theory} s"
     );
-    let over_half = o
-        .txn_latency
-        .buckets()
-        .filter(|(low, _, _)| *low > 500_000_000)
-        .map(|(_, _, c)| c)
-        .sum::<u64>();
-    assert!(
-        over_half as f64 >= rate * 0.5 * 0.9,
-        "{over_half} transactions over 0.5 s"
-    );
     // Service times stay short: the wait was in the queue.
     let lag = o.lag.as_ref().unwrap();
     assert!(pct(lag, 99.0) >= theory * 0.9);
 
     // The same server in a closed loop: two clients wait once each, and
-    // the stall is gone from the percentiles (it shows only in the max).
+    // the stall is gone from the percentiles: it shows only in the max.
     let closed = RunConfig {
         time: Some(ms(3500)),
         grace: Duration::from_secs(3),
         ..config(2)
     };
     let c = run_fake(url, &closed);
+    let slow = over(&c.txn_latency, 0.5);
     assert!(
-        pct(&c.txn_latency, 99.0) < 0.05,
+        slow <= 2,
+        "{slow} closed-loop transactions over 0.5 s (2 clients)"
+    );
+    assert!(c.txn_latency.max().unwrap() as f64 / 1e9 > 0.9);
+    assert!(
+        c.counters.transactions >= 100 * slow.max(1),
+        "{:?}",
+        c.counters
+    );
+    assert!(
+        pct(&c.txn_latency, 99.0) < 0.5,
         "closed-loop p99 {}",
         pct(&c.txn_latency, 99.0)
     );
-    assert!(c.txn_latency.max().unwrap() as f64 / 1e9 > 0.9);
     assert!(c.service.is_none() && c.offered.is_none());
 }
 
 #[test]
 fn the_achieved_rate_follows_the_offered_one_when_the_service_keeps_up() {
-    // Evenly spaced: exactly 1000 arrivals a second from the start.
-    let r = run_fake(
+    // One connection on virtual time: 200 µs a transaction against an
+    // arrival every 1 ms, so every arrival is run at its intended start.
+    // (How closely a real machine's timers follow is bench/pacing.py's.)
+    let r = run_fake_virtual(
         "fake://?latency=50us",
-        &open(1000.0, Arrival::Uniform, 2, ms(3000)),
+        &open(1000.0, Arrival::Uniform, 1, ms(3000)),
+    );
+    // Evenly spaced: exactly 1000 arrivals a second from the start.
+    assert_eq!(r.offered, Some(3000));
+    assert_eq!(r.counters.transactions, 3000);
+    assert_eq!(r.counters.unstarted, 0);
+    assert_accounted(&r);
+    // Only the first few, taken while the client was starting, waited.
+    let lag = r.lag.as_ref().unwrap();
+    assert_eq!(lag.count(), 3000);
+    assert_eq!(lag.value_at_percentile(50.0), Some(0));
+    assert_eq!(r.measured, ms(3000));
+
+    // Poisson: the count is random (sd √N), what is run is what came,
+    // but for the few arrivals a burst leaves behind at the end.
+    let r = run_fake_virtual(
+        "fake://?latency=50us",
+        &open(2000.0, Arrival::Poisson, 1, ms(3000)),
     );
     let offered = r.offered.unwrap();
-    assert!((2999..=3001).contains(&offered), "offered {offered}");
-    let done = r.counters.transactions as f64;
     assert!(
-        (done / offered as f64 - 1.0).abs() < 0.01,
-        "{done} of {offered}"
-    );
-    // Loosely: tests share two cores (see below).
-    assert!(pct(r.lag.as_ref().unwrap(), 99.0) < 0.025, "lag p99");
-    // At most the arrivals of the last few ms are still waiting at the end.
-    assert!(
-        r.counters.unstarted <= 25,
-        "{} unstarted",
-        r.counters.unstarted
-    );
-    assert_accounted(&r);
-
-    // Poisson: the count is random (sd √N), what is run is what came.
-    let r = run_fake(
-        "fake://?latency=50us",
-        &open(2000.0, Arrival::Poisson, 2, ms(3000)),
-    );
-    let offered = r.offered.unwrap() as f64;
-    assert!(
-        (offered - 6000.0).abs() < 4.0 * 6000f64.sqrt(),
+        (offered as f64 - 6000.0).abs() < 4.0 * 6000f64.sqrt(),
         "offered {offered}"
     );
-    let done = r.counters.transactions as f64;
-    assert!((done / offered - 1.0).abs() < 0.01, "{done} of {offered}");
+    assert!(
+        r.counters.transactions + 3 >= offered,
+        "{} of {offered}",
+        r.counters.transactions
+    );
+    assert_accounted(&r);
 }
 
 /// What one connection does with evenly spaced arrivals every `gap`, a
 /// service time `s` and a latency limit `l` until `end` (pgbench's rules):
 /// (completed, late, skipped, unstarted), and the smallest margin by which
-/// any decision was taken, so the test can require that timing noise
-/// cannot flip one.
+/// any decision was taken, so the test can require that the client's
+/// start cannot flip one.
 fn model(gap: f64, s: f64, l: f64, end: f64) -> ((u64, u64, u64, u64), f64) {
     let (mut done, mut late, mut skipped, mut unstarted) = (0, 0, 0, 0);
     let mut margin = f64::MAX;
@@ -168,48 +185,41 @@ fn model(gap: f64, s: f64, l: f64, end: f64) -> ((u64, u64, u64, u64), f64) {
 
 #[test]
 fn late_and_skipped_transactions_are_the_schedules() {
-    // 240 ms per transaction against an arrival every 80 ms: the
-    // connection falls behind, finishes some late, skips what is over the
-    // limit, and leaves a backlog at the end.
-    let (gap, s, l, end) = (0.080, 0.240, 0.520, 2.832);
-    let (scripted, margin) = model(gap, s, l, end);
+    // 240 s per transaction against an arrival every 80 s: the connection
+    // falls behind, finishes some late, skips what is over the limit, and
+    // leaves a backlog at the end. On virtual time, so the seconds cost
+    // nothing and the fake's latencies are exact; the only real time is the
+    // client's first reading after the release, a few ms against a margin
+    // of seconds.
+    let (gap, s, l, end) = (80.0, 240.0, 520.0, 2832.0);
+    let (expected, margin) = model(gap, s, l, end);
     assert!(
-        margin >= 0.012,
+        margin >= 12.0,
         "the model decides too close to a tie: {margin}"
     );
-    assert!(scripted.1 > 0 && scripted.2 > 0, "{scripted:?}");
-    let mut cfg = open(12.5, Arrival::Uniform, 1, Duration::from_secs_f64(end));
+    assert!(expected.1 > 0 && expected.2 > 0, "{expected:?}");
+    let mut cfg = open(1.0 / gap, Arrival::Uniform, 1, Duration::from_secs_f64(end));
     cfg.pacing.latency_limit = Some(Duration::from_secs_f64(l));
-    let r = run_fake("fake://?latency=60000us", &cfg);
-    // Each transaction is four sleeps, and each wakes a little late: on a
-    // loaded VM by 0.3 ms, which over the run adds up past any margin the
-    // script can leave. So the schedule is modelled again with the service
-    // time the run measured (one connection: its transactions' mean),
-    // which is the engine's rules applied to what really happened.
-    let service = r.service.as_ref().and_then(|h| h.mean()).unwrap() / 1e9;
-    assert!(
-        (s..s * 1.05).contains(&service),
-        "the fake's transactions took {service} s, scripted {s}"
-    );
-    let (expected, margin) = model(gap, service, l, end);
-    assert!(
-        margin >= 0.002,
-        "the measured service time {service} s decides too close to a tie: {margin}"
-    );
+    let r = run_fake_virtual("fake://?latency=60s", &cfg);
     let c = &r.counters;
     assert_eq!(
         (c.transactions, c.late, c.skipped, c.unstarted),
         expected,
-        "(completed, late, skipped, unstarted) at {service} s a transaction"
+        "(completed, late, skipped, unstarted)"
     );
     assert_eq!(r.offered, Some(36));
     assert_accounted(&r);
+    // No transaction started further behind than the limit: those were
+    // skipped.
+    let lag = r.lag.as_ref().unwrap().max().unwrap();
+    assert!(lag as f64 <= l * 1e9, "lag {lag} ns");
 }
 
 #[test]
 fn users_with_think_time_run_u_over_t_per_second() {
     // 200 users thinking 100 ms on average on 4 connections, instant
-    // transactions: 2000 a second once the start's burst is past.
+    // transactions: 2000 a second once the start's burst is past. Real
+    // time, four connections sharing the queue.
     let cfg = RunConfig {
         time: Some(ms(2000)),
         warmup: ms(1000),
@@ -221,27 +231,23 @@ fn users_with_think_time_run_u_over_t_per_second() {
         ..config(4)
     };
     let r = run_fake("fake://", &cfg);
+    assert_accounted(&r);
     let tps = r.counters.transactions as f64 / r.measured.as_secs_f64();
     // A user thinks from its transaction's end, so its cycle is its think
-    // time plus the transaction's latency from its intended start; on a
-    // busy CI machine the timers wake a few ms late, which slows every
-    // user alike. So the rate is checked against the cycle the run
-    // measured (the engine's rule applied to what happened), and the
-    // latency itself bounded below.
+    // time plus the transaction's latency from its intended start
+    // (Little's law: U = X (Z + R)). A busy machine's late timers lengthen
+    // R and slow every user alike, so the rate is checked against the
+    // cycle the run measured, not against 2000. (How late the timers
+    // were, and the rate on an idle machine, are bench/pacing.py's.)
     let latency = r.txn_latency.mean().unwrap() / 1e9;
     let expected = 200.0 / (0.100 + latency);
     assert!(
         (tps / expected - 1.0).abs() < 0.02,
         "{tps} per second, {expected} from a {latency} s mean latency"
     );
-    assert!(latency < 0.010, "mean latency {latency} s");
-    // The users' timers keep their schedule: a due user starts at once.
-    // Bounded loosely: tests share two cores with each other, and a busy
-    // core alone costs a few ms (the 2 ms figure is the benchmark's, on an
-    // otherwise idle machine).
+    // Every transaction's wait for a connection is recorded.
     let lag = r.lag.as_ref().unwrap();
-    assert!(pct(lag, 99.0) < 0.025, "p99 lateness {} s", pct(lag, 99.0));
-    assert_accounted(&r);
+    assert_eq!(lag.count(), r.counters.transactions);
 }
 
 #[test]
@@ -262,24 +268,19 @@ fn ten_million_users_start_in_the_first_second_of_the_window() {
         ..config(2)
     };
     let (r, intervals) = super::tests::run_fake_intervals("fake://", &cfg);
+    // Building ten million users takes a second or more: had it been done
+    // after the release, the window's first quarter second would be empty.
     let first = &intervals[0];
     assert!(
-        first.counters.transactions >= 100,
-        "{} transactions in the window's first quarter second",
-        first.counters.transactions
+        first.counters.transactions > 0,
+        "no transaction in the window's first quarter second"
     );
-    assert!(r.counters.transactions >= 1000, "{:?}", r.counters);
+    assert!(r.counters.transactions > 0, "{:?}", r.counters);
     // The set-up was timed, apart from the window.
     let setup = r.setup.expect("a queued run's set-up time");
-    assert!(setup > Duration::ZERO && setup < ms(30_000), "{setup:?}");
-    // The window ends at the deadline plus the grace, when the coordinator
-    // wakes to end it: in a debug build on a loaded two-core VM that
-    // wake-up was seen up to 0.8 s late.
-    assert!(
-        r.measured < ms(1000) + cfg.grace + ms(1500),
-        "{:?}",
-        r.measured
-    );
+    assert!(setup > Duration::ZERO, "{setup:?}");
+    // The window ends by the deadline (the end plus the grace).
+    assert!(r.measured <= ms(1000) + cfg.grace, "{:?}", r.measured);
     // Every user was due in the window: the offered load is theirs.
     assert!(r.offered.unwrap() >= 10_000_000, "{:?}", r.offered);
     assert_accounted(&r);
@@ -314,33 +315,34 @@ fn a_huge_rate_is_counted_from_the_schedule_and_ends_in_time() {
             r.counters.unstarted
         );
         assert_accounted(&r);
-        // Connecting to the fake driver takes no time: the run ends by the
-        // deadline (end + grace), with a little room for a busy machine.
-        assert!(
-            wall < ms(1000) + cfg.grace + ms(400),
-            "{arrival:?}: {wall:?}"
-        );
+        assert!(r.measured <= ms(1000) + cfg.grace, "{:?}", r.measured);
+        // Stepping through 1e12 arrivals would take hours: a minute is
+        // only a hang's bound, never a busy machine's.
+        assert!(wall < Duration::from_secs(60), "{arrival:?}: {wall:?}");
     }
 }
 
 #[test]
 fn think_time_on_own_connections_paces_a_closed_loop() {
+    // Two users on their own connections on virtual time: a transaction of
+    // 4 × 100 ms, then 2 s of thought, for 100 s: each starts at 0, 2.4 s,
+    // 4.8 s, … — 42 starts before the end (41 × 2.4 = 98.4 s), as long as
+    // the first comes within 1.6 s of the release.
     let cfg = RunConfig {
-        time: Some(ms(1000)),
+        time: Some(Duration::from_secs(100)),
         pacing: Pacing {
-            think_time: Some(ThinkTime::Fixed(ms(20))),
+            think_time: Some(ThinkTime::Fixed(Duration::from_secs(2))),
             ..Pacing::default()
         },
         ..config(2)
     };
-    let r = run_fake("fake://", &cfg);
-    // Two users, one transaction every 20 ms each.
-    let n = r.counters.transactions;
-    // (A late wake-up on a busy machine costs a few.)
-    assert!((88..=102).contains(&n), "{n} transactions");
+    let r = run_fake_virtual("fake://?latency=100ms", &cfg);
+    assert_eq!(r.counters.transactions, 84, "{:?}", r.counters);
     assert!(r.lag.is_none(), "nothing queued");
-    // Think time (20 ms) is no part of the latency.
-    assert!(pct(&r.txn_latency, 99.0) < 0.015);
+    // Think time is no part of the latency: every transaction took its
+    // 400 ms.
+    assert_eq!(r.txn_latency.min(), Some(400_000_000));
+    assert_eq!(r.txn_latency.max(), Some(400_000_000));
 }
 
 #[test]

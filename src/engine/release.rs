@@ -76,9 +76,15 @@ mod tests {
     use std::sync::atomic::AtomicBool;
     use std::time::UNIX_EPOCH;
 
+    // How close to its instant a release comes on an idle or a busy
+    // machine is a figure (bench/nodes.py's start skew); these tests hold
+    // the behaviour: never before the instant, and after it by less than
+    // the wait itself, which only a hang exceeds.
+
     #[test]
     fn the_engine_releases_its_clients_at_the_instant_the_hook_returns() {
-        let at = SystemTime::now() + Duration::from_millis(300);
+        let lead = Duration::from_secs(1);
+        let at = SystemTime::now() + lead;
         let cfg = RunConfig {
             rounds: Some(3),
             release: Some(Release::new(move || Ok(at))),
@@ -91,7 +97,7 @@ mod tests {
         let late = released
             .duration_since(at)
             .expect("released before the instant");
-        assert!(late < Duration::from_millis(20), "released {late:?} late");
+        assert!(late < lead, "released {late:?} late");
         assert_eq!(r.counters.transactions, 6);
     }
 
@@ -112,19 +118,25 @@ mod tests {
 
     #[test]
     fn waits_until_the_instant_and_not_much_longer() {
-        let at = SystemTime::now() + Duration::from_millis(30);
+        let lead = Duration::from_millis(500);
+        let at = SystemTime::now() + lead;
         let late = Release::new(move || Ok(at)).wait().unwrap();
         let now = SystemTime::now();
         assert!(now >= at, "released before the instant");
-        assert!(late < Duration::from_millis(20), "released {late:?} late");
+        // What it says of its lateness is the wall clock's.
+        assert!(late <= now.duration_since(at).unwrap(), "{late:?}");
+        assert!(late < lead, "released {late:?} late");
     }
 
     #[test]
     fn a_past_instant_releases_at_once_and_an_error_is_passed_on() {
+        // An hour ago: waiting for it (as if it were ahead) would take an
+        // hour, which no busy machine is mistaken for.
         let started = Instant::now();
-        let past = SystemTime::now() - Duration::from_secs(1);
-        Release::new(move || Ok(past)).wait().unwrap();
-        assert!(started.elapsed() < Duration::from_millis(50));
+        let past = SystemTime::now() - Duration::from_secs(3600);
+        let late = Release::new(move || Ok(past)).wait().unwrap();
+        assert!(late >= Duration::from_secs(3600), "{late:?}");
+        assert!(started.elapsed() < Duration::from_secs(60));
         let e = Release::new(|| anyhow::bail!("coordinator gone"))
             .wait()
             .unwrap_err();

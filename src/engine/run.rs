@@ -25,7 +25,7 @@ use super::connect::connect_all;
 use super::recorder::{self, IntervalAcc, Recorder};
 use super::result::sample;
 use super::shard::Part;
-use super::{client, pacing, Shared, Slot, Timeline, DONE, IDLE};
+use super::{client, pacing, Done, Shared, Slot, Timeline, DONE, IDLE};
 use super::{Connect, ConnectStats, IntervalSample, RunConfig, RunResult, StopReason, TypeResult};
 use crate::driver::{ErrorSet, ServerInfo};
 use crate::metrics::cpu::{self, CpuTimes};
@@ -86,6 +86,9 @@ pub(super) struct Clock {
     deadline: Option<Instant>,
     interrupted: bool,
     timed_out: bool,
+    /// When the coordinator stopped the clients (Ctrl-C, the hard timeout):
+    /// the window runs at least to here.
+    stopped_at: Option<Instant>,
     /// The coordinator runs at a real-time priority until the run ends.
     realtime: bool,
 }
@@ -95,6 +98,8 @@ pub(super) struct Clock {
 pub(super) struct Ended {
     at: Instant,
     abandoned: u64,
+    /// Of the abandoned, the measured window's arrivals (queued runs).
+    abandoned_arrivals: u64,
 }
 
 /// The run's statement kinds and, per instance, each statement's kind.
@@ -188,7 +193,7 @@ impl<'a> Run<'a> {
                 })
                 .collect(),
             fatal: Mutex::new(None),
-            done: Mutex::new(0),
+            done: Mutex::new(Done::default()),
             done_cv: Condvar::new(),
             closing: AtomicBool::new(false),
             stmt_kind: kinds.of_statement,
@@ -296,6 +301,7 @@ impl<'a> Run<'a> {
             deadline: end.map(|e| e + self.cfg.grace),
             interrupted: false,
             timed_out: false,
+            stopped_at: None,
             realtime,
         })
     }
@@ -320,11 +326,19 @@ impl<'a> Run<'a> {
             self.check_stop(clock, now, cancel);
             self.close_queue(clock, now);
             if let Some(d) = clock.deadline.filter(|d| now >= *d) {
-                let abandoned = client::abandon(&self.shared);
-                return Ended { at: d, abandoned };
+                let (abandoned, abandoned_arrivals) = client::abandon(&self.shared);
+                return Ended {
+                    at: d,
+                    abandoned,
+                    abandoned_arrivals,
+                };
             }
-            if let Some(at) = self.wait_for_clients(self.next_wake(clock, now)) {
-                return Ended { at, abandoned: 0 };
+            if let Some(done) = self.wait_for_clients(self.next_wake(clock, now)) {
+                return Ended {
+                    at: Self::ended_at(clock, &done),
+                    abandoned: 0,
+                    abandoned_arrivals: 0,
+                };
             }
         }
     }
@@ -393,12 +407,14 @@ impl<'a> Run<'a> {
         let grace = self.cfg.grace;
         if !clock.interrupted && cancel.load(Ordering::Relaxed) {
             clock.interrupted = true;
+            clock.stopped_at.get_or_insert(now);
             stop.store(true, Ordering::Relaxed);
             let d = now + grace;
             clock.deadline = Some(clock.deadline.map_or(d, |x| x.min(d)));
         }
         if !clock.timed_out && !clock.interrupted && self.hard_end.is_some_and(|h| now >= h) {
             clock.timed_out = true;
+            clock.stopped_at.get_or_insert(now);
             stop.store(true, Ordering::Relaxed);
             let d = now + grace;
             clock.deadline = Some(clock.deadline.map_or(d, |x| x.min(d)));
@@ -443,16 +459,33 @@ impl<'a> Run<'a> {
         wake
     }
 
-    /// Sleeps until `wake`, or until every client is done: then the instant
-    /// they were found done.
-    fn wait_for_clients(&self, wake: Instant) -> Option<Instant> {
+    /// Sleeps until `wake`, or until every client is done: then what they
+    /// said of their end, and the instant they were found done.
+    fn wait_for_clients(&self, wake: Instant) -> Option<(Done, Instant)> {
         let done = self.shared.done.lock().unwrap();
-        if *done == self.threads {
-            return Some(Instant::now());
-        }
-        let timeout = wake.saturating_duration_since(Instant::now());
-        let (done, _) = self.shared.done_cv.wait_timeout(done, timeout).unwrap();
-        (*done == self.threads).then(Instant::now)
+        let done = if done.count == self.threads {
+            done
+        } else {
+            let timeout = wake.saturating_duration_since(Instant::now());
+            self.shared.done_cv.wait_timeout(done, timeout).unwrap().0
+        };
+        (done.count == self.threads).then(|| (*done, Instant::now()))
+    }
+
+    /// The run's end once every client is done: the end of the last
+    /// transaction, or the time limit (clients idle at the end, waiting for
+    /// an arrival or a user), or the moment the coordinator stopped them —
+    /// whichever is latest, and never past the deadline. Not the moment
+    /// the coordinator woke to find them done, which a busy machine makes
+    /// late. A client that never ran a transaction leaves only that moment.
+    fn ended_at(clock: &Clock, (done, found): &(Done, Instant)) -> Instant {
+        let reached_end = clock.end.filter(|_| done.by_end);
+        let at = [done.last, reached_end, clock.stopped_at]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or(*found);
+        clock.deadline.map_or(at, |d| at.min(d))
     }
 
     /// The run's last readings, the clients let go, the last interval, and
@@ -508,7 +541,7 @@ impl<'a> Run<'a> {
             let window_end = clock.end.map_or(finished_at, |e| e.min(finished_at));
             let untaken = d.untaken_between(clock.measure_start, window_end);
             counters.unstarted += untaken;
-            counters.arrivals + untaken
+            counters.arrivals + untaken + ended.abandoned_arrivals
         });
         let clients = self
             .shared

@@ -18,20 +18,27 @@ fn options(server: ServerRef, target: &str, proc: &Path) -> Options {
     }
 }
 
-/// A process tree that spins one CPU for a second: the sampler gives
-/// the server's tree the CPU the kernel accounts to it, within 10 %.
+/// A process tree whose child does a fixed amount of work: the sampler
+/// gives the server's tree the CPU the kernel accounts to it, within 10 %.
+/// The test paces the tree through pipes, not sleeps, so the window spans
+/// the child's whole life however slowly a busy machine runs it.
 #[test]
 // The child is reaped with wait4, which also returns its rusage.
 #[allow(clippy::zombie_processes)]
 fn attributes_a_spinning_process_tree_its_cpu() {
-    // The root sleeps, runs a spinner for 1 s of wall time, then
-    // sleeps on: the window spans the spinner's whole life and ends
-    // while the root (which reaps it) still runs.
-    let root = std::process::Command::new("sh")
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    // The root waits for "go", runs a child that counts to 200,000 (about
+    // half a second of CPU), says "done" once it has reaped it, and waits
+    // for its input to close.
+    let mut root = std::process::Command::new("sh")
         .args([
             "-c",
-            "sleep 0.3; timeout 1 sh -c 'while :; do :; done'; sleep 1",
+            "read go; sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'; \
+             echo done; read stop",
         ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let pid = root.id();
@@ -40,10 +47,17 @@ fn attributes_a_spinning_process_tree_its_cpu() {
         None,
     );
     s.released(true);
-    std::thread::sleep(Duration::from_millis(1700));
+    let mut stdin = root.stdin.take().unwrap();
+    writeln!(stdin, "go").unwrap();
+    let mut line = String::new();
+    BufReader::new(root.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "done");
     s.end();
     let m = s.finish(100, 100);
     let measured = m.window.server.expect("the tree was measured").cpu_s();
+    drop(stdin);
     // The kernel's account of the root and every child it reaped.
     let mut status = 0;
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -51,7 +65,7 @@ fn attributes_a_spinning_process_tree_its_cpu() {
     unsafe { libc::wait4(pid as i32, &mut status, 0, &mut usage) };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     let total = secs(usage.ru_utime) + secs(usage.ru_stime);
-    assert!(total > 0.2, "the spinner got {total} s of CPU");
+    assert!(total > 0.1, "the child got {total} s of CPU");
     assert!(
         (measured - total).abs() <= 0.1 * total,
         "the sampler measured {measured:.3} s, the kernel accounts {total:.3} s"

@@ -399,7 +399,9 @@ mod tests {
         let started = std::time::Instant::now();
         let n = p.untaken_between(0, window) as f64;
         assert!((n - 2e12).abs() < 5.0 * 2e12f64.sqrt(), "{n}");
-        assert!(started.elapsed() < Duration::from_millis(200));
+        // Stepping through 2e12 arrivals would take hours; a minute is a
+        // hang's bound, never a busy machine's.
+        assert!(started.elapsed() < Duration::from_secs(60));
         // A span that starts after a backlog counts only itself.
         let n = p.untaken_between(window / 2, window) as f64;
         assert!((n - 1e12).abs() < 5.0 * 1e12f64.sqrt(), "{n}");

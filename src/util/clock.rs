@@ -4,10 +4,14 @@
 //! inlined: the per-statement path pays nothing for it. In the crate's own
 //! unit tests a thread may instead run on *virtual time* ([`enter_virtual`]):
 //! its clock stands still except when the fake driver "sleeps" a scripted
-//! latency ([`advance`]), so a statement takes exactly its scripted
-//! latency. That is what lets the shard tests compare histograms bucket for
-//! bucket with a one-process run: with real sleeps, scheduling jitter
-//! moves values across buckets from one run to the next.
+//! latency or the engine's pacing waits — a think time, the next arrival
+//! on a run's only connection — ([`advance`]), so a statement takes
+//! exactly its scripted latency and a wait exactly its length. That is
+//! what lets the shard tests compare histograms bucket for bucket with a
+//! one-process run, and the pacing tests count late and skipped
+//! transactions exactly however busy the machine is: with real sleeps,
+//! scheduling jitter moves values across buckets and decisions across
+//! their limits from one run to the next.
 
 use std::time::Instant;
 

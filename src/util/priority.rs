@@ -22,16 +22,22 @@ pub fn normal_thread() {
     unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &param) };
 }
 
-/// Gives the calling thread the normal policy at nice 10: it still runs
-/// when a CPU is free, but a thread of the load waking beside it takes the
-/// CPU first (the sampler's periodic readings while the machine has room).
+/// Gives the calling thread the normal policy, 10 nice levels below the
+/// process's (at most 19): it still runs when a CPU is free, but a thread
+/// of the load waking beside it takes the CPU first (the sampler's
+/// periodic readings while the machine has room). Relative, so a run
+/// started under `nice` keeps the sampler below its own clients.
 pub fn background_thread() {
     normal_thread();
-    // SAFETY: gettid and setpriority take and return plain integers; on
-    // Linux a thread id given to PRIO_PROCESS names that thread alone.
+    // SAFETY: gettid, getpriority and setpriority take and return plain
+    // integers; on Linux a thread id given to PRIO_PROCESS names that
+    // thread alone.
+    // The process's level is its main thread's: a thread set back to the
+    // background twice stays 10 below it, not 20.
     unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+        let process = libc::getpriority(libc::PRIO_PROCESS, libc::getpid() as libc::id_t);
+        let tid = libc::gettid() as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, (process + 10).min(19));
     }
 }
 
@@ -60,14 +66,22 @@ mod tests {
 
     #[test]
     fn a_background_thread_is_niced_alone() {
-        let nice = std::thread::spawn(|| {
+        let nice =
+            |id: libc::pid_t| unsafe { libc::getpriority(libc::PRIO_PROCESS, id as libc::id_t) };
+        // Whatever nice level the tests run at (`nice -n 10 scripts/test`).
+        let process = nice(unsafe { libc::getpid() });
+        let mine = nice(unsafe { libc::gettid() });
+        let theirs = std::thread::spawn(move || {
             super::background_thread();
-            unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+            let once = nice(unsafe { libc::gettid() });
+            super::background_thread();
+            (once, nice(unsafe { libc::gettid() }))
         })
         .join()
         .unwrap();
-        assert_eq!(nice, 10);
-        let mine = unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) };
-        assert!(mine < 10, "the caller keeps its nice level ({mine})");
+        assert_eq!(theirs.0, (process + 10).min(19));
+        assert_eq!(theirs.1, theirs.0, "twice is once");
+        let after = nice(unsafe { libc::gettid() });
+        assert_eq!(after, mine, "the caller keeps its nice level");
     }
 }

@@ -101,9 +101,9 @@ pub fn parent_of(pid: u32) -> Option<u32> {
 }
 
 /// The pids of the `dbsweep worker` processes whose parent is `parent`,
-/// once there are `n` of them; panics after 20 s.
+/// once there are `n` of them; panics after a minute (a hang's bound).
 pub fn workers_of(parent: u32, n: usize) -> Vec<u32> {
-    let until = Instant::now() + Duration::from_secs(20);
+    let until = Instant::now() + Duration::from_secs(60);
     loop {
         let ours: Vec<u32> = workers()
             .into_iter()
@@ -144,9 +144,13 @@ pub fn workers() -> Vec<(u32, String, String)> {
 
 /// Checks the merged record of a coordinated run of `n` shards: valid
 /// against the schema, the shards' transactions adding up to the run's,
-/// every shard's clock offset and start skew measured, the skew under
-/// `max_skew_s`; returns the shards' rows.
-pub fn check_merged(doc: &Value, n: usize, launcher: &str, max_skew_s: f64) -> Vec<Value> {
+/// every shard's clock offset and start skew measured (the largest the
+/// coordinator's), the skew under a hang's bound; returns the shards' rows.
+pub fn check_merged(doc: &Value, n: usize, launcher: &str) -> Vec<Value> {
+    // The shards start at the coordinator's instant, sent 200 ms ahead:
+    // off it by a second only if a message hung. How close they come on an
+    // idle or a busy machine is a figure, bench/nodes.py's start skew.
+    let max_skew_s = 1.0;
     super::assert_valid_run_json(doc);
     let r = &doc["result"];
     let shards = &r["shards"];
@@ -175,6 +179,10 @@ pub fn check_merged(doc: &Value, n: usize, launcher: &str, max_skew_s: f64) -> V
         assert!(x["node"].is_string(), "shard {i}: {x}");
     }
     let max = shards["coordinator"]["max_start_skew_s"].as_f64().unwrap();
-    assert!(max < max_skew_s, "{shards}");
+    let largest = rows
+        .iter()
+        .map(|x| x["start_skew_s"].as_f64().unwrap().abs())
+        .fold(0.0, f64::max);
+    assert_eq!(max, largest, "{shards}");
     rows
 }

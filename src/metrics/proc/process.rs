@@ -401,7 +401,14 @@ mod tests {
         let t = std::time::Instant::now();
         let (mut readings, mut lost) = (0, Vec::new());
         let mut before = read_tree(Path::new("/proc"), root, 4096, tick).unwrap();
-        while t.elapsed() < std::time::Duration::from_secs(3) {
+        // Three seconds, and on a busy machine on until the tree has had a
+        // tenth of a second of CPU and 20 readings were taken (a minute is
+        // a hang's bound).
+        let enough = |readings: u32, ticks: f64| readings > 20 && ticks > 10.0;
+        while t.elapsed() < std::time::Duration::from_secs(3)
+            || (!enough(readings, before.user_ticks + before.system_ticks)
+                && t.elapsed() < std::time::Duration::from_secs(60))
+        {
             let now = read_tree(Path::new("/proc"), root, 4096, tick).unwrap();
             let (b, n) = (
                 before.user_ticks + before.system_ticks,
@@ -431,10 +438,22 @@ mod tests {
         let page = 4096;
         let me = std::process::id();
         let before = read_tree(Path::new("/proc"), me, page, tick).unwrap();
-        let t = std::time::Instant::now();
+        // 200 ms of this thread's own CPU, however long a busy machine
+        // takes to give it (a minute is a hang's bound).
+        let thread_cpu = || {
+            let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+            // SAFETY: writes the calling thread's CPU time into `ts`.
+            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+            std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+        };
+        let (t, cpu0) = (std::time::Instant::now(), thread_cpu());
         let mut x = 0u64;
-        while t.elapsed() < std::time::Duration::from_millis(200) {
-            x = x.wrapping_mul(31).wrapping_add(7);
+        while thread_cpu() - cpu0 < std::time::Duration::from_millis(200)
+            && t.elapsed() < std::time::Duration::from_secs(60)
+        {
+            for _ in 0..10_000 {
+                x = x.wrapping_mul(31).wrapping_add(7);
+            }
         }
         std::hint::black_box(x);
         let now = read_tree(Path::new("/proc"), me, page, tick).unwrap();
