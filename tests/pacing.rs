@@ -179,8 +179,11 @@ fn users_share_connections_and_their_think_time_is_not_latency() {
     // lengthens. (The rate on an idle machine is bench/pacing.py's.)
     let latency = r["latency"]["avg_us"].as_f64().unwrap() / 1e6;
     let expected = 200.0 / (0.200 + latency);
+    // Within 10 %: a window of ten cycles has edges a starved machine
+    // moves by a few percent; a think time counted as latency would be
+    // off by half.
     assert!(
-        (tps / expected - 1.0).abs() < 0.03,
+        (tps / expected - 1.0).abs() < 0.10,
         "{tps} per second, {expected} from a {latency} s mean latency"
     );
     assert_eq!(doc["run"]["pacing"]["users"], 200);

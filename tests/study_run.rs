@@ -499,13 +499,36 @@ time = 1
         "{rows:?}"
     );
 
+    // Whether a quarter of the peak counted as sustained depends on what
+    // the run measured: its p99 within the goal, and at most 1 % of the
+    // offered load not started — the arrivals of its last moments, which
+    // a busy machine's schedule lag leaves waiting when the window closes.
+    // The report must say what the stored figures say.
+    let level = |k: usize| {
+        let conn = rusqlite::Connection::open(dir.join("out/results.db")).unwrap();
+        conn.query_row(
+            "SELECT lat_p99_us, unstarted, offered_per_s * measured_s FROM point ORDER BY id LIMIT 1 OFFSET ?1",
+            [k as i64],
+            |r| Ok((r.get::<_, f64>(0)?, r.get::<_, f64>(1)?, r.get::<_, f64>(2)?)),
+        )
+        .unwrap()
+    };
+    let (p99_us, unstarted, offered) = level(1);
+    let quarter_sustained = p99_us <= 300_000.0 && unstarted <= 0.01 * offered;
     let r = dbsweep_in(dir.path(), &["report", "out", "--format", "text"]);
     r.ok();
     let out = &r.stdout;
-    assert!(
-        out.contains("fake sustains at most") && out.contains("(rate=25%, offered"),
-        "{out}"
-    );
+    if quarter_sustained {
+        assert!(
+            out.contains("fake sustains at most") && out.contains("(rate=25%, offered"),
+            "{out}"
+        );
+    } else {
+        assert!(
+            out.contains("fake sustains none of its offered loads"),
+            "{out}"
+        );
+    }
     assert!(out.contains("with p99 ≤ 300.00 ms"), "{out}");
     assert!(out.contains("at rate=400% it reaches p99"), "{out}");
     assert!(out.contains("latency against achieved rate"), "{out}");
@@ -549,16 +572,22 @@ time = 1
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
     let series = &doc["offered"][0]["series"][0];
-    assert_eq!(series["sustained"], 0, "{series}");
+    let sustained = if quarter_sustained {
+        serde_json::json!(0)
+    } else {
+        serde_json::Value::Null
+    };
+    assert_eq!(series["sustained"], sustained, "{series}");
     assert_eq!(series["levels"][1]["level"], "rate=400%");
     assert_eq!(doc["points"].as_array().unwrap().len(), 3);
     // CSV: the sustained rate, and the paced points with their level.
     dbsweep_in(dir.path(), &["report", "out", "--format", "csv"]).ok();
     let csv = std::fs::read_to_string(dir.join("out/report.csv")).unwrap();
     assert!(csv.contains("fake / base rate=400%"), "{csv}");
-    assert!(
+    assert_eq!(
         csv.lines()
             .any(|l| l.starts_with("sustained,") && l.contains("rate=25% with p99 ≤ 300 ms")),
+        quarter_sustained,
         "{csv}"
     );
 }

@@ -241,8 +241,10 @@ fn users_with_think_time_run_u_over_t_per_second() {
     // were, and the rate on an idle machine, are bench/pacing.py's.)
     let latency = r.txn_latency.mean().unwrap() / 1e9;
     let expected = 200.0 / (0.100 + latency);
+    // Within 5 %: twenty cycles' edges move a little with a starved
+    // machine; a think time counted as latency would be off by half.
     assert!(
-        (tps / expected - 1.0).abs() < 0.02,
+        (tps / expected - 1.0).abs() < 0.05,
         "{tps} per second, {expected} from a {latency} s mean latency"
     );
     // Every transaction's wait for a connection is recorded.
