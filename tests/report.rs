@@ -119,6 +119,7 @@ fn row(p: &P, status: PointStatus) -> PointRow {
         reason: None,
         run: None,
         settings: Vec::new(),
+        restart_s: None,
     }
 }
 

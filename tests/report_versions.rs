@@ -144,6 +144,7 @@ fn study(store: &mut Store, name: &str, replace: Option<(&str, &str)>) -> StudyI
                 reason: None,
                 run: Some(run),
                 settings: Vec::new(),
+                restart_s: None,
             };
             store.commit_point(id, &row).unwrap();
         }
@@ -382,6 +383,7 @@ fn one_server_of_each_kind_keeps_the_names_the_study_gives() {
                 reason: None,
                 run: Some(run),
                 settings: Vec::new(),
+                restart_s: None,
             },
         )
         .unwrap();

@@ -96,6 +96,7 @@ fn plan(key: &str, clients: u32, repeat: u32) -> PointRow {
         reason: None,
         run: None,
         settings: Vec::new(),
+        restart_s: None,
     }
 }
 
@@ -999,10 +1000,10 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
     {
         let (mut s, study) = new_store(&dir);
         let mut p = finished("real", 1, 1, 0.0);
-        p.run = Some(with_histograms(doc, &[]));
+        p.run = Some(with_histograms(doc.clone(), &[]));
         s.commit_point(study, &p).unwrap();
     }
-    // Back to version 1: the columns versions 2 and 3 added are dropped
+    // Back to version 1: the columns versions 2, 3 and 8 added are dropped
     // (the summary view, which version 3 recreates, first).
     let c = rusqlite::Connection::open(&path).unwrap();
     c.execute_batch("DROP VIEW point_summary").unwrap();
@@ -1015,7 +1016,7 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
             .map(|r| r.unwrap())
             .collect()
     };
-    assert_eq!(added.len(), 12 + 7, "{added:?}");
+    assert_eq!(added.len(), 12 + 7 + 4, "{added:?}");
     for col in &added {
         c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
             .unwrap();
@@ -1030,7 +1031,25 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
     drop(c);
     let s = Store::open_existing(&path).unwrap();
     let p = &s.points(None).unwrap()[0];
-    assert_eq!(p.metrics.as_ref().unwrap().cpu_busy_pct, Some(busy));
+    let m = p.metrics.as_ref().unwrap();
+    assert_eq!(m.cpu_busy_pct, Some(busy));
+    // When and where it ran, from the document.
+    let released = doc["released_unix_us"].as_u64().unwrap();
+    assert_eq!(m.started_unix_us, Some(released));
+    let window =
+        doc["run"]["warmup_s"].as_f64().unwrap() + doc["result"]["measured_s"].as_f64().unwrap();
+    let ended = m.ended_unix_us.unwrap() as f64;
+    assert!(
+        (ended - (released as f64 + window * 1e6)).abs() <= 1.0,
+        "{ended}"
+    );
+    let cpu = doc["machine"]["cpu_model"].as_str().unwrap();
+    assert!(
+        m.machine.starts_with(cpu) && m.machine.contains(" CPUs; "),
+        "{}",
+        m.machine
+    );
+    assert_eq!(p.row.restart_s, None);
     // A closed-loop run: no level, no pacing figures.
     assert_eq!(p.row.load_level, None);
     assert_eq!(p.metrics.as_ref().unwrap().offered_per_s, None);
@@ -1102,6 +1121,10 @@ fn upgrading_a_version_2_file_fills_the_pacing_figures() {
         "skipped",
         "unstarted",
         "lag_p99_us",
+        "started_unix_us",
+        "ended_unix_us",
+        "machine",
+        "restart_s",
     ] {
         c.execute_batch(&format!("ALTER TABLE point DROP COLUMN {col}"))
             .unwrap();

@@ -47,6 +47,7 @@ fn assert_error(text: &str, needle: &str, field: &str, words: &str) {
 /// × 2 workloads with different repeats and instances × 3 client counts.
 const MATRIX: &str = r#"
 name = "matrix"
+order = "sequential"
 clients = "1,2,4"
 cpus = [[0], "0-1"]
 
@@ -144,9 +145,15 @@ fn matrix_expands_to_the_hand_computed_points() {
         last.key.to_string(),
         "target=pg/variant=b/cpus=0-1/workload=1:oltp_point_select/clients=4/instances=2/repeat=2"
     );
-    // Series hold contiguous points of one (target, variant, cpus, workload).
+    // Series hold the points of one (target, variant, cpus, workload);
+    // in sequential order, contiguous ones.
     for (i, se) in p.series.iter().enumerate() {
-        for pt in &p.points[se.points.clone()] {
+        assert!(
+            se.points.windows(2).all(|w| w[1] == w[0] + 1),
+            "{:?}",
+            se.points
+        );
+        for pt in se.points.iter().map(|&k| &p.points[k]) {
             assert_eq!(
                 (pt.series, pt.target, pt.variant, &pt.cpus, pt.workload),
                 (i, se.target, se.variant, &se.cpus, se.workload)
@@ -226,6 +233,7 @@ fn restart_policies_decide_server_starts() {
         format!(
             r#"
 restart = "{restart}"
+order = "sequential"
 clients = [1, 2]
 [[target]]
 server = "mariadb"
@@ -298,6 +306,7 @@ reprepare = "per-repeat"
 fn parameter_sweep_expands_one_setting_at_a_time() {
     let s = load(
         r#"
+order = "sequential"
 clients = [1, 8]
 [[target]]
 name = "db"
@@ -375,6 +384,7 @@ fn parameter_sweep_from_a_declared_baseline_alone() {
     // No clients anywhere: everything runs at the sweep's count.
     let s = load(
         r#"
+order = "sequential"
 [[target]]
 server = "postgres"
 [[variant]]
@@ -446,7 +456,7 @@ max_retries = 5
     assert_eq!(a.clients, [1, 2, 4, 8]);
     assert_eq!(a.time, Some(Duration::from_secs(10)));
     assert_eq!(a.report_interval, Some(Duration::from_secs(1)));
-    assert_eq!(a.repeats, 1);
+    assert_eq!(a.repeats, study::Repeats::fixed(1));
     assert_eq!(a.reprepare, study::Reprepare::Never);
     assert_eq!(
         a.options,
@@ -502,7 +512,7 @@ fn wrong_type_is_located() {
         t,
         "\"two\"",
         "workload[0].repeats",
-        "expected a non-negative integer",
+        "expected a number of repeats (e.g. 3), or { min = 3, max = 10",
     );
     let t = "clients = [1, 2.5]\n[[workload]]\nname = \"oltp_read_only\"\n";
     assert_error(t, "2.5", "clients[1]", "expected client counts");
@@ -749,7 +759,7 @@ fn dry_run_description_counts_and_estimates() {
         d.contains("study matrix (studies/x.toml) → results/matrix"),
         "{d}"
     );
-    assert!(d.contains("axes: 2 targets, 7 variants (over all targets), 2 CPU sets, 2 workloads, 3 client counts (1,2,4), repeats 2, 3"), "{d}");
+    assert!(d.contains("axes: 2 targets, 4 variants (7 target × variant series), 2 CPU sets, 2 workloads, 3 client counts (1,2,4), repeats 2, 3"), "{d}");
     assert!(
         d.contains("points: 210 in 28 series; server starts: 14; data loads: 28"),
         "{d}"
@@ -929,7 +939,7 @@ fn a_url_targets_password_comes_from_the_environment_or_a_file() {
 
 #[test]
 fn versions_of_one_server_are_targets_named_by_their_version() {
-    let t = "clients = [1]\n[[target]]\nserver = \"postgres\"\nversion = \"9.6\"\n[[target]]\nserver = \"postgres\"\nversion = \"18\"\n[[target]]\nname = \"mine\"\nserver = \"mariadb\"\nversion = \"10.2\"\n[[workload]]\nname = \"oltp_read_only\"\n";
+    let t = "order = \"sequential\"\nclients = [1]\n[[target]]\nserver = \"postgres\"\nversion = \"9.6\"\n[[target]]\nserver = \"postgres\"\nversion = \"18\"\n[[target]]\nname = \"mine\"\nserver = \"mariadb\"\nversion = \"10.2\"\n[[workload]]\nname = \"oltp_read_only\"\n";
     let s = load(t);
     let names: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["postgres-9.6", "postgres-18", "mine"]);

@@ -71,13 +71,21 @@ pub fn study(a: &StudyRequest) -> anyhow::Result<RunStatus> {
     };
     let o = crate::study::runner::run(&study, &plan, &opts, &STUDY_CANCEL)?;
     eprintln!(
-        "{}: {} point(s) finished, {} skipped, {} failed{} in {:.1}s; results in {}",
+        "{}: {} point(s) finished, {} skipped, {} failed{}{} in {:.1}s; results in {}",
         if o.interrupted { "Interrupted" } else { "Done" },
         o.finished,
         o.skipped,
         o.failed,
         if o.already > 0 {
             format!(" ({} stored earlier)", o.already)
+        } else {
+            String::new()
+        },
+        if o.not_needed > 0 {
+            format!(
+                "; {} not needed (their cells' comparisons were precise enough)",
+                o.not_needed
+            )
         } else {
             String::new()
         },

@@ -39,6 +39,8 @@
 //!   `engine_for` (here) picks the engine of a kind.
 //! - `mariadb.rs`, `postgres.rs`: the two engines: install, config, readiness,
 //!   benchmark user, recognising rejected settings in the log.
+//! - `memory.rs`: a server's memory, estimated from its settings before it
+//!   starts (an interleaved study's check).
 //! - `settings.rs`: `--set` and CPU lists (pure); `state.rs`: the directory
 //!   and its state file; `process.rs`: OS users, spawning, signals, /proc.
 //! - `install/`: server builds of other versions from the package registry,
@@ -67,6 +69,7 @@ mod guard;
 pub mod install;
 mod lifecycle;
 mod mariadb;
+pub mod memory;
 mod postgres;
 mod process;
 mod registry;

@@ -10,9 +10,12 @@
 //! - [`fairness`]: sysbench's "Threads fairness" over the clients.
 //! - [`spread`]: the [`Spread`] of repeated measurements of one figure,
 //!   built on [`mean`], [`stddev`] and [`mean_ci95`].
+//! - [`paired`]: two series compared block by block as ratios, with an
+//!   interval and a verdict that can say "no difference".
 
 pub mod fairness;
 pub mod histogram;
+pub mod paired;
 pub mod spare;
 pub mod spread;
 pub mod summary;

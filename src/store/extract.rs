@@ -18,6 +18,14 @@ use crate::stats::histogram::Histogram;
 pub struct Metrics {
     /// When the run started, seconds since 1970 (`started_unix_s`).
     pub started_unix_s: u64,
+    /// When its clients were released, µs since 1970; None in a record
+    /// from before dbsweep kept the instant.
+    pub started_unix_us: Option<u64>,
+    /// When its measured window ended (the release, the warmup and the
+    /// window), µs since 1970; None as `started_unix_us`.
+    pub ended_unix_us: Option<u64>,
+    /// The machine it ran on, as [`machine_fingerprint`] writes it.
+    pub machine: String,
     /// The run's random seed (`--rand-seed` repeats its random choices).
     pub seed: u64,
     /// `time`, `events`, `rounds`, `interrupted` or `aborted`.
@@ -137,8 +145,13 @@ pub fn extract(run: &Run) -> Extracted {
         .iter()
         .map(|(k, n)| (k.to_string(), n))
         .collect();
+    let started_unix_us = run.released_unix_us;
     let metrics = Metrics {
         started_unix_s: run.started_unix_s,
+        started_unix_us,
+        ended_unix_us: started_unix_us
+            .map(|s| s + ((run.run.warmup_s + result.measured_s) * 1e6) as u64),
+        machine: machine_fingerprint(&run.machine),
         seed: run.random.seed,
         stop_reason: result.stop_reason.name().to_string(),
         measured_s: result.measured_s,
@@ -191,6 +204,19 @@ pub fn extract(run: &Run) -> Extracted {
         errors,
         intervals: result.intervals.clone(),
     }
+}
+
+/// What tells two machines apart in a comparison: the CPU model, the CPUs
+/// online, the memory and the kernel (the report header's fields), e.g.
+/// `AMD EPYC 7B13; 2 CPUs; 23.5 GiB; 6.1.0-28-cloud-amd64`.
+pub fn machine_fingerprint(m: &crate::record::Machine) -> String {
+    format!(
+        "{}; {} CPUs; {:.1} GiB; {}",
+        m.cpu_model,
+        m.cpus_online,
+        m.memory_bytes as f64 / (1u64 << 30) as f64,
+        m.kernel
+    )
 }
 
 #[cfg(test)]

@@ -190,6 +190,10 @@ pub struct PointRow {
     /// order given; a name given twice keeps its last value (at the first
     /// one's position).
     pub settings: Vec<(String, String)>,
+    /// Seconds a server (re)start just before this point took (an
+    /// interleaved study restarts a target inside a block when its variant
+    /// needs other settings); None: no start before it.
+    pub restart_s: Option<f64>,
 }
 
 /// A point read back from the store.

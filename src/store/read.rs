@@ -179,7 +179,8 @@ const POINT_COLUMNS: &str = "p.id, p.study_id, p.key, p.target, p.variant, p.cpu
     p.retries, p.ignored_errors, p.errors, p.reconnects, p.abandoned, p.lat_min_us,
     p.lat_avg_us, p.lat_p50_us, p.lat_p95_us, p.lat_p99_us, p.lat_max_us, p.client_cpu_s,
     p.server_version, p.cpu_busy_pct, p.cpu_user_pct, p.cpu_system_pct, p.iowait_pct, p.server_cpu_pct, p.client_cpu_pct, p.server_cpu_us_per_txn, p.disk_mb_per_txn, p.buffer_pool_hit_pct, p.row_lock_waits_per_s, p.deadlocks_per_s, p.semaphore_os_waits_per_txn,
-    p.load_level, p.offered_per_s, p.achieved_per_s, p.late, p.skipped, p.unstarted, p.lag_p99_us";
+    p.load_level, p.offered_per_s, p.achieved_per_s, p.late, p.skipped, p.unstarted, p.lag_p99_us,
+    p.started_unix_us, p.ended_unix_us, p.machine, p.restart_s";
 
 /// Builds a [`StoredPoint`] from a `point` row joined with its study,
 /// target and variant; children are added by the caller.
@@ -199,6 +200,15 @@ fn read_point(r: &Row<'_>) -> anyhow::Result<StoredPoint> {
         None => None,
         Some(stop_reason) => Some(Metrics {
             started_unix_s: uint(r.get("started_unix_s")?)?,
+            started_unix_us: r
+                .get::<_, Option<i64>>("started_unix_us")?
+                .map(uint)
+                .transpose()?,
+            ended_unix_us: r
+                .get::<_, Option<i64>>("ended_unix_us")?
+                .map(uint)
+                .transpose()?,
+            machine: r.get::<_, Option<String>>("machine")?.unwrap_or_default(),
             seed: r.get::<_, String>("seed")?.parse().context("point.seed")?,
             stop_reason,
             measured_s: r.get("measured_s")?,
@@ -269,6 +279,7 @@ fn read_point(r: &Row<'_>) -> anyhow::Result<StoredPoint> {
             reason: r.get("reason")?,
             run,
             settings: Vec::new(),
+            restart_s: r.get("restart_s")?,
         },
         metrics,
         errors: Vec::new(),

@@ -357,8 +357,28 @@ CREATE TABLE point_sample (
 );
 "#;
 
+/// When each point ran and where: its clients' release and its measured
+/// window's end (µs since 1970), the machine (CPU model, CPUs, memory,
+/// kernel), and how long a server (re)start before it took. Points stored
+/// before have them from their run documents where those hold them.
+const V8: &str = r#"
+ALTER TABLE point ADD COLUMN started_unix_us INTEGER;
+ALTER TABLE point ADD COLUMN ended_unix_us INTEGER;
+ALTER TABLE point ADD COLUMN machine TEXT;
+ALTER TABLE point ADD COLUMN restart_s REAL;
+UPDATE point SET
+    started_unix_us = json_extract(result_json, '$.released_unix_us'),
+    ended_unix_us = CAST(json_extract(result_json, '$.released_unix_us')
+        + 1e6 * (json_extract(result_json, '$.run.warmup_s') + json_extract(result_json, '$.result.measured_s')) AS INTEGER),
+    machine = json_extract(result_json, '$.machine.cpu_model') || '; '
+        || json_extract(result_json, '$.machine.cpus_online') || ' CPUs; '
+        || printf('%.1f', json_extract(result_json, '$.machine.memory_bytes') / 1073741824.0) || ' GiB; '
+        || json_extract(result_json, '$.machine.kernel')
+WHERE result_json IS NOT NULL;
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -175,7 +175,8 @@ impl Store {
         let point = tx.last_insert_rowid();
         tx.execute(
             "UPDATE point SET load_level = ?1, offered_per_s = ?2, achieved_per_s = ?3, late = ?4,
-                 skipped = ?5, unstarted = ?6, lag_p99_us = ?7 WHERE id = ?8",
+                 skipped = ?5, unstarted = ?6, lag_p99_us = ?7, started_unix_us = ?8,
+                 ended_unix_us = ?9, machine = ?10, restart_s = ?11 WHERE id = ?12",
             params![
                 p.load_level,
                 m.and_then(|m| m.offered_per_s),
@@ -184,6 +185,10 @@ impl Store {
                 m.and_then(|m| m.skipped).map(int).transpose()?,
                 m.and_then(|m| m.unstarted).map(int).transpose()?,
                 m.and_then(|m| m.lag_p99_us),
+                m.and_then(|m| m.started_unix_us).map(int).transpose()?,
+                m.and_then(|m| m.ended_unix_us).map(int).transpose()?,
+                m.map(|m| &m.machine),
+                p.restart_s,
                 point
             ],
         )?;

@@ -141,6 +141,7 @@ impl Loader<'_> {
         };
         let (reproduction, references) =
             self.reproduction(&raw, Some((&targets, &variants)), &read)?;
+        let design = self.design(&raw, &name, &targets, &variants)?;
         let study = Study {
             source: self.src.path.to_path_buf(),
             name,
@@ -155,6 +156,7 @@ impl Loader<'_> {
             sweep,
             references,
             reproduction,
+            design,
         };
         self.check_nodes(&raw, &study)?;
         Ok(study)

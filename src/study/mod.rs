@@ -27,6 +27,8 @@
 //!   "did you mean" suggestions.
 //! - `model.rs`: the validated [`Study`] and its parts.
 //! - `clients.rs`: client-count range expressions (`"pow2 1..1024"`).
+//! - `design.rs`: how the study compares its series (`order`, `baseline`,
+//!   `control`, `equivalence`, `seed`).
 //! - `stop.rs`: the `max_error_rate` stop rule ([`ErrorRates`]).
 //! - `plan.rs`: [`plan()`], [`Plan`], [`Point`], [`PointKey`], estimates and
 //!   the dry-run description.
@@ -39,6 +41,7 @@
 //!   a [`Coordinator`] that `dbsweep study` gives it (why: its doc).
 
 pub mod clients;
+mod design;
 mod load;
 mod locate;
 mod model;
@@ -58,14 +61,15 @@ mod targets;
 mod variants;
 mod workloads;
 
+pub use design::resolve as resolve_series;
 pub use load::{load, load_str};
 pub use model::{
-    Launcher, ManagedServer, Nodes, NodesSpec, ParameterSweep, Reprepare, Restart, StopRules,
-    Study, TargetKind, TargetSpec, VariantOrigin, VariantSpec, WorkloadSpec,
+    Design, Launcher, ManagedServer, Nodes, NodesSpec, Order, ParameterSweep, Repeats, Reprepare,
+    Restart, StopRules, Study, TargetKind, TargetSpec, VariantOrigin, VariantSpec, WorkloadSpec,
 };
 pub use plan::{
-    plan, Plan, Point, PointKey, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC, POINT_OVERHEAD,
-    SERVER_START,
+    again_name, plan, Cell, Plan, Point, PointKey, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC,
+    POINT_OVERHEAD, SERVER_START,
 };
 pub use reference::stored_reproduction;
 pub use sharded::{Coordinator, Sharded};

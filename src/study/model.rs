@@ -49,6 +49,72 @@ pub struct Study {
     /// What the study reproduces: references parsed, conclusions and
     /// deviations checked (stored with the study as JSON).
     pub reproduction: crate::report::study::spec::ReproSpec,
+    /// How points are ordered and series compared.
+    pub design: Design,
+}
+
+/// How a study orders its points and compares its series (a series here:
+/// one target × variant, an entry of [`Study::variants`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Design {
+    pub order: Order,
+    /// The series every other is compared with (`baseline = "NAME"`,
+    /// default the first): an index into [`Study::variants`].
+    pub baseline: usize,
+    /// The series measured twice in every block (`control = "NAME"`):
+    /// its comparison with itself is the study's noise floor.
+    pub control: Option<usize>,
+    /// A ratio whose interval lies within 1 ± this counts as no
+    /// difference (`equivalence = "2%"`: 0.02).
+    pub equivalence: f64,
+    /// Seeds each block's order (`seed`, default one derived from the
+    /// study's name, so the same file gives the same order).
+    pub seed: u64,
+}
+
+/// The order of a study's points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// For each cell (workload, CPU set, client count or rate), each
+    /// repeat is a block that runs every series once, in an order
+    /// shuffled per block; all managed servers run at once.
+    Interleaved,
+    /// Target after target: target → variant → CPU set → workload →
+    /// clients → repeat, one managed server at a time.
+    Sequential,
+}
+
+impl Order {
+    /// The study file's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Interleaved => "interleaved",
+            Order::Sequential => "sequential",
+        }
+    }
+}
+
+/// How often a point runs: `repeats = N` (min = max = N), or blocks added
+/// until every comparison's interval is narrow enough (`repeats = { min =
+/// 3, max = 10, precision = "3%" }`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Repeats {
+    pub min: u32,
+    pub max: u32,
+    /// The interval half-width (a share: 0.03) at which a cell needs no
+    /// more blocks; None: always `max` (= `min`).
+    pub precision: Option<f64>,
+}
+
+impl Repeats {
+    /// A fixed number of repeats.
+    pub fn fixed(n: u32) -> Repeats {
+        Repeats {
+            min: n,
+            max: n,
+            precision: None,
+        }
+    }
 }
 
 /// One database to benchmark.
@@ -109,6 +175,9 @@ pub struct ManagedServer {
     /// The server's directory (data, config, log), kept between restarts so
     /// a new variant does not reload data. Default `<out>/servers/<target>`.
     pub dir: PathBuf,
+    /// `dir` is the default: it moves with the output directory
+    /// ([`Study::with_out`]).
+    pub dir_is_default: bool,
     /// The target's own settings (`settings = {…}`), in file order: what the
     /// `base` variant runs and what other variants override.
     pub settings: Vec<(String, String)>,
@@ -167,8 +236,8 @@ pub struct WorkloadSpec {
     pub events: Option<u64>,
     pub rounds: Option<u64>,
     pub warmup: Duration,
-    /// How often each point runs (≥ 1).
-    pub repeats: u32,
+    /// How often each point runs (min ≥ 1).
+    pub repeats: Repeats,
     /// The client counts of the sweep, sorted, distinct. Empty only in a
     /// study whose points all come from `[sweep.parameter]`.
     pub clients: Vec<u32>,
@@ -493,6 +562,23 @@ impl Study {
     /// What to start for a point on a managed target: its kind, directory,
     /// the variant's full settings, config file, binaries and CPU set. None
     /// for unmanaged targets.
+    /// The study written to `out` instead of its own output directory
+    /// (`dbsweep study FILE --out DIR`): its results there, and the
+    /// managed servers' default directories under it too.
+    pub fn with_out(&self, out: &std::path::Path) -> Study {
+        let mut s = self.clone();
+        s.out = out.to_path_buf();
+        for t in &mut s.targets {
+            let name = t.name.clone();
+            if let TargetKind::Managed(m) = &mut t.kind {
+                if m.dir_is_default {
+                    m.dir = out.join("servers").join(name);
+                }
+            }
+        }
+        s
+    }
+
     pub fn server_spec(&self, point: &super::Point) -> Option<ServerSpec> {
         let m = self.targets[point.target].managed()?;
         let mut spec = ServerSpec::new(m.kind, &m.dir);

@@ -1,11 +1,26 @@
 //! Expanding a [`Study`] into the ordered list of points to measure.
 //!
-//! Order: target → variant → CPU set → workload → client count → repeat,
-//! outermost first. Target, variant and CPU set are outermost because
-//! changing them restarts a managed server; repeats are innermost so the
-//! stop rules can judge a client count from all its repeats before the next
-//! one runs. Each point says whether the runner must (re)start the server
-//! and (re)load the data before it, so the runner only follows the plan.
+//! Two orders (`order` in the study file, [`Order`]):
+//!
+//! - **Interleaved** (the default with two or more series): cell by cell —
+//!   CPU set → workload → client count → level — and within a cell block
+//!   by block: each block runs every series (target × variant, and the
+//!   control's second measurement) once, in an order shuffled per block
+//!   from the study's seed, so that the machine's drift falls on every
+//!   series of a block alike and a comparison can pair them. Every managed
+//!   server stays up (the runner keeps them all); a variant needing other
+//!   settings restarts its server inside the block.
+//! - **Sequential**: target → variant → CPU set → workload → client count →
+//!   repeat, outermost first. Target, variant and CPU set are outermost
+//!   because changing them restarts a managed server; repeats are
+//!   innermost so the stop rules can judge a client count from all its
+//!   repeats before the next one runs.
+//!
+//! Each point says whether the runner must (re)start the server and
+//! (re)load the data before it, so the runner only follows the plan. A
+//! [`Cell`] groups the points compared with each other, block by block:
+//! the runner adds blocks beyond a workload's `repeats.min` only while a
+//! cell's comparisons are less precise than its `repeats.precision`.
 //!
 //! A *series* is one target × variant × CPU set × workload over its client
 //! counts: the curve a report draws and the unit the stop rules cut short.
@@ -16,7 +31,8 @@ use std::ops::Range;
 use std::str::FromStr;
 use std::time::Duration;
 
-use super::model::{Level, Reprepare, Restart, Study, WorkloadSpec};
+use super::model::{Level, Order, Reprepare, Restart, Study, WorkloadSpec};
+use crate::rand::Rng;
 use crate::server::{format_cpu_list, parse_cpu_list};
 use crate::util::duration;
 
@@ -34,11 +50,13 @@ pub const LOAD_OVERHEAD: Duration = Duration::from_secs(1);
 /// DATA and PostgreSQL's COPY all manage at least this on 2 cores).
 pub const LOAD_ROWS_PER_SEC: f64 = 100_000.0;
 
-/// The ordered points of a study, and the series they form.
+/// The ordered points of a study, the series they form and the cells
+/// that compare them.
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub points: Vec<Point>,
     pub series: Vec<Series>,
+    pub cells: Vec<Cell>,
 }
 
 /// One target × variant × CPU set × workload over its client counts.
@@ -48,10 +66,34 @@ pub struct Series {
     pub variant: usize,
     pub cpus: Option<Vec<usize>>,
     pub workload: usize,
+    /// The control's second measurement (see [`Point::again`]).
+    pub again: bool,
     /// Ascending client counts.
     pub clients: Vec<u32>,
-    /// Its points: a contiguous range of [`Plan::points`].
-    pub points: Range<usize>,
+    /// Its points, indexes into [`Plan::points`] in run order.
+    pub points: Vec<usize>,
+}
+
+/// The points compared with each other: one workload at one CPU set,
+/// client count and level, block by block. Interleaved, a block holds
+/// every series of the cell once; sequential, a cell is one series'
+/// repeats, a block one repeat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// Index into [`Study::workloads`].
+    pub workload: usize,
+    /// Each block's points, block 1 first; together a contiguous range of
+    /// [`Plan::points`].
+    pub blocks: Vec<Range<usize>>,
+}
+
+impl Cell {
+    /// All its points.
+    pub fn points(&self) -> Range<usize> {
+        let start = self.blocks.first().map_or(0, |b| b.start);
+        let end = self.blocks.last().map_or(start, |b| b.end);
+        start..end
+    }
 }
 
 /// One measurement: a workload at a client count on one configuration of a
@@ -90,6 +132,16 @@ pub struct Point {
     /// workload's differs, or a data-changing one ran since), and as the
     /// workload's `reprepare` asks.
     pub prepare: bool,
+    /// The control's second measurement in its block: the same target and
+    /// variant, stored as the target `NAME (again)` ([`again_name`]).
+    pub again: bool,
+    /// Index into [`Plan::cells`].
+    pub cell: usize,
+}
+
+/// The name a control's second measurement is stored under.
+pub fn again_name(target: &str) -> String {
+    format!("{target} (again)")
 }
 
 /// A point's identity, stable across runs of the same study file. Its
@@ -221,104 +273,265 @@ type ServerConfig = (Vec<(String, String)>, Option<Vec<usize>>);
 struct TargetState {
     /// Settings and CPUs of the running server.
     server: Option<ServerConfig>,
+    /// The variant and CPU set of the target's last point.
+    last: Option<(usize, Option<Vec<usize>>)>,
     /// Data signature of what is loaded.
     loaded: Option<String>,
     /// A workload that changes data ran since the load.
     changed_by: Option<usize>,
 }
 
-/// Expands the study into its points, in run order.
-pub fn plan(study: &Study) -> Plan {
-    let mut points = Vec::new();
-    let mut series = Vec::new();
-    for (t, target) in study.targets.iter().enumerate() {
-        let managed = target.managed().is_some();
-        let mut state = TargetState::default();
-        for (v, variant) in study.variants_of(t) {
-            for cpus in &target.cpus {
-                let mut group_start = true;
-                for (w, wl) in study.workloads.iter().enumerate() {
-                    let clients = study.clients_for(v, w);
-                    if clients.is_empty() {
-                        continue;
-                    }
-                    let first = points.len();
-                    // Paced workloads: a point per level, after the
-                    // closed-loop point that calibrates shares of the peak.
-                    let levels: Vec<Option<Level>> = if wl.pacing.levels.is_empty() {
-                        vec![None]
-                    } else {
-                        let calibration = wl.pacing.calibrates().then_some(None);
-                        calibration
-                            .into_iter()
-                            .chain(wl.pacing.levels.iter().copied().map(Some))
-                            .collect()
-                    };
-                    for (&c, level) in clients
-                        .iter()
-                        .flat_map(|c| levels.iter().map(move |l| (c, *l)))
-                    {
-                        for repeat in 1..=wl.repeats {
-                            let server = (variant.settings.clone(), cpus.clone());
-                            let start_server = managed
-                                && (state.server.as_ref() != Some(&server)
-                                    || study.restart == Restart::PerPoint
-                                    || (study.restart == Restart::PerVariant && group_start));
-                            if start_server {
-                                state.server = Some(server);
-                            }
-                            group_start = false;
-                            let sig = data_signature(wl, w);
-                            let prepare = state.loaded.as_ref() != Some(&sig)
-                                || state.changed_by.is_some_and(|o| o != w)
-                                || wl.reprepare == Reprepare::PerRepeat
-                                || (wl.reprepare == Reprepare::PerPoint && repeat == 1);
-                            if prepare {
-                                state.loaded = Some(sig);
-                                state.changed_by = None;
-                            }
-                            if wl.reprepare != Reprepare::Never {
-                                state.changed_by = Some(w);
-                            }
-                            points.push(Point {
-                                key: PointKey {
-                                    target: target.name.clone(),
-                                    variant: variant.name.clone(),
-                                    cpus: cpus.clone(),
-                                    workload_index: w,
-                                    workload: wl.name.clone(),
-                                    clients: c,
-                                    instances: wl.instances,
-                                    repeat,
-                                    level: level.map(|l| l.key()),
-                                },
-                                series: series.len(),
+/// The plan as it is built: points in run order, each target's state.
+struct Builder<'a> {
+    study: &'a Study,
+    points: Vec<Point>,
+    series: Vec<Series>,
+    cells: Vec<Cell>,
+    states: Vec<TargetState>,
+}
+
+impl<'a> Builder<'a> {
+    /// Every series of the study in canonical order (target → variant →
+    /// CPU set → workload, the control's twin after its original), with
+    /// no points yet.
+    fn new(study: &'a Study) -> Builder<'a> {
+        let mut series = Vec::new();
+        for (t, target) in study.targets.iter().enumerate() {
+            for (v, _) in study.variants_of(t) {
+                for cpus in &target.cpus {
+                    for w in 0..study.workloads.len() {
+                        let clients = study.clients_for(v, w);
+                        if clients.is_empty() {
+                            continue;
+                        }
+                        let twins = if study.design.control == Some(v) {
+                            &[false, true][..]
+                        } else {
+                            &[false][..]
+                        };
+                        for &again in twins {
+                            series.push(Series {
                                 target: t,
                                 variant: v,
                                 cpus: cpus.clone(),
                                 workload: w,
-                                clients: c,
-                                instances: wl.instances,
-                                level,
-                                repeat,
-                                start_server,
-                                prepare,
+                                again,
+                                clients: clients.clone(),
+                                points: Vec::new(),
                             });
                         }
                     }
-                    series.push(Series {
-                        target: t,
-                        variant: v,
-                        cpus: cpus.clone(),
+                }
+            }
+        }
+        Builder {
+            study,
+            points: Vec::new(),
+            series,
+            cells: Vec::new(),
+            states: study
+                .targets
+                .iter()
+                .map(|_| TargetState::default())
+                .collect(),
+        }
+    }
+
+    /// Appends series `s`'s point at `clients`, `level`, `repeat` in cell
+    /// `cell`, deciding from its target's state whether the server
+    /// (re)starts and the data (re)loads before it.
+    fn push(&mut self, s: usize, clients: u32, level: Option<Level>, repeat: u32, cell: usize) {
+        let study = self.study;
+        let se = &self.series[s];
+        let (t, v, w, again, cpus) = (
+            se.target,
+            se.variant,
+            se.workload,
+            se.again,
+            se.cpus.clone(),
+        );
+        let (target, variant, wl) = (&study.targets[t], &study.variants[v], &study.workloads[w]);
+        let state = &mut self.states[t];
+        let server = (variant.settings.clone(), cpus.clone());
+        let group_start = state.last != Some((v, cpus.clone()));
+        state.last = Some((v, cpus.clone()));
+        // Interleaved, the series of one target alternate within every
+        // block: `per-variant` restarts only where the settings or CPUs
+        // differ (a fresh server per alternation would measure starts).
+        let per_variant =
+            study.restart == Restart::PerVariant && study.design.order == Order::Sequential;
+        let start_server = target.managed().is_some()
+            && (state.server.as_ref() != Some(&server)
+                || study.restart == Restart::PerPoint
+                || (per_variant && group_start));
+        if start_server {
+            state.server = Some(server);
+        }
+        let sig = data_signature(wl, w);
+        let prepare = state.loaded.as_ref() != Some(&sig)
+            || state.changed_by.is_some_and(|o| o != w)
+            || wl.reprepare == Reprepare::PerRepeat
+            || (wl.reprepare == Reprepare::PerPoint && repeat == 1);
+        if prepare {
+            state.loaded = Some(sig);
+            state.changed_by = None;
+        }
+        if wl.reprepare != Reprepare::Never {
+            state.changed_by = Some(w);
+        }
+        let name = if again {
+            again_name(&target.name)
+        } else {
+            target.name.clone()
+        };
+        self.series[s].points.push(self.points.len());
+        self.points.push(Point {
+            key: PointKey {
+                target: name,
+                variant: variant.name.clone(),
+                cpus: cpus.clone(),
+                workload_index: w,
+                workload: wl.name.clone(),
+                clients,
+                instances: wl.instances,
+                repeat,
+                level: level.map(|l| l.key()),
+            },
+            series: s,
+            target: t,
+            variant: v,
+            cpus,
+            workload: w,
+            clients,
+            instances: wl.instances,
+            level,
+            repeat,
+            start_server,
+            prepare,
+            again,
+            cell,
+        });
+    }
+
+    fn finish(self) -> Plan {
+        Plan {
+            points: self.points,
+            series: self.series,
+            cells: self.cells,
+        }
+    }
+}
+
+/// The levels of a workload at each client count: the closed loop, or
+/// its paced levels after the closed-loop point that calibrates shares of
+/// the peak.
+fn levels(wl: &WorkloadSpec) -> Vec<Option<Level>> {
+    if wl.pacing.levels.is_empty() {
+        vec![None]
+    } else {
+        let calibration = wl.pacing.calibrates().then_some(None);
+        calibration
+            .into_iter()
+            .chain(wl.pacing.levels.iter().copied().map(Some))
+            .collect()
+    }
+}
+
+/// Expands the study into its points, in run order.
+pub fn plan(study: &Study) -> Plan {
+    match study.design.order {
+        Order::Sequential => sequential(study),
+        Order::Interleaved => interleaved(study),
+    }
+}
+
+/// Target → variant → CPU set → workload → clients → level → repeat; a
+/// cell is one series' repeats of one point.
+fn sequential(study: &Study) -> Plan {
+    let mut b = Builder::new(study);
+    for s in 0..b.series.len() {
+        let (w, clients) = (b.series[s].workload, b.series[s].clients.clone());
+        let wl = &study.workloads[w];
+        for &c in &clients {
+            for level in levels(wl) {
+                let cell = b.cells.len();
+                let mut blocks = Vec::new();
+                for repeat in 1..=wl.repeats.max {
+                    let start = b.points.len();
+                    b.push(s, c, level, repeat, cell);
+                    blocks.push(start..b.points.len());
+                }
+                b.cells.push(Cell {
+                    workload: w,
+                    blocks,
+                });
+            }
+        }
+    }
+    b.finish()
+}
+
+/// CPU set → workload → clients → level, then block by block: every
+/// series of the cell once per block, in a shuffled order.
+fn interleaved(study: &Study) -> Plan {
+    let mut b = Builder::new(study);
+    let mut cpu_sets: Vec<Option<Vec<usize>>> = Vec::new();
+    for se in &b.series {
+        if !cpu_sets.contains(&se.cpus) {
+            cpu_sets.push(se.cpus.clone());
+        }
+    }
+    for cpus in &cpu_sets {
+        for (w, wl) in study.workloads.iter().enumerate() {
+            let members: Vec<usize> = (0..b.series.len())
+                .filter(|&s| b.series[s].cpus == *cpus && b.series[s].workload == w)
+                .collect();
+            let mut counts: Vec<u32> = members
+                .iter()
+                .flat_map(|&s| b.series[s].clients.iter().copied())
+                .collect();
+            counts.sort_unstable();
+            counts.dedup();
+            for &c in &counts {
+                let here: Vec<usize> = members
+                    .iter()
+                    .copied()
+                    .filter(|&s| b.series[s].clients.contains(&c))
+                    .collect();
+                for level in levels(wl) {
+                    let cell = b.cells.len();
+                    let mut blocks = Vec::new();
+                    for repeat in 1..=wl.repeats.max {
+                        let order = shuffled(&here, study.design.seed, cell, repeat);
+                        let start = b.points.len();
+                        for s in order {
+                            b.push(s, c, level, repeat, cell);
+                        }
+                        blocks.push(start..b.points.len());
+                    }
+                    b.cells.push(Cell {
                         workload: w,
-                        clients,
-                        points: first..points.len(),
+                        blocks,
                     });
                 }
             }
         }
     }
-    Plan { points, series }
+    b.finish()
+}
+
+/// `items` in the order of block `block` of cell `cell`: a Fisher–Yates
+/// shuffle from a stream of its own, so a block's order depends on the
+/// study's seed and its place alone.
+fn shuffled(items: &[usize], seed: u64, cell: usize, block: u32) -> Vec<usize> {
+    let mut out = items.to_vec();
+    let stream = ((cell as u64) << 32) | u64::from(block);
+    let mut rng = Rng::for_client(seed ^ 0x626c_6f63_6b73, stream);
+    for i in (1..out.len()).rev() {
+        let j = rng.uniform(0, i as u32) as usize;
+        out.swap(i, j);
+    }
+    out
 }
 
 /// Options that shape the `sbtestN` tables: two workloads agreeing on them
@@ -396,6 +609,17 @@ impl Plan {
         self.points.iter().map(|p| point_estimate(study, p)).sum()
     }
 
+    /// The same estimate when every cell stops at its workload's
+    /// `repeats.min` blocks: the shortest a study with a `precision` can
+    /// take (equal to [`Plan::estimated_duration`] without one).
+    pub fn estimated_duration_min(&self, study: &Study) -> Duration {
+        self.points
+            .iter()
+            .filter(|p| p.repeat <= study.workloads[p.workload].repeats.min)
+            .map(|p| point_estimate(study, p))
+            .sum()
+    }
+
     /// What `--dry-run` prints: the study, counts per axis, the number of
     /// points, server starts and data loads, the estimated duration, then
     /// one line per series.
@@ -418,17 +642,24 @@ impl Plan {
         }
         let used =
             |f: fn(&Point) -> String| -> BTreeSet<String> { self.points.iter().map(f).collect() };
-        let variants = used(|p| format!("{}/{}", p.target, p.variant)).len();
+        // Variants by name: one variant applied to several targets is one.
+        let variants: BTreeSet<&str> = self
+            .points
+            .iter()
+            .map(|p| study.variants[p.variant].name.as_str())
+            .collect();
+        let variants = variants.len();
+        let pairs = used(|p| format!("{}/{}", p.target, p.variant)).len();
         let cpus = used(|p| format!("{:?}", p.cpus)).len();
         let workloads = used(|p| p.workload.to_string()).len();
         let counts: BTreeSet<u32> = self.points.iter().map(|p| p.clients).collect();
-        let repeats: BTreeSet<u32> = self
+        let repeats: BTreeSet<String> = self
             .series
             .iter()
-            .map(|s| study.workloads[s.workload].repeats)
+            .map(|s| describe_repeats(&study.workloads[s.workload]))
             .collect();
         line(format!(
-            "axes: {} target{}, {variants} variant{} (over all targets), {cpus} CPU set{}, {workloads} workload{}, {} client count{} ({}), repeats {}",
+            "axes: {} target{}, {variants} variant{} ({pairs} target × variant series), {cpus} CPU set{}, {workloads} workload{}, {} client count{} ({}), repeats {}",
             study.targets.len(),
             plural(study.targets.len()),
             plural(variants),
@@ -437,7 +668,31 @@ impl Plan {
             counts.len(),
             plural(counts.len()),
             compact(&counts.iter().copied().collect::<Vec<_>>()),
-            repeats.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+            repeats.into_iter().collect::<Vec<_>>().join(", "),
+        ));
+        let d = &study.design;
+        let name = |v: usize| {
+            let v = &study.variants[v];
+            format!("{}/{}", study.targets[v.target].name, v.name)
+        };
+        line(format!(
+            "order: {}{}; baseline {}{}; equivalence ±{} %",
+            d.order.name(),
+            if d.order == Order::Interleaved {
+                format!(
+                    " ({} cells, blocks shuffled from seed {})",
+                    self.cells.len(),
+                    d.seed
+                )
+            } else {
+                String::new()
+            },
+            name(d.baseline),
+            d.control.map_or(String::new(), |c| format!(
+                "; control {} (twice per block)",
+                name(c)
+            )),
+            d.equivalence * 100.0
         ));
         let starts = self.points.iter().filter(|p| p.start_server).count();
         let loads = self.points.iter().filter(|p| p.prepare).count();
@@ -456,9 +711,21 @@ impl Plan {
         } else {
             String::new()
         };
+        let (least, most) = (
+            self.estimated_duration_min(study),
+            self.estimated_duration(study),
+        );
+        let range = if least == most {
+            format!("{} at most", duration::format(most))
+        } else {
+            format!(
+                "{} to {} (as the repeats' precision is reached early or late)",
+                duration::format(least),
+                duration::format(most)
+            )
+        };
         line(format!(
-            "estimated duration: {} at most{open} (per point {}s overhead, {}s per server start, data loads at {} rows/s)",
-            duration::format(self.estimated_duration(study)),
+            "estimated duration: {range}{open} (per point {}s overhead, {}s per server start, data loads at {} rows/s)",
             POINT_OVERHEAD.as_secs(),
             SERVER_START.as_secs(),
             LOAD_ROWS_PER_SEC as u64
@@ -492,7 +759,7 @@ impl Plan {
         line("series (target / variant / cpus / workload: clients × repeats):".into());
         for (i, se) in self.series.iter().enumerate() {
             let wl = &study.workloads[se.workload];
-            let pts = &self.points[se.points.clone()];
+            let pts: Vec<&Point> = se.points.iter().map(|&i| &self.points[i]).collect();
             let mut notes = Vec::new();
             let starts = pts.iter().filter(|p| p.start_server).count();
             if starts > 0 {
@@ -518,15 +785,20 @@ impl Plan {
             } else {
                 String::new()
             };
+            let target = &study.targets[se.target].name;
             line(format!(
                 "  [{i}] {} / {} / {} / {}:{}{label}: {} × {} = {} point{}{}",
-                study.targets[se.target].name,
+                if se.again {
+                    again_name(target)
+                } else {
+                    target.clone()
+                },
                 study.variants[se.variant].name,
                 se.cpus.as_deref().map_or("all".into(), format_cpu_list),
                 se.workload,
                 wl.name,
                 compact(&se.clients),
-                wl.repeats,
+                describe_repeats(wl),
                 pts.len(),
                 plural(pts.len()),
                 if notes.is_empty() {
@@ -558,6 +830,15 @@ fn point_estimate(study: &Study, p: &Point) -> Duration {
         d += LOAD_OVERHEAD + Duration::from_secs_f64(rows(wl) as f64 / LOAD_ROWS_PER_SEC);
     }
     d
+}
+
+/// `3`, or `2–10 (until ±3 %)` for repeats with a precision.
+fn describe_repeats(wl: &WorkloadSpec) -> String {
+    let r = wl.repeats;
+    match r.precision {
+        None => r.max.to_string(),
+        Some(p) => format!("{}–{} (until ±{} %)", r.min, r.max, p * 100.0),
+    }
 }
 
 fn plural(n: usize) -> &'static str {

@@ -53,6 +53,18 @@ impl Progress {
         }
     }
 
+    /// `n` points of the plan are not needed (their cell was precise
+    /// enough): the total shrinks, and `line` says why.
+    pub(super) fn not_needed(&self, n: usize, line: &str) {
+        match &self.bar {
+            Some(b) => {
+                b.println(line);
+                b.set_length(b.length().unwrap_or(0).saturating_sub(n as u64));
+            }
+            None => eprintln!("{line}"),
+        }
+    }
+
     pub(super) fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
@@ -64,7 +76,7 @@ impl Progress {
 pub(super) fn describe_point(study: &Study, p: &Point) -> String {
     format!(
         "{} {} cpus={} {} clients={}{}{} repeat {}{}",
-        study.targets[p.target].name,
+        p.key.target,
         study.variants[p.variant].name,
         p.cpus.as_deref().map_or("all".into(), format_cpu_list),
         study.workloads[p.workload].label,

@@ -27,6 +27,19 @@ pub(super) struct RawStudy {
     pub description: String,
     pub out: Option<Spanned<String>>,
     pub restart: Option<Restart>,
+    /// `interleaved` or `sequential` (default: interleaved with two or
+    /// more series).
+    pub order: Option<Spanned<String>>,
+    /// The series others are compared with.
+    pub baseline: Option<Spanned<String>>,
+    /// The series measured twice per block (the noise floor).
+    pub control: Option<Spanned<String>>,
+    /// The margin of "no difference", e.g. "2%".
+    pub equivalence: Option<Spanned<Percent>>,
+    /// Seeds the order of each block.
+    pub seed: Option<u64>,
+    /// Every workload's repeats, unless it gives its own.
+    pub repeats: Option<Spanned<RawRepeats>>,
     /// Sample the machine and the server beside each point (default true).
     pub metrics: Option<bool>,
     pub metrics_interval: Option<Spanned<Dur>>,
@@ -138,7 +151,7 @@ pub(super) struct RawWorkload {
     pub events: Option<u64>,
     pub rounds: Option<u64>,
     pub warmup: Option<Dur>,
-    pub repeats: Option<Spanned<u32>>,
+    pub repeats: Option<Spanned<RawRepeats>>,
     pub clients: Option<Spanned<ClientList>>,
     pub rand_type: Option<Spanned<String>>,
     pub rand_seed: Option<u64>,
@@ -215,6 +228,90 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
             }
         }
         d.deserialize_map(V_(PhantomData))
+    }
+}
+
+/// `repeats = 3`, or `repeats = { min = 3, max = 10, precision = "3%" }`.
+#[derive(Debug)]
+pub(super) enum RawRepeats {
+    Count(i64),
+    Adaptive(RawAdaptive),
+}
+
+const REPEATS_EXPECTED: &str =
+    "a number of repeats (e.g. 3), or { min = 3, max = 10, precision = \"3%\" }";
+
+impl<'de> Deserialize<'de> for RawRepeats {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl<'de> Visitor<'de> for V_ {
+            type Value = RawRepeats;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(REPEATS_EXPECTED)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawRepeats, E> {
+                Ok(RawRepeats::Count(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawRepeats, E> {
+                Ok(RawRepeats::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<RawRepeats, A::Error> {
+                RawAdaptive::deserialize(de::value::MapAccessDeserializer::new(m))
+                    .map(RawRepeats::Adaptive)
+            }
+        }
+        d.deserialize_any(V_)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAdaptive {
+    pub min: Option<i64>,
+    pub max: i64,
+    pub precision: Percent,
+}
+
+/// A percentage: `"3%"`, or a number of percent (`3`, `0.5`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Percent(pub f64);
+
+const PERCENT_EXPECTED: &str = "a percentage such as \"3%\" (or a number of percent)";
+
+impl<'de> Deserialize<'de> for Percent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl Visitor<'_> for V_ {
+            type Value = Percent;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(PERCENT_EXPECTED)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Percent, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Percent, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Percent, E> {
+                if v.is_finite() && (0.0..100.0).contains(&v) {
+                    Ok(Percent(v / 100.0))
+                } else {
+                    Err(E::custom(format!(
+                        "bad percentage {v}: expected {PERCENT_EXPECTED}, from 0 up to 100"
+                    )))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Percent, E> {
+                let n = v.trim().strip_suffix('%').unwrap_or(v).trim();
+                match n.parse::<f64>() {
+                    Ok(x) => self.visit_f64(x),
+                    Err(_) => Err(E::custom(format!(
+                        "bad percentage '{v}': expected {PERCENT_EXPECTED}"
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(V_)
     }
 }
 

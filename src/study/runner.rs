@@ -19,11 +19,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use super::model::{Level, Study};
+use super::model::{Level, Order, Study};
+use super::plan::Cell;
 use super::plan::{Plan, Point};
 use super::progress::{describe_point, Progress};
 use super::series::{replay_stop_rules, PointFigures, SeriesState};
-use super::setup::{target_kind, Setup};
+use super::setup::{check_memory, target_kind, Setup};
 use super::sharded::{Coordinator, Sharded};
 use crate::engine::point;
 use crate::engine::Pacing;
@@ -31,6 +32,7 @@ use crate::engine::StopReason;
 use crate::record::Run;
 use crate::report::text::ms_us;
 use crate::server::format_cpu_list;
+use crate::stats::paired::Ratio;
 use crate::stats::summary::DEFAULT_PERCENTILES;
 use crate::store::{PointRow, PointStatus, Store, StudyId};
 use crate::util::duration;
@@ -56,6 +58,9 @@ pub struct Outcome {
     pub failed: usize,
     /// Points stored by an earlier session and not run again.
     pub already: usize,
+    /// Points of blocks a cell did not need: its comparisons were as
+    /// precise as its workload's `repeats.precision` asked before.
+    pub not_needed: usize,
     pub interrupted: bool,
     pub wall: Duration,
 }
@@ -69,7 +74,20 @@ pub fn run(
     cancel: &AtomicBool,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
-    let out = opts.out.clone().unwrap_or_else(|| study.out.clone());
+    // `--out DIR`: results, and the servers' default directories, there.
+    let moved;
+    let study = match &opts.out {
+        Some(o) => {
+            moved = study.with_out(o);
+            &moved
+        }
+        None => study,
+    };
+    let out = study.out.clone();
+    let interleaved = study.design.order == Order::Interleaved;
+    if interleaved {
+        check_memory(study, plan)?;
+    }
     std::fs::create_dir_all(&out)
         .with_context(|| format!("Could not create the output directory '{}'", out.display()))?;
     let mut store = Store::create_or_open(&out.join(crate::store::FILE_NAME))?;
@@ -102,7 +120,7 @@ pub fn run(
         store,
         study_id,
         progress: Progress::new(plan.points.len(), done_before),
-        setup: Setup::default(),
+        setup: Setup::new(interleaved),
         coordinator: opts.coordinator,
         series,
         outcome: Outcome {
@@ -110,19 +128,34 @@ pub fn run(
             ..Outcome::default()
         },
     };
-    for p in &plan.points {
-        if cancel.load(Ordering::Relaxed) {
-            session.outcome.interrupted = true;
-            break;
-        }
-        if finished.contains(&p.key.to_string()) {
-            session.outcome.already += 1;
-            continue;
-        }
-        if !session.point(p, cancel)? {
-            // Interrupted: not stored, so a resume measures it again.
-            session.outcome.interrupted = true;
-            break;
+    'cells: for cell in &plan.cells {
+        let repeats = study.workloads[cell.workload].repeats;
+        for (b, block) in cell.blocks.iter().enumerate() {
+            // Beyond the minimum, a block only while the cell's
+            // comparisons are less precise than asked.
+            if let (true, Some(precision)) = (b as u32 >= repeats.min, repeats.precision) {
+                if let Some(line) = session.precise(plan, cell, b, precision)? {
+                    let left: usize = cell.blocks[b..].iter().map(|r| r.len()).sum();
+                    session.outcome.not_needed += left;
+                    session.progress.not_needed(left, &line);
+                    break;
+                }
+            }
+            for p in &plan.points[block.clone()] {
+                if cancel.load(Ordering::Relaxed) {
+                    session.outcome.interrupted = true;
+                    break 'cells;
+                }
+                if finished.contains(&p.key.to_string()) {
+                    session.outcome.already += 1;
+                    continue;
+                }
+                if !session.point(p, cancel)? {
+                    // Interrupted: not stored, so a resume measures it again.
+                    session.outcome.interrupted = true;
+                    break 'cells;
+                }
+            }
         }
     }
     session.progress.finish();
@@ -197,6 +230,7 @@ impl Session<'_> {
                 return Ok(true);
             }
         };
+        let restart_s = self.setup.started_in.map(|d| d.as_secs_f64());
         if let Some(line) = self.setup.new_build(p) {
             // The program's own --version line, for the report's header.
             self.store
@@ -269,6 +303,7 @@ impl Session<'_> {
         };
         row.target_url = target.display.clone();
         row.settings = run.target.settings.0.clone();
+        row.restart_s = restart_s;
         let mut run = run;
         if wl.check {
             run.result.consistency = consistency(instances[0].as_ref(), &target);
@@ -343,7 +378,7 @@ impl Session<'_> {
     fn calibration(&self, p: &Point) -> Result<f64, String> {
         let mut key = p.key.clone();
         key.level = None;
-        let keys: HashSet<String> = (1..=self.study.workloads[p.workload].repeats)
+        let keys: HashSet<String> = (1..=self.study.workloads[p.workload].repeats.max)
             .map(|r| {
                 key.repeat = r;
                 key.to_string()
@@ -368,6 +403,63 @@ impl Session<'_> {
         Ok(tps.iter().sum::<f64>() / tps.len() as f64)
     }
 
+    /// Whether `cell`'s first `done` blocks (this session's and an earlier
+    /// one's) measure each of its comparisons within `precision` already:
+    /// the line that says so, else None. A comparison is a series'
+    /// throughput (a paced cell's mean latency) against the baseline's,
+    /// block by block (or the first series', where the baseline is not in
+    /// the cell), and the control's against itself; a cell of one series
+    /// compares its repeats' mean with its interval.
+    fn precise(
+        &self,
+        plan: &Plan,
+        cell: &Cell,
+        done: usize,
+        precision: f64,
+    ) -> anyhow::Result<Option<String>> {
+        let mut members: Vec<usize> = Vec::new();
+        let mut wanted: HashMap<String, (usize, u32)> = HashMap::new();
+        for i in cell.blocks[..done].iter().flat_map(|b| b.clone()) {
+            let p = &plan.points[i];
+            if !members.contains(&p.series) {
+                members.push(p.series);
+            }
+            wanted.insert(p.key.to_string(), (p.series, p.repeat));
+        }
+        let mut values: HashMap<usize, HashMap<u32, f64>> = HashMap::new();
+        for sp in self.store.point_figures(Some(self.study_id))? {
+            let Some(&(series, block)) = wanted.get(&sp.row.key) else {
+                continue;
+            };
+            let figure = match (&sp.metrics, sp.row.status) {
+                (Some(m), PointStatus::Finished) if sp.row.load_level.is_some() => m.lat_avg_us,
+                (Some(m), PointStatus::Finished) => Some(m.tps),
+                _ => None,
+            };
+            if let Some(v) = figure {
+                values.entry(series).or_default().insert(block, v);
+            }
+        }
+        let Some(widest) = widest_half_width(self.study, plan, &members, &values) else {
+            return Ok(None);
+        };
+        if widest > precision {
+            return Ok(None);
+        }
+        let p = &plan.points[cell.points().start];
+        Ok(Some(format!(
+            "{} clients={}{}{}: every comparison within ±{:.2} % after {done} blocks (precision ±{} %): no more blocks",
+            self.study.workloads[p.workload].label,
+            p.clients,
+            p.level.map_or(String::new(), |l| format!(" {}", l.key())),
+            p.cpus
+                .as_deref()
+                .map_or(String::new(), |c| format!(" cpus={}", format_cpu_list(c))),
+            widest * 100.0,
+            precision * 100.0
+        )))
+    }
+
     /// Why a run that ended is not a finished point, if it is not.
     fn failure(&self, run: &Run) -> Option<String> {
         let res = &run.result;
@@ -390,7 +482,8 @@ impl Session<'_> {
         let (study, wl) = (self.study, &self.study.workloads[p.workload]);
         PointRow {
             key: p.key.to_string(),
-            target: study.targets[p.target].name.clone(),
+            // The control's second measurement: a series of its own.
+            target: p.key.target.clone(),
             target_kind: target_kind(study, p.target),
             target_url: String::new(),
             variant: study.variants[p.variant].name.clone(),
@@ -407,6 +500,7 @@ impl Session<'_> {
             reason: None,
             run: None,
             settings: Vec::new(),
+            restart_s: None,
         }
     }
 
@@ -426,7 +520,7 @@ impl Session<'_> {
                     state.feed(
                         self.study,
                         p,
-                        self.study.workloads[p.workload].repeats,
+                        self.study.workloads[p.workload].repeats.min,
                         &PointFigures::of(res),
                     );
                 }
@@ -464,6 +558,52 @@ impl Session<'_> {
         self.progress.done(&line);
         Ok(())
     }
+}
+
+/// The widest interval half-width (a share) among a cell's comparisons
+/// (see [`Session::precise`]); None while one has no interval yet.
+fn widest_half_width(
+    study: &Study,
+    plan: &Plan,
+    members: &[usize],
+    values: &HashMap<usize, HashMap<u32, f64>>,
+) -> Option<f64> {
+    let empty = HashMap::new();
+    let of = |s: usize| values.get(&s).unwrap_or(&empty);
+    if let [only] = members {
+        let xs: Vec<f64> = of(*only).values().copied().collect();
+        let (mean, half) = crate::stats::mean_ci95(&xs)?;
+        return (mean > 0.0).then(|| half / mean);
+    }
+    let baseline = members
+        .iter()
+        .copied()
+        .find(|&s| {
+            let se = &plan.series[s];
+            se.variant == study.design.baseline && !se.again
+        })
+        .or(members.first().copied())?;
+    let mut widest: f64 = 0.0;
+    for &s in members {
+        let se = &plan.series[s];
+        // The control's second measurement against its first.
+        let against = if se.again {
+            members
+                .iter()
+                .copied()
+                .find(|&o| !plan.series[o].again && plan.series[o].variant == se.variant)?
+        } else if s == baseline {
+            continue;
+        } else {
+            baseline
+        };
+        let pairs: Vec<(f64, f64)> = of(s)
+            .iter()
+            .filter_map(|(b, v)| Some((*v, *of(against).get(b)?)))
+            .collect();
+        widest = widest.max(Ratio::of(&pairs)?.half_width()?);
+    }
+    Some(widest)
 }
 
 /// `row` ending otherwise than finished: skipped or failed, with why.

@@ -140,7 +140,7 @@ pub(super) fn replay_stop_rules(
                     attempted: m.transactions + m.failed_transactions,
                     errors: ErrorRates::counts(sp.errors.iter().map(|(k, n)| (k.as_str(), *n))),
                 };
-                state.feed(study, p, study.workloads[p.workload].repeats, &figures);
+                state.feed(study, p, study.workloads[p.workload].repeats.min, &figures);
             }
             _ => {}
         }

@@ -204,6 +204,7 @@ impl Loader<'_> {
         if let TargetKind::Managed(m) = &mut kind {
             if m.dir.as_os_str().is_empty() {
                 m.dir = out.join("servers").join(&name);
+                m.dir_is_default = true;
             }
             if let Some(c) = &t.cpus {
                 cpus = self.cpu_sets(c, &f("cpus"))?;
@@ -270,6 +271,7 @@ impl Loader<'_> {
                 .as_ref()
                 .map(|d| PathBuf::from(d.get_ref()))
                 .unwrap_or_default(),
+            dir_is_default: false,
             settings,
             config_file,
             binaries,

@@ -123,16 +123,10 @@ impl Loader<'_> {
                     "the run has no end: give time (seconds, or e.g. \"1m\"), events or rounds",
                 ));
             }
-            let repeats = match &w.repeats {
-                Some(r) if *r.get_ref() == 0 => {
-                    return Err(self.src.at(
-                        r,
-                        &f("repeats"),
-                        "0 repeats: each point runs at least once",
-                    ))
-                }
-                Some(r) => *r.get_ref(),
-                None => 1,
+            let repeats = match (&w.repeats, &raw.repeats) {
+                (Some(r), _) => self.repeats(r, &f("repeats"))?,
+                (None, Some(r)) => self.repeats(r, "repeats")?,
+                (None, None) => Repeats::fixed(1),
             };
             let instances = match &w.instances {
                 Some(n) if *n.get_ref() == 0 => {
@@ -292,5 +286,53 @@ impl Loader<'_> {
             set.insert(kind);
         }
         Ok(set)
+    }
+}
+
+impl Loader<'_> {
+    /// `repeats = N`, or `{ min, max, precision }`: at least one repeat,
+    /// `max` not below `min`, a precision above 0.
+    pub(super) fn repeats(&self, r: &Spanned<RawRepeats>, field: &str) -> R<Repeats> {
+        let count = |n: i64, what: &str| -> R<u32> {
+            match u32::try_from(n) {
+                Ok(0) | Err(_) => Err(self.src.at(
+                    r,
+                    field,
+                    format!("{what} {n}: each point runs at least once (give 1 or more)"),
+                )),
+                Ok(n) => Ok(n),
+            }
+        };
+        match r.get_ref() {
+            RawRepeats::Count(n) => Ok(Repeats::fixed(count(*n, "repeats =")?)),
+            RawRepeats::Adaptive(a) => {
+                let max = count(a.max, "max =")?;
+                let min = match a.min {
+                    Some(m) => count(m, "min =")?,
+                    // Two blocks make the first interval.
+                    None => 2.min(max),
+                };
+                if max < min {
+                    return Err(self.src.at(
+                        r,
+                        field,
+                        format!("max = {max} is below min = {min}: give max ≥ min (e.g. {{ min = {min}, max = {} }})", min.max(10)),
+                    ));
+                }
+                let p = a.precision.0;
+                if p <= 0.0 {
+                    return Err(self.src.at(
+                        r,
+                        field,
+                        "a precision of 0 is never reached: give the interval's half-width to stop at, e.g. precision = \"3%\"",
+                    ));
+                }
+                Ok(Repeats {
+                    min,
+                    max,
+                    precision: Some(p),
+                })
+            }
+        }
     }
 }
