@@ -283,10 +283,31 @@ fn figures_of_the_fixture() {
     let sc = &r.scalability[0];
     assert_eq!(sc.series[0].label, "mariadb / base");
     assert_eq!(sc.series[0].configs[1].vs_half, Some(1.75));
-    assert!(r
-        .conclusions
+    // Ranked only by the paired comparisons: the repeats' ±1 % wobble is
+    // shared by every series of a block, so the ratios are exact.
+    assert!(
+        r.conclusions.iter().any(|c| c.contains(
+            "pg / base has lower peak throughput than mariadb / base: −20.0 % [−20.0, −20.0] (95 % interval, 2 blocks)"
+        )),
+        "{:?}",
+        r.conclusions
+    );
+    assert!(
+        !r.conclusions.iter().any(|c| c.contains("best")),
+        "{:?}",
+        r.conclusions
+    );
+    let peak = r
+        .paired
+        .comparisons
         .iter()
-        .any(|c| c.contains("pg / base is slower than the best by 27.27 %")));
+        .find(|c| {
+            c.cell == "peak" && c.series == "mariadb / bp1g" && c.cpus.as_deref() == Some("0")
+        })
+        .unwrap();
+    assert_eq!(peak.verdict, dbsweep::stats::paired::Verdict::Better);
+    assert!((peak.ratio.unwrap() - 1.1).abs() < 1e-9);
+    assert_eq!(peak.blocks, 2);
     // Deadlocks at 8 clients: one per finished repeat.
     assert_eq!(base.errors.get("deadlock"), Some(&2));
     assert_eq!(p.series[2].errors.get("deadlock"), Some(&0));
@@ -310,7 +331,9 @@ fn the_metric_option_changes_the_tables_but_not_the_peaks() {
     let r = study::analyze(&data, None, &opts);
     assert_eq!(r.panels[0].focus_clients, Some(2));
     let doc = study::document(&data, &r);
-    let Block::Table(t) = &doc.sections[1].blocks[0] else {
+    // The conclusions, the comparisons, then the first panel.
+    assert_eq!(doc.sections[1].title, "Comparisons");
+    let Block::Table(t) = &doc.sections[2].blocks[0] else {
         panic!("first block of a panel is its table")
     };
     assert!(t.caption.starts_with("95th percentile"), "{}", t.caption);

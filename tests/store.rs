@@ -1022,7 +1022,7 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
             .unwrap();
     }
     c.execute_batch(
-        "CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference; DROP TABLE reproduction;
+        "CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference; DROP TABLE reproduction; DROP TABLE design;
          DROP TABLE server_build; DROP TABLE point_sample;
          ALTER TABLE point_interval DROP COLUMN interval_json",
     )
@@ -1130,7 +1130,7 @@ fn upgrading_a_version_2_file_fills_the_pacing_figures() {
             .unwrap();
     }
     c.execute_batch(
-        "CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference; DROP TABLE reproduction;
+        "CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference; DROP TABLE reproduction; DROP TABLE design;
          DROP TABLE server_build; DROP TABLE point_sample;
          ALTER TABLE point_interval DROP COLUMN interval_json",
     )

@@ -9,7 +9,7 @@
 //! classification runs through the same code path as with a real engine.
 //!
 //! Reached with the URL
-//! `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1&collapse_at=8&stall_at=2s:1s`.
+//! `fake://?latency=100us,2ms&error_every=10:deadlock&hang_after=50&rows=1&collapse_at=8&stall_at=2s:1s&drift=2x/30s`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -40,10 +40,29 @@ pub struct FakeScript {
     /// script waits until AT + LENGTH (a server that stops answering for a
     /// while, as in a checkpoint).
     pub stall: Option<(Duration, Duration)>,
+    /// Scripted drift (FACTOR, OVER): latencies grow linearly from ×1 at
+    /// the process's first fake statement to ×FACTOR OVER later, and stay
+    /// there — a machine slowing down under a study, the same for every
+    /// target of it (`drift=2x/30s`).
+    pub drift: Option<(f64, Duration)>,
     /// When the first statement ran, shared by every connection cloned
     /// from this script.
     #[serde(skip)]
     pub epoch: Epoch,
+}
+
+/// The process's first fake statement: where a drift starts.
+static PROCESS_EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// The latency factor of `drift` now.
+fn drift_factor((factor, over): (f64, Duration)) -> f64 {
+    let t = PROCESS_EPOCH.get_or_init(Instant::now).elapsed();
+    let share = if over.is_zero() {
+        1.0
+    } else {
+        (t.as_secs_f64() / over.as_secs_f64()).min(1.0)
+    };
+    1.0 + (factor - 1.0) * share
 }
 
 /// The moment a script's first statement ran; every clone of a script
@@ -137,6 +156,9 @@ impl FakeConnection {
                 .is_some_and(|c| OPEN.load(Ordering::Relaxed) >= c)
             {
                 d *= 20;
+            }
+            if let Some(drift) = self.script.drift {
+                d = d.mul_f64(drift_factor(drift));
             }
             // A unit test's client in virtual time takes exactly `d`.
             if !crate::util::clock::advance(d) {

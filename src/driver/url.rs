@@ -339,6 +339,18 @@ fn parse_fake(rest: &str) -> Result<FakeScript, String> {
                     crate::util::duration::parse(len)?,
                 ));
             }
+            "drift" => {
+                let (f, over) = v.split_once('/').ok_or_else(|| {
+                    format!("drift expects FACTORx/DURATION, e.g. 2x/30s, got '{v}'")
+                })?;
+                let f: f64 = f
+                    .trim_end_matches('x')
+                    .parse()
+                    .ok()
+                    .filter(|f: &f64| f.is_finite() && *f > 0.0)
+                    .ok_or_else(|| format!("bad drift factor '{f}': a positive number, e.g. 2x"))?;
+                script.drift = Some((f, crate::util::duration::parse(over)?));
+            }
             "collapse_at" => {
                 script.collapse_at = Some(
                     v.parse()

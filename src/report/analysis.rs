@@ -184,23 +184,6 @@ pub fn ranking(entries: &[(String, f64)], higher_is_better: bool) -> Vec<Rank> {
         .collect()
 }
 
-/// Seed 002's conclusions: "X shows the best WHAT.", then "Y is slower
-/// than the best by Z %." for each other entry (slower: less throughput, or
-/// more latency).
-pub fn ranking_sentences(ranks: &[Rank], what: &str) -> Vec<String> {
-    let Some((best, rest)) = ranks.split_first() else {
-        return Vec::new();
-    };
-    let mut out = vec![format!("{} shows the best {what}.", best.label)];
-    for r in rest {
-        out.push(format!(
-            "{} is slower than the best by {:.2} %.",
-            r.label, r.behind_pct
-        ));
-    }
-    out
-}
-
 /// Whether a change from a baseline is larger than the repeat noise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -411,7 +394,7 @@ mod tests {
     }
 
     #[test]
-    fn seed002_ranking_sentences() {
+    fn seed002_slower_than_the_best() {
         // 4 CPU HT peaks: the conclusions' "slower by" figures.
         let entries: Vec<(String, f64)> = SEED002_PEAKS
             .iter()
@@ -428,10 +411,6 @@ mod tests {
         assert_eq!(pct("MySQL 5.0.7, MyISAM"), "43.18");
         assert_eq!(pct("EnterpriseDB 8"), "46.02");
         assert_eq!(pct("Oracle 10g"), "40.72");
-        let s = ranking_sentences(&r, "throughput");
-        assert_eq!(s[0], "MySQL 5.0.7, InnoDB shows the best throughput.");
-        assert_eq!(s[1], "PostgreSQL 8 is slower than the best by 23.47 %.");
-        assert_eq!(s.len(), 5);
     }
 
     /// Seed 000's SELECT table (queries per second by clients).

@@ -29,6 +29,14 @@
 //!   sustained within the p99 goal (the level in `note`); paced points'
 //!   `series` end in their level and carry `offered_per_s` and
 //!   `achieved_per_s`.
+//! - on every finished point, when and where it ran: `started_unix_s`
+//!   (its clients' release), `ended_unix_s` (its window's end),
+//!   `restart_s` (a server start just before it), and `machine` (in
+//!   `note`).
+//! - `paired`: each series against the baseline block by block (`series`
+//!   is `SERIES / BASELINE`, `clients` empty for the peak): figure
+//!   `METRIC_ratio`, `value` the geometric mean ratio, `n` the blocks,
+//!   `min` and `max` the 95 % interval, the cell and verdict in `note`.
 //! - `sweep`, `compare`: changes against a baseline, the verdict in `note`.
 //! - `conclusion`: each sentence of the conclusions, in `note`.
 //! - `server`: per target (`series` is the report's name for it), its
@@ -109,13 +117,32 @@ pub fn render(data: &StudyData, r: &Report) -> String {
             ..Line::default()
         };
         match (&p.metrics, row.status) {
-            (Some(m), PointStatus::Finished) => point_lines(
-                &base,
-                m,
-                row.load_level.is_some(),
-                row.run.as_ref(),
-                &mut lines,
-            ),
+            (Some(m), PointStatus::Finished) => {
+                point_lines(
+                    &base,
+                    m,
+                    row.load_level.is_some(),
+                    row.run.as_ref(),
+                    &mut lines,
+                );
+                // When and where it ran.
+                for (figure, v) in [
+                    ("started_unix_s", m.started_unix_us.map(|u| u as f64 / 1e6)),
+                    ("ended_unix_s", m.ended_unix_us.map(|u| u as f64 / 1e6)),
+                    ("restart_s", row.restart_s),
+                ] {
+                    lines.push(Line {
+                        figure: figure.into(),
+                        value: opt(v),
+                        ..base.clone()
+                    });
+                }
+                lines.push(Line {
+                    figure: "machine".into(),
+                    note: super::study::paired::machine_of(p),
+                    ..base.clone()
+                });
+            }
             _ => lines.push(Line {
                 figure: "status".into(),
                 ..base.clone()
@@ -360,6 +387,28 @@ pub fn render(data: &StudyData, r: &Report) -> String {
                 }
             }
         }
+    }
+    for c in &r.paired.comparisons {
+        lines.push(Line {
+            record: "paired",
+            workload: c.workload.clone(),
+            cpus: c.cpus.clone().unwrap_or_default(),
+            series: format!("{} / {}", c.series, c.baseline),
+            clients: c.clients.map_or(String::new(), |n| n.to_string()),
+            figure: format!("{}_ratio", c.metric),
+            value: opt(c.ratio),
+            stat: c.ratio.map(|ratio| Stat {
+                n: c.blocks,
+                mean: ratio,
+                stddev: None,
+                ci95: None,
+                min: c.ci_low.unwrap_or(f64::NAN),
+                max: c.ci_high.unwrap_or(f64::NAN),
+                values: Vec::new(),
+            }),
+            note: format!("{}: {}", c.cell, c.verdict.name()),
+            ..Line::default()
+        });
     }
     for c in &r.conclusions {
         lines.push(Line {

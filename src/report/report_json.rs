@@ -61,6 +61,10 @@ fn point(p: &StoredPoint) -> Value {
         "reason": r.reason,
         "figures": figures,
         "errors": errors,
+        "started_unix_us": p.metrics.as_ref().and_then(|m| m.started_unix_us),
+        "ended_unix_us": p.metrics.as_ref().and_then(|m| m.ended_unix_us),
+        "machine": p.metrics.as_ref().map(|_| super::study::paired::machine_of(p)),
+        "restart_s": r.restart_s,
     });
     // Only a TPC-C point has TPC-C's results, derived as its record's
     // JSON carries them.

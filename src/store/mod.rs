@@ -52,7 +52,7 @@ use crate::record::{Machine, Run};
 use crate::stats::histogram::Histogram;
 use crate::UsageError;
 
-pub use self::extract::{extract, Extracted, Interval, Metrics};
+pub use self::extract::{extract, machine_fingerprint, Extracted, Interval, Metrics};
 pub use self::schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use self::summary::{summarize, GroupKey, Repeats, Summary};
 
@@ -412,6 +412,29 @@ impl Store {
             .conn
             .query_row(
                 "SELECT spec_json FROM reproduction WHERE study_id = ?1",
+                [study.0],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Stores how the study compares its series (JSON of
+    /// `report::study::spec::DesignSpec`), replacing an earlier one.
+    pub fn save_design(&mut self, study: StudyId, design_json: &str) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO design (study_id, design_json) VALUES (?1, ?2)",
+            params![study.0, design_json],
+        )?;
+        Ok(())
+    }
+
+    /// How the study compares its series, as stored (None: a study stored
+    /// before version 8).
+    pub fn design(&self, study: StudyId) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT design_json FROM design WHERE study_id = ?1",
                 [study.0],
                 |r| r.get(0),
             )

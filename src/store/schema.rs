@@ -360,8 +360,13 @@ CREATE TABLE point_sample (
 /// When each point ran and where: its clients' release and its measured
 /// window's end (µs since 1970), the machine (CPU model, CPUs, memory,
 /// kernel), and how long a server (re)start before it took. Points stored
-/// before have them from their run documents where those hold them.
+/// before have them from their run documents where those hold them. And
+/// how the study compares its series (order, baseline, control, margin).
 const V8: &str = r#"
+CREATE TABLE design (
+    study_id    INTEGER PRIMARY KEY REFERENCES study(id) ON DELETE CASCADE,
+    design_json TEXT NOT NULL
+);
 ALTER TABLE point ADD COLUMN started_unix_us INTEGER;
 ALTER TABLE point ADD COLUMN ended_unix_us INTEGER;
 ALTER TABLE point ADD COLUMN machine TEXT;
@@ -478,6 +483,7 @@ mod tests {
         assert_eq!(
             tables,
             [
+                "design",
                 "point",
                 "point_error",
                 "point_histogram",

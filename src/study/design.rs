@@ -7,8 +7,7 @@ use super::load::{Loader, R};
 use super::model::*;
 use super::raw::*;
 
-/// The equivalence margin when the file gives none: ±2 %.
-pub const DEFAULT_EQUIVALENCE: f64 = 0.02;
+use crate::report::study::spec::DEFAULT_EQUIVALENCE;
 
 impl Loader<'_> {
     /// The study's [`Design`]: names resolved to series, the order's

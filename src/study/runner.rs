@@ -104,6 +104,7 @@ pub fn run(
         .map(|r| (r.file.clone(), r.text.clone()))
         .collect();
     store.save_references(study_id, &references)?;
+    store.save_design(study_id, &serde_json::to_string(&design_spec(study))?)?;
     if !study.reproduction.is_empty() {
         store.save_reproduction(study_id, &serde_json::to_string(&study.reproduction)?)?;
     }
@@ -557,6 +558,22 @@ impl Session<'_> {
         };
         self.progress.done(&line);
         Ok(())
+    }
+}
+
+/// How the study compares its series, as the store keeps it for reports.
+fn design_spec(study: &Study) -> crate::report::study::spec::DesignSpec {
+    let series = |v: usize| {
+        let v = &study.variants[v];
+        (study.targets[v.target].name.clone(), v.name.clone())
+    };
+    let d = &study.design;
+    crate::report::study::spec::DesignSpec {
+        order: d.order.name().to_string(),
+        baseline: series(d.baseline),
+        control: d.control.map(series),
+        equivalence: d.equivalence,
+        seed: d.seed,
     }
 }
 

@@ -42,6 +42,7 @@ pub fn analyze(data: &StudyData, baseline: Option<&StudyData>, opts: &Options) -
         offered: offered::load_panels(data),
         scalability,
         comparison,
+        paired: super::paired::analyze(data),
         conclusions: Vec::new(),
         reproduction: super::reproduce::reproduction(data),
     };

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::names::{cpus_label, distinct, finished, panel_title, several_cpus, workload_title};
 use super::usage::bound_sentence;
 use super::{Metric, Report, StudyData};
-use crate::report::analysis::{self, Scaling, Verdict};
+use crate::report::analysis::{Scaling, Verdict};
 use crate::util::civil::utc_minutes as utc;
 
 /// The report's sentences: per panel the ranking (seed 002's "X is slower
@@ -16,7 +16,9 @@ use crate::util::civil::utc_minutes as utc;
 /// parameter sweep's significant changes; the comparison's.
 pub(super) fn conclusions(r: &Report) -> Vec<String> {
     let several = several_cpus(&r.panels);
-    let mut out = Vec::new();
+    // The paired comparisons first: the noise floor, then each series
+    // against the baseline — the only rankings the report makes.
+    let mut out = super::compared::sentences(r);
     for p in &r.panels {
         // Throughput in the workload's own unit (DBT-1's BT/s, …).
         let unit = super::unit(&p.workload_name);
@@ -25,11 +27,13 @@ pub(super) fn conclusions(r: &Report) -> Vec<String> {
         } else {
             unit.short
         };
-        // One paragraph per panel: the ranking, then each series' peak.
+        // One paragraph per panel: each series' peak (the ranking is the
+        // paired comparisons').
         let mut said: Vec<String> = Vec::new();
-        if p.series.len() > 1 {
-            said.extend(analysis::ranking_sentences(&p.ranking, "peak throughput"));
-        }
+        let title = super::names::workload_title(
+            &p.workload,
+            &p.options.clone().into_iter().collect::<Vec<_>>(),
+        );
         for s in &p.series {
             let Some(peak) = s.peak else { continue };
             let name = if p.series.len() > 1 {
@@ -43,16 +47,18 @@ pub(super) fn conclusions(r: &Report) -> Vec<String> {
                 peak.clients,
                 plural(peak.clients as usize)
             );
-            match s.sag {
-                Some(g) if g.last.clients == peak.clients && p.clients.len() > 1 => {
+            let judged = r
+                .paired
+                .sags
+                .iter()
+                .find(|j| j.workload == title && j.cpus == p.cpus && j.series == s.label);
+            match (s.sag, judged) {
+                (Some(g), _) if g.last.clients == peak.clients && p.clients.len() > 1 => {
                     line.push_str(", the most it was measured with: it may rise further")
                 }
-                Some(g) if g.last.clients != peak.clients => {
-                    let _ = write!(
-                        line,
-                        " and sags {:.2} % by {} clients ({:.2} {tp})",
-                        g.pct, g.last.clients, g.last.value
-                    );
+                // The fall from the peak, only where its blocks decide it.
+                (Some(g), Some(j)) if g.last.clients != peak.clients => {
+                    line.push_str(&super::compared::sag_words(j, r.paired.equivalence));
                 }
                 _ => {}
             }
@@ -101,7 +107,9 @@ pub(super) fn conclusions(r: &Report) -> Vec<String> {
         }
     }
     for sc in &r.scalability {
-        let mut best: Vec<(&str, f64, &Scaling, &Scaling)> = sc
+        // Each series' factor in the study's order: listed, not ranked
+        // (a factor of means carries no interval to rank by).
+        let factors: Vec<(&str, f64, &Scaling, &Scaling)> = sc
             .series
             .iter()
             .filter_map(|s| {
@@ -109,15 +117,15 @@ pub(super) fn conclusions(r: &Report) -> Vec<String> {
                 Some((s.label.as_str(), last.vs_fewest?, last, s.configs.first()?))
             })
             .collect();
-        best.sort_by(|a, b| b.1.total_cmp(&a.1));
-        if let Some((first, rest)) = best.split_first() {
+        if let Some((_, _, last, first)) = factors.first() {
             let mut line = format!(
-                "{}: {} shows the best CPU scalability with factor {:.2} ({} against {})",
-                sc.workload, first.0, first.1, first.2.label, first.3.label
+                "{}: CPU scalability, the peak on {} over the peak on {}:",
+                sc.workload, last.label, first.label
             );
-            for (label, f, _, _) in rest {
-                let _ = write!(line, "; {label} {f:.2}");
+            for (label, f, _, _) in &factors {
+                let _ = write!(line, " {label} {f:.2};");
             }
+            line.pop();
             line.push('.');
             out.push(line);
         }
@@ -205,6 +213,38 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
         "Machine".into(),
         machine.trim_start_matches(", ").to_string(),
     ));
+    // A study resumed or continued elsewhere: every machine with its
+    // points (two are never paired in a comparison).
+    if r.paired.machines.len() > 1 {
+        f.push((
+            "Machines (points never paired across them)".into(),
+            r.paired
+                .machines
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{}: {} points{}",
+                        m.machine,
+                        m.points,
+                        match (m.first_unix_s, m.last_unix_s) {
+                            (Some(a), Some(b)) => format!(", {} to {}", utc(a), utc(b)),
+                            _ => String::new(),
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        ));
+    }
+    if let Some(o) = &r.paired.order {
+        f.push((
+            "Order".into(),
+            format!(
+                "{o}; no difference within ±{} %",
+                r.paired.equivalence * 100.0
+            ),
+        ));
+    }
     let servers = distinct(data.points.iter().chain(&data.paced).filter_map(|p| {
         let t = &p.row.target;
         // A target the report names by its release: the study file's

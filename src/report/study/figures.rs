@@ -260,6 +260,50 @@ fn statement_latency(
     })
 }
 
+/// A variant against the sweep's baseline at `clients`, throughput block
+/// by block (same repeat, same machine): the analysis verdict its interval
+/// allows; None with fewer than two pairs.
+fn paired_verdict(
+    data: &StudyData,
+    target: &str,
+    baseline: &str,
+    variant: &str,
+    clients: u32,
+) -> Option<analysis::Verdict> {
+    let by_repeat = |v: &str| -> BTreeMap<u32, (f64, String)> {
+        data.points
+            .iter()
+            .filter(|p| p.row.target == target && p.row.variant == v && p.row.clients == clients)
+            .filter_map(|p| {
+                Some((
+                    p.row.repeat,
+                    (finished(p)?.tps, super::paired::machine_of(p)),
+                ))
+            })
+            .collect()
+    };
+    let (b, x) = (by_repeat(baseline), by_repeat(variant));
+    let pairs: Vec<(f64, f64)> = x
+        .iter()
+        .filter_map(|(k, (v, m))| {
+            let (w, n) = b.get(k)?;
+            (m == n).then_some((*v, *w))
+        })
+        .collect();
+    let r = crate::stats::paired::Ratio::of(&pairs).filter(|r| r.blocks >= 2)?;
+    let margin = data
+        .design
+        .as_ref()
+        .map_or(super::spec::DEFAULT_EQUIVALENCE, |d| d.equivalence);
+    use crate::stats::paired::Verdict as V;
+    Some(match r.verdict(margin, true) {
+        V::Better => analysis::Verdict::Better,
+        V::Worse => analysis::Verdict::Worse,
+        V::Equivalent | V::Inconclusive => analysis::Verdict::Within,
+        V::TooFewRepeats | V::DifferentMachines => analysis::Verdict::TooFewRepeats,
+    })
+}
+
 pub(super) fn sweep_table(
     spec: &SweepSpec,
     series: &[SeriesData],
@@ -292,10 +336,19 @@ pub(super) fn sweep_table(
                 continue;
             };
             let tps = at(s).and_then(|c| c.tps.clone());
-            let change = match (&base_tps, &tps) {
+            let mut change = match (&base_tps, &tps) {
                 (Some(b), Some(v)) => analysis::change(&b.values, &v.values, true),
                 _ => None,
             };
+            // Where the repeats pair block by block, their interval
+            // decides (the unpaired rule is for a study of one repeat
+            // order it does not know).
+            if let (Some(c), Some(v)) = (
+                change.as_mut(),
+                paired_verdict(data, &base.target, &spec.baseline, &s.variant, spec.clients),
+            ) {
+                c.verdict = v;
+            }
             rows.push(SweepRow {
                 target: s.target.clone(),
                 target_label: data.target_label(&s.target).to_string(),

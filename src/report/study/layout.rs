@@ -11,7 +11,6 @@ use super::names::{panel_title, several_cpus};
 use super::sections::{comparison_blocks, scalability_blocks, sweep_blocks};
 use super::tables::{errors_table, fairness_table, metric_table, peak_table, statements_table};
 use super::{Metric, Panel, Report, StudyData};
-use crate::report::analysis::{self};
 use crate::report::doc::{Axis, Block, Chart, ChartKind, Doc, Section, Series};
 
 /// The full reasons of the cells of `p` that have failed attempts.
@@ -54,6 +53,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                 .collect(),
         });
     }
+    sections.extend(super::compared::section(r, data));
     // A TPC-C study's results page comes first, after the conclusions.
     sections.extend(super::tpcc::section(data));
     for p in &r.panels {
@@ -89,11 +89,23 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
                 format!("{title}: {} vs clients", metric.axis_in(unit)),
             )));
         }
-        blocks.push(Block::Table(peak_table(p, tp)));
-        if p.series.len() > 1 {
-            blocks.push(Block::Paragraph(
-                analysis::ranking_sentences(&p.ranking, "peak throughput").join(" "),
-            ));
+        let title_only = super::names::workload_title(
+            &p.workload,
+            &p.options.clone().into_iter().collect::<Vec<_>>(),
+        );
+        let peaks: Vec<&super::paired::PairedComparison> = r
+            .paired
+            .comparisons
+            .iter()
+            .filter(|c| c.cell == "peak" && c.workload == title_only && c.cpus == p.cpus)
+            .collect();
+        blocks.push(Block::Table(peak_table(p, tp, &peaks)));
+        let said: Vec<String> = peaks
+            .iter()
+            .map(|c| super::compared::verdict_sentence(c, "peak throughput", r.paired.equivalence))
+            .collect();
+        if !said.is_empty() {
+            blocks.push(Block::Paragraph(said.join(" ")));
         }
         for m in [Metric::P95, Metric::P99] {
             if m != metric {

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::servers::{self, TargetServer};
-use super::spec::ReproSpec;
+use super::spec::{DesignSpec, ReproSpec};
 use crate::store::{self, Store, StoredPoint, StudyInfo};
 use crate::UsageError;
 
@@ -32,6 +32,9 @@ pub struct StudyData {
     /// Each target's server: its release, the `--version` lines of the
     /// programs that served it, and the name the report gives it.
     pub servers: Vec<TargetServer>,
+    /// How the study compares its series (None: stored before dbsweep
+    /// kept it; the first series is then the baseline, at ±2 %).
+    pub design: Option<DesignSpec>,
 }
 
 impl StudyData {
@@ -117,6 +120,16 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         })?),
         None => None,
     };
+    let design = match store.design(info.id)? {
+        Some(json) => Some(serde_json::from_str(&json).map_err(|e| {
+            anyhow::anyhow!(
+                "'{}': the stored design of study '{}' cannot be read ({e}): it was written by another dbsweep",
+                db.display(),
+                info.name
+            )
+        })?),
+        None => None,
+    };
     Ok(StudyData {
         info,
         points,
@@ -125,5 +138,6 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         references,
         reproduction,
         servers,
+        design,
     })
 }

@@ -14,10 +14,10 @@ use crate::store::StoredPoint;
 pub struct Measured<'a> {
     pub data: &'a StudyData,
     pub spec: &'a RefSpec,
-    /// None: each point is the mean of its repeats; Some(k): its k-th
-    /// repeat (in the order they were run), to see whether a verdict
-    /// holds in every repeat or only on their mean.
-    repeat: Option<usize>,
+    /// None: each point is the mean of its repeats; Some(k): block k + 1
+    /// (the points of repeat k + 1, which in an interleaved study ran
+    /// side by side), for statements judged block by block.
+    block: Option<usize>,
 }
 
 impl<'a> Measured<'a> {
@@ -25,31 +25,28 @@ impl<'a> Measured<'a> {
         Measured {
             data,
             spec,
-            repeat: None,
+            block: None,
         }
     }
 
-    /// The same series, each point its `k`-th repeat.
-    pub fn repeat(&self, k: usize) -> Measured<'a> {
+    /// The same series, each point its repeat `k + 1`.
+    pub fn block(&self, k: usize) -> Measured<'a> {
         Measured {
-            repeat: Some(k),
+            block: Some(k),
             ..*self
         }
     }
 
-    /// The most repeats any point of a mapped series has.
-    pub fn repeats(&self) -> usize {
-        let mut count = std::collections::BTreeMap::new();
-        for (ours, _) in &self.spec.map {
-            for p in self.points(ours) {
-                if finished(p).is_some() {
-                    *count
-                        .entry((ours, &p.row.workload_label, &p.row.cpus, x_of(p)))
-                        .or_insert(0) += 1;
-                }
-            }
-        }
-        count.values().copied().max().unwrap_or(0)
+    /// The highest repeat number any finished point of a mapped series has.
+    pub fn blocks(&self) -> usize {
+        self.spec
+            .map
+            .iter()
+            .flat_map(|(ours, _)| self.points(ours))
+            .filter(|p| finished(p).is_some())
+            .map(|p| p.row.repeat as usize)
+            .max()
+            .unwrap_or(0)
     }
 
     pub(super) fn ours(&self, theirs: &str) -> Option<&str> {
@@ -191,14 +188,16 @@ impl Curves for Measured<'_> {
         let curve: Vec<(u32, f64)> = xs
             .into_iter()
             .filter_map(|x| {
-                let v: Vec<f64> = mine
-                    .iter()
-                    .filter(|p| x_of(p) == x)
-                    .filter_map(|p| metric_of(p, metric))
-                    .collect();
-                match self.repeat {
-                    Some(k) => v.get(k).map(|v| (x, *v)),
-                    None => (!v.is_empty()).then(|| (x, v.iter().sum::<f64>() / v.len() as f64)),
+                let at_x = mine.iter().filter(|p| x_of(p) == x);
+                match self.block {
+                    Some(k) => at_x
+                        .filter(|p| p.row.repeat as usize == k + 1)
+                        .find_map(|p| metric_of(p, metric))
+                        .map(|v| (x, v)),
+                    None => {
+                        let v: Vec<f64> = at_x.filter_map(|p| metric_of(p, metric)).collect();
+                        (!v.is_empty()).then(|| (x, v.iter().sum::<f64>() / v.len() as f64))
+                    }
                 }
             })
             .collect();

@@ -40,10 +40,12 @@
 
 mod analyze;
 mod charts;
+mod compared;
 mod comparisons;
 mod conclusions;
 pub mod expr;
 mod figures;
+mod judged;
 mod layout;
 mod load;
 mod machine;
@@ -53,6 +55,7 @@ mod names;
 pub use model::Unit;
 pub use names::unit;
 mod offered;
+pub mod paired;
 pub mod reference;
 pub mod reproduce;
 mod sections;
@@ -74,7 +77,7 @@ pub use model::{
     Scalability, ScalingSeries, SeriesData, Stat, StatementLatency, StudyFacts, Sweep, SweepRow,
     COLLAPSE_FRACTION, SCHEMA_ID,
 };
-pub use servers::TargetServer;
+pub use servers::{TargetServer, AGAIN};
 
 use serde::Serialize;
 

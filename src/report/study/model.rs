@@ -391,6 +391,10 @@ pub struct Report {
     pub offered: Vec<LoadPanel>,
     pub scalability: Vec<Scalability>,
     pub comparison: Option<Comparison>,
+    /// The series compared block by block: `order`, `equivalence`,
+    /// `comparisons`, `noise_floor`, `drift`, `machines` (paired.rs).
+    #[serde(flatten)]
+    pub paired: super::paired::Paired,
     /// The report's conclusions, as sentences.
     pub conclusions: Vec<String>,
     /// The publication the study reproduces: its figures beside ours, its
@@ -426,12 +430,11 @@ pub struct ConclusionRow {
     pub seed: super::statement::Verdict,
     /// How far from failing on the publication's numbers.
     pub seed_margin: Option<super::statement::Margin>,
-    /// On this study's measured series (the mean of its repeats).
+    /// On this study's measured series: judged on its blocks (see
+    /// `judged.rs`), holding or failing only where their interval decides.
     pub here: super::statement::Verdict,
+    /// How far from failing on the means of the repeats.
     pub here_margin: Option<super::statement::Margin>,
-    /// Holds on the mean of the repeats but not in each of them: the
-    /// margin is within the repeats' spread (how many it held in).
-    pub narrow: Option<String>,
 }
 
 /// The study as a reproduction: the published figures it is compared with

@@ -118,7 +118,6 @@ fn row(
         seed_margin: None,
         here: Verdict::NotMeasurable(String::new()),
         here_margin: None,
-        narrow: None,
     };
     let Some(check) = &c.check else {
         let why = c
@@ -151,37 +150,21 @@ fn row(
         ),
     };
     let ours = Measured::new(data, ours_spec);
-    let (here, here_margin) = statement::check(&st, &ours);
-    let narrow = match &here {
-        Verdict::Holds(_) => {
-            let repeats: Vec<Measured<'_>> = (0..ours.repeats()).map(|k| ours.repeat(k)).collect();
-            let curves: Vec<&dyn Curves> = repeats.iter().map(|r| r as &dyn Curves).collect();
-            narrowness(&st, &curves)
-        }
-        _ => None,
-    };
+    let (_, here_margin) = statement::check(&st, &ours);
+    let blocks: Vec<Measured<'_>> = (0..ours.blocks()).map(|k| ours.block(k)).collect();
+    let views: Vec<&dyn Curves> = blocks.iter().map(|b| b as &dyn Curves).collect();
+    let margin = data
+        .design
+        .as_ref()
+        .map_or(super::spec::DEFAULT_EQUIVALENCE, |d| d.equivalence);
+    let here = super::judged::judge(&st, &views, margin);
     ConclusionRow {
         seed,
         seed_margin,
         here,
         here_margin,
-        narrow,
         ..base
     }
-}
-
-/// For a statement that holds on the mean of the repeats: whether it also
-/// holds in each repeat. None when it does (or there is one repeat, whose
-/// noise is unknown); else how many it held in — its margin is inside the
-/// repeats' spread.
-fn narrowness(st: &statement::Statement, repeats: &[&dyn Curves]) -> Option<String> {
-    let n = repeats.len();
-    let held = repeats
-        .iter()
-        .filter(|r| matches!(statement::verdict(st, **r), Verdict::Holds(_)))
-        .count();
-    (n > 1 && held < n)
-        .then(|| format!("holds narrowly: on the mean of {n} repeats, but in only {held} of them"))
 }
 
 /// A curve with its column name and whether it is published.
@@ -461,36 +444,4 @@ pub use super::verdicts::check_listing;
 /// The conclusions' sentences for the report's summary.
 pub fn sentences(r: &Reproduction) -> Vec<String> {
     super::verdicts::sentences(r)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::reference::{parse, RefCurves};
-    use super::*;
-
-    #[test]
-    fn a_statement_holding_on_the_mean_but_not_in_every_repeat_holds_narrowly() {
-        // Three repeats of A against B: A ahead in two, behind in one.
-        let csv = |a: f64| format!("series,clients,metric,value\nA,1,tps,{a}\nB,1,tps,100\n");
-        let data: Vec<_> = [110.0, 104.0, 97.0]
-            .iter()
-            .map(|a| parse("r.csv", &csv(*a)).unwrap())
-            .collect();
-        let curves: Vec<RefCurves<'_>> = data
-            .iter()
-            .map(|d| RefCurves {
-                data: d,
-                metric: "tps".into(),
-            })
-            .collect();
-        let all: Vec<&dyn Curves> = curves.iter().map(|c| c as &dyn Curves).collect();
-        let st = statement::parse(r#"peak("A") > peak("B")"#).unwrap();
-        assert_eq!(
-            narrowness(&st, &all).as_deref(),
-            Some("holds narrowly: on the mean of 3 repeats, but in only 2 of them")
-        );
-        assert_eq!(narrowness(&st, &all[..2]), None);
-        // One repeat: its noise is unknown, nothing to say.
-        assert_eq!(narrowness(&st, &all[2..]), None);
-    }
 }

@@ -57,8 +57,30 @@ pub fn of<'a>(
             }
         }
     }
-    named(&seen, builds)
+    // A control's second measurement ("pg (again)") is its target's
+    // server: named after it, and kept out of the naming of the others.
+    let (twins, own): (Vec<_>, Vec<_>) = seen.into_iter().partition(|s| s.0.ends_with(AGAIN));
+    let mut servers = named(&own, builds);
+    for (target, _, versions) in twins {
+        let original = target.trim_end_matches(AGAIN);
+        let first = servers.iter().find(|s| s.target == original).cloned();
+        servers.push(TargetServer {
+            label: format!(
+                "{}{AGAIN}",
+                first.as_ref().map_or(original, |s| s.label.as_str())
+            ),
+            release: first.as_ref().and_then(|s| s.release.clone()),
+            server_version: versions.first().cloned(),
+            version_lines: Vec::new(),
+            target,
+        });
+    }
+    servers
 }
+
+/// How the study runner names a control's second measurement (after its
+/// target's name).
+pub const AGAIN: &str = " (again)";
 
 /// Each target of `seen` — (target, kind, the versions its runs reported)
 /// — named, with its `--version` lines from `builds`.

@@ -189,3 +189,24 @@ mod tests {
         assert_eq!(foreign_numbers(&s, "A is best"), vec![0.5]);
     }
 }
+
+/// The equivalence margin where a study gives none: ±2 %.
+pub const DEFAULT_EQUIVALENCE: f64 = 0.02;
+
+/// How a study compares its series, as the study runner stored it: what
+/// the report's paired comparisons are made against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DesignSpec {
+    /// `interleaved` or `sequential`.
+    pub order: String,
+    /// The series every other is compared with: (target, variant) as the
+    /// points store them.
+    pub baseline: (String, String),
+    /// The series measured twice per block; its second measurement is
+    /// stored as the target `NAME (again)`.
+    pub control: Option<(String, String)>,
+    /// A ratio whose interval lies within 1 ± this is "no difference".
+    pub equivalence: f64,
+    /// What seeded the order of the blocks.
+    pub seed: u64,
+}

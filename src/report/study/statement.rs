@@ -235,6 +235,9 @@ pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
 pub enum Verdict {
     Holds(String),
     DoesNotHold(String),
+    /// Measured, but the blocks' interval decides neither way
+    /// (`judged.rs`).
+    Inconclusive(String),
     NotMeasurable(String),
 }
 
@@ -243,13 +246,17 @@ impl Verdict {
         match self {
             Verdict::Holds(_) => "holds",
             Verdict::DoesNotHold(_) => "does not hold",
+            Verdict::Inconclusive(_) => "inconclusive",
             Verdict::NotMeasurable(_) => "not measurable here",
         }
     }
 
     pub fn why(&self) -> &str {
         match self {
-            Verdict::Holds(w) | Verdict::DoesNotHold(w) | Verdict::NotMeasurable(w) => w,
+            Verdict::Holds(w)
+            | Verdict::DoesNotHold(w)
+            | Verdict::Inconclusive(w)
+            | Verdict::NotMeasurable(w) => w,
         }
     }
 }

@@ -5,9 +5,11 @@
 use std::fmt::Write;
 
 use super::names::{distinct, panel_title};
+use super::paired::PairedComparison;
 use super::{CellData, Metric, Panel};
 use crate::report::doc::{Cell, Mark, Row, Table};
 use crate::report::text::ms_ms;
+use crate::stats::paired::Verdict;
 
 /// Tables wider than this many client columns wrap into halves (seed 000).
 pub(super) const WRAP_ABOVE: usize = 8;
@@ -101,18 +103,19 @@ pub(super) fn metric_table(p: &Panel, metric: Metric, caption: String, mark_best
     }
 }
 
-pub(super) fn peak_table(p: &Panel, tp: Metric) -> Table {
+/// The peak and sag of each series; beside several series, each one's
+/// peak against the baseline's block by block (`peaks`: the panel's
+/// paired peak comparisons), marked only where the interval decides.
+pub(super) fn peak_table(p: &Panel, tp: Metric, peaks: &[&PairedComparison]) -> Table {
     let rows = p
         .series
         .iter()
         .map(|s| {
-            let best = p.ranking.first().is_some_and(|r| r.label == s.label) && p.series.len() > 1;
-            let behind = p.ranking.iter().find(|r| r.label == s.label);
             let mut cells = vec![
                 s.peak.map_or(Cell::default(), |pk| Cell {
                     text: tp.format(pk.value),
                     detail: None,
-                    mark: if best { Mark::Best } else { Mark::None },
+                    mark: Mark::None,
                 }),
                 text_cell(s.peak.map_or(String::new(), |pk| pk.clients.to_string())),
                 text_cell(s.sag.map_or(String::new(), |g| g.last.clients.to_string())),
@@ -124,13 +127,24 @@ pub(super) fn peak_table(p: &Panel, tp: Metric) -> Table {
                 ),
             ];
             if p.series.len() > 1 {
-                cells.push(text_cell(behind.map_or(String::new(), |r| {
-                    if r.behind_pct == 0.0 {
-                        "best".to_string()
-                    } else {
-                        format!("−{:.2} %", r.behind_pct)
-                    }
-                })));
+                cells.push(match peaks.iter().find(|c| c.series == s.label) {
+                    Some(c) => Cell {
+                        text: c.difference_text(),
+                        detail: Some(format!(
+                            "{} against {}, {} blocks",
+                            c.verdict.name().replace('_', " "),
+                            c.baseline,
+                            c.blocks
+                        )),
+                        mark: match c.verdict {
+                            Verdict::Better => Mark::Better,
+                            Verdict::Worse => Mark::Worse,
+                            _ => Mark::None,
+                        },
+                    },
+                    None if peaks.iter().any(|c| c.baseline == s.label) => text_cell("baseline"),
+                    None => text_cell(""),
+                });
             }
             Row {
                 label: s.label.clone(),
@@ -149,7 +163,7 @@ pub(super) fn peak_table(p: &Panel, tp: Metric) -> Table {
     .map(String::from)
     .to_vec();
     if p.series.len() > 1 {
-        columns.push("vs best".into());
+        columns.push("peak against the baseline, block by block".into());
     }
     Table {
         caption: format!(

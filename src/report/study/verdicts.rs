@@ -13,37 +13,29 @@ fn mark(v: &Verdict) -> Mark {
     match v {
         Verdict::Holds(_) => Mark::Better,
         Verdict::DoesNotHold(_) => Mark::Worse,
+        Verdict::Inconclusive(_) => Mark::None,
         Verdict::NotMeasurable(_) => Mark::Missing,
     }
 }
 
-/// A verdict's cell: its label (with "narrowly" where the repeats
-/// disagree), the numbers and the margin as detail.
-fn cell(v: &Verdict, margin: Option<&super::statement::Margin>, narrow: Option<&str>) -> Cell {
-    let label = match (v, narrow) {
-        (Verdict::Holds(_), Some(_)) => "holds narrowly".to_string(),
-        _ => v.label().to_string(),
-    };
+/// A verdict's cell: its label, the numbers (and, where the verdict is
+/// decided, the margin) as detail.
+fn cell(v: &Verdict, margin: Option<&super::statement::Margin>) -> Cell {
     let mut detail = v.why().to_string();
-    if let (Some(m), false) = (margin, matches!(v, Verdict::NotMeasurable(_))) {
-        let word = if matches!(v, Verdict::Holds(_)) {
-            "holds"
-        } else {
-            "fails"
+    if let Some(m) = margin {
+        let word = match v {
+            Verdict::Holds(_) => "holds",
+            Verdict::DoesNotHold(_) => "fails",
+            _ => "",
         };
-        detail.push_str(&format!("; {word} {}", m.describe()));
-    }
-    if let Some(n) = narrow {
-        detail.push_str(&format!("; {n}"));
+        if !word.is_empty() {
+            detail.push_str(&format!("; {word} {}", m.describe()));
+        }
     }
     Cell {
-        text: label,
+        text: v.label().to_string(),
         detail: Some(detail),
-        mark: if narrow.is_some() {
-            Mark::Missing
-        } else {
-            mark(v)
-        },
+        mark: mark(v),
     }
 }
 
@@ -83,8 +75,8 @@ pub fn tables(r: &Reproduction) -> Vec<Block> {
                     cells: vec![
                         Cell::plain(words(c)),
                         statement_cell(c),
-                        cell(&c.seed, c.seed_margin.as_ref(), None),
-                        cell(&c.here, c.here_margin.as_ref(), c.narrow.as_deref()),
+                        cell(&c.seed, c.seed_margin.as_ref()),
+                        cell(&c.here, c.here_margin.as_ref()),
                     ],
                 })
                 .collect(),
@@ -109,8 +101,8 @@ pub fn tables(r: &Reproduction) -> Vec<Block> {
                     label: c.text.clone(),
                     cells: vec![
                         statement_cell(c),
-                        cell(&c.seed, c.seed_margin.as_ref(), None),
-                        cell(&c.here, c.here_margin.as_ref(), c.narrow.as_deref()),
+                        cell(&c.seed, c.seed_margin.as_ref()),
+                        cell(&c.here, c.here_margin.as_ref()),
                     ],
                 })
                 .collect(),
@@ -151,10 +143,7 @@ pub fn deviations(label: &str, d: &[Deviation]) -> Vec<Block> {
 /// One sentence per conclusion and observation for the report's summary.
 pub fn sentences(r: &Reproduction) -> Vec<String> {
     let one = |c: &ConclusionRow, whose: &str| {
-        let here = match (&c.here, &c.narrow) {
-            (Verdict::Holds(_), Some(_)) => "holds narrowly",
-            (v, _) => v.label(),
-        };
+        let here = c.here.label();
         format!(
             "{}{whose}: \"{}\"{} — published: {}; here: {here} ({}).",
             r.label,

@@ -1,0 +1,619 @@
+//! A study's series compared block by block: for every panel (workload
+//! entry × CPU set), every cell (client count, or offered load) and every
+//! series against the baseline, the per-block ratio of each metric, its
+//! geometric mean and 95 % interval, and the verdict the interval allows
+//! (`stats::paired`); the same for the whole curve (the ratio of the two
+//! series' peaks in each block); the control's comparison with itself (the
+//! study's noise floor); how far the machine drifted while it ran; and
+//! the machines it ran on — two of which are never paired.
+//!
+//! A block is a repeat number: in an interleaved study the points of one
+//! block ran back to back, so the machine's drift falls on both sides of a
+//! ratio alike; in a sequential one they did not, and the report says so.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::names::{distinct, finished, panel_key, series_label, show_variant, workload_title};
+use super::servers::AGAIN;
+use super::spec::DEFAULT_EQUIVALENCE;
+use super::StudyData;
+use crate::stats::paired::{Ratio, Verdict};
+use crate::store::{Metrics, StoredPoint};
+
+/// One comparison: a series against the baseline on one metric, at one
+/// cell or over the whole curve (`peak`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PairedComparison {
+    pub series: String,
+    pub baseline: String,
+    pub workload: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    /// The cell's clients (connections of each instance); None for `peak`.
+    pub clients: Option<u32>,
+    /// The cell's offered load (`rate=50%`, `users=1000`); None in the
+    /// closed loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<String>,
+    /// `clients=N`, `rate=…` / `users=…` at N clients, or `peak`.
+    pub cell: String,
+    /// `tps`, `p95`, `p99` or `server_cpu` (µs per transaction).
+    pub metric: &'static str,
+    /// Geometric mean of the per-block ratios (series / baseline); None
+    /// where no block paired.
+    pub ratio: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    /// Blocks that paired.
+    pub blocks: usize,
+    pub verdict: Verdict,
+    /// The per-block ratios, by block.
+    #[serde(skip)]
+    pub per_block: Vec<(u32, f64)>,
+}
+
+impl PairedComparison {
+    /// "0.93 [0.90, 0.96]", or "0.93 (1 block)".
+    pub fn interval_text(&self) -> String {
+        match (self.ratio, self.ci_low, self.ci_high) {
+            (Some(r), Some(lo), Some(hi)) => format!("{r:.3} [{lo:.3}, {hi:.3}]"),
+            (Some(r), _, _) => format!("{r:.3} ({} block)", self.blocks),
+            _ => "—".into(),
+        }
+    }
+
+    /// The difference in percent, with its interval: "−7.0 % [−10.1,
+    /// −3.9]".
+    pub fn difference_text(&self) -> String {
+        let pct = |x: f64| signed((x - 1.0) * 100.0);
+        match (self.ratio, self.ci_low, self.ci_high) {
+            (Some(r), Some(lo), Some(hi)) => {
+                format!("{} % [{}, {}]", pct(r), pct(lo), pct(hi))
+            }
+            (Some(r), _, _) => format!("{} % (one block, no interval)", pct(r)),
+            _ => "not compared".into(),
+        }
+    }
+}
+
+/// `+1.5` / `−1.5` (a minus sign, as the report's tables write it).
+fn signed(x: f64) -> String {
+    let s = format!("{x:+.1}");
+    s.replace('-', "−")
+}
+
+impl PairedComparison {
+    /// How the cell is named in a sentence: "at 4 clients", "at its peak".
+    pub fn where_text(&self) -> String {
+        match (self.clients, &self.rate) {
+            (None, _) => "at its peak".into(),
+            (Some(c), None) => format!("at {c} clients"),
+            (Some(c), Some(l)) => format!("at {l} on {c} clients"),
+        }
+    }
+}
+
+/// The control measured against itself: the study's noise floor.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoiseFloor {
+    /// The control's series, and its second measurement's.
+    pub series: String,
+    pub again: String,
+    /// Its throughput comparisons, cells and peak.
+    pub comparisons: usize,
+    /// The widest interval half-width among them (a share: 0.02 = ±2 %).
+    pub widest_half_width: Option<f64>,
+    /// How many came out each way.
+    pub verdicts: BTreeMap<&'static str, usize>,
+    /// Where the control came out better or worse than itself: the design
+    /// failed there (order effects, a server warming up), and every other
+    /// verdict of the study is unreliable. Empty: it held.
+    pub failed_at: Vec<String>,
+}
+
+/// How far the machine drifted under a panel: the reference series' (the
+/// control's, else the baseline's) highest block over its lowest in one
+/// cell, against what the paired ratios of that cell kept of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Drift {
+    pub workload: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    pub series: String,
+    pub cell: String,
+    /// Its lowest and highest block's throughput.
+    pub lowest: f64,
+    pub highest: f64,
+    /// highest / lowest − 1, %.
+    pub drift_pct: f64,
+    /// The widest spread (highest / lowest − 1, %) of the per-block
+    /// ratios of that cell's comparisons: what pairing left of the drift.
+    pub paired_spread_pct: Option<f64>,
+}
+
+/// One machine the study ran on and its points.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineUse {
+    /// CPU model, CPUs, memory, kernel.
+    pub machine: String,
+    pub points: usize,
+    pub first_unix_s: Option<u64>,
+    pub last_unix_s: Option<u64>,
+}
+
+/// One series' value in one block, where it ran.
+#[derive(Debug, Clone)]
+pub struct BlockValue {
+    pub value: f64,
+    pub machine: String,
+    /// The clients' release, µs since 1970.
+    pub at_us: Option<u64>,
+}
+
+/// A panel's series as paired comparisons see them: per series label,
+/// cell and block, the point's figures.
+pub struct PanelBlocks<'a> {
+    pub workload: String,
+    pub cpus: Option<String>,
+    /// Series labels in order of appearance; the baseline's, the control's
+    /// and its twin's among them where the panel has them.
+    pub series: Vec<String>,
+    pub baseline: String,
+    pub control: Option<(String, String)>,
+    /// (series, clients, level) → block → point.
+    pub cells: BTreeMap<(String, u32, Option<String>), BTreeMap<u32, &'a StoredPoint>>,
+}
+
+/// Everything the paired analysis gives a report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Paired {
+    /// `interleaved` or `sequential`, as the study ran; None for a study
+    /// stored before dbsweep kept it.
+    pub order: Option<String>,
+    pub equivalence: f64,
+    pub comparisons: Vec<PairedComparison>,
+    pub noise_floor: Option<NoiseFloor>,
+    pub drift: Vec<Drift>,
+    pub machines: Vec<MachineUse>,
+    /// Each series' fall from its peak to its highest client count, as a
+    /// block-paired ratio (for the sentences; the tables show the means).
+    #[serde(skip)]
+    pub sags: Vec<SagJudged>,
+}
+
+/// A series' throughput at its highest client count over its peak's,
+/// block by block: a sag is only said where the interval decides it.
+#[derive(Debug, Clone)]
+pub struct SagJudged {
+    pub workload: String,
+    pub cpus: Option<String>,
+    pub series: String,
+    pub peak_clients: u32,
+    pub last_clients: u32,
+    pub ratio: Option<Ratio>,
+    pub verdict: Verdict,
+}
+
+/// The metrics compared: name, the figure, and whether more is better.
+type MetricFn = fn(&Metrics) -> Option<f64>;
+const METRICS: [(&str, MetricFn, bool); 4] = [
+    ("tps", |m| Some(m.tps), true),
+    ("p95", |m| m.lat_p95_us, false),
+    ("p99", |m| m.lat_p99_us, false),
+    ("server_cpu", |m| m.server_cpu_us_per_txn, false),
+];
+
+/// The study's panels seen block by block.
+pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
+    let all: Vec<&StoredPoint> = data.points.iter().chain(&data.paced).collect();
+    let with_variant = show_variant(&data.points);
+    let label = |p: &StoredPoint| {
+        series_label(
+            data.target_label(&p.row.target),
+            &p.row.variant,
+            p.row.instances,
+            with_variant,
+        )
+    };
+    let design = data.design.as_ref();
+    let named = |(t, v): &(String, String)| {
+        all.iter()
+            .find(|p| &p.row.target == t && &p.row.variant == v)
+            .map(|p| label(p))
+    };
+    let baseline = design.and_then(|d| named(&d.baseline));
+    let control = design.and_then(|d| {
+        let c = named(d.control.as_ref()?)?;
+        let twin = (
+            format!("{}{AGAIN}", d.control.as_ref()?.0),
+            d.control.as_ref()?.1.clone(),
+        );
+        Some((c, named(&twin)?))
+    });
+    let keys = distinct(all.iter().map(|p| panel_key(p)));
+    keys.into_iter()
+        .map(|key| {
+            let mine: Vec<&StoredPoint> = all
+                .iter()
+                .copied()
+                .filter(|p| panel_key(p) == key)
+                .collect();
+            let series = distinct(mine.iter().map(|p| label(p)));
+            let mut cells: BTreeMap<_, BTreeMap<u32, &StoredPoint>> = BTreeMap::new();
+            for p in mine.iter().filter(|p| finished(p).is_some()) {
+                cells
+                    .entry((label(p), p.row.clients, p.row.load_level.clone()))
+                    .or_default()
+                    .insert(p.row.repeat, *p);
+            }
+            let first_own = series.iter().find(|s| !s.ends_with(AGAIN)).cloned();
+            let baseline = baseline
+                .clone()
+                .filter(|b| series.contains(b))
+                .or(first_own)
+                .unwrap_or_default();
+            let (label, options, cpus) = key;
+            PanelBlocks {
+                workload: workload_title(&label, &options),
+                cpus,
+                control: control
+                    .clone()
+                    .filter(|(c, t)| series.contains(c) && series.contains(t)),
+                series,
+                baseline,
+                cells,
+            }
+        })
+        .collect()
+}
+
+/// The paired analysis of `data`.
+pub fn analyze(data: &StudyData) -> Paired {
+    let margin = data
+        .design
+        .as_ref()
+        .map_or(DEFAULT_EQUIVALENCE, |d| d.equivalence);
+    let mut out = Paired {
+        order: data.design.as_ref().map(|d| d.order.clone()),
+        equivalence: margin,
+        machines: machines(data),
+        ..Paired::default()
+    };
+    let mut floor: Vec<PairedComparison> = Vec::new();
+    for pb in panels(data) {
+        let mut panel_comparisons = Vec::new();
+        for s in &pb.series {
+            // The control's twin against its first measurement; every
+            // other series against the baseline.
+            let against = match &pb.control {
+                Some((c, twin)) if s == twin => c.clone(),
+                _ if s == &pb.baseline || s.ends_with(AGAIN) => continue,
+                _ => pb.baseline.clone(),
+            };
+            let mut cs = compare(&pb, s, &against, margin);
+            if pb.control.as_ref().is_some_and(|(_, t)| t == s) {
+                floor.extend(cs.iter().filter(|c| c.metric == "tps").cloned());
+            }
+            panel_comparisons.append(&mut cs);
+        }
+        out.drift.extend(drift(&pb, &panel_comparisons));
+        out.sags.extend(sags(&pb, margin));
+        out.comparisons.extend(panel_comparisons);
+    }
+    out.noise_floor = data
+        .design
+        .as_ref()
+        .and_then(|d| d.control.as_ref())
+        .and_then(|_| noise_floor(&floor));
+    out
+}
+
+/// Pairs block by block the figures of `a` and `b` at every cell both
+/// measured, and their peaks.
+fn compare(pb: &PanelBlocks<'_>, a: &str, b: &str, margin: f64) -> Vec<PairedComparison> {
+    let mut out = Vec::new();
+    let cells: BTreeSet<(u32, Option<String>)> = pb
+        .cells
+        .keys()
+        .filter(|(s, _, _)| s == a)
+        .map(|(_, c, l)| (*c, l.clone()))
+        .collect();
+    let base =
+        |cell: String, clients: Option<u32>, rate: Option<String>, metric| PairedComparison {
+            series: a.to_string(),
+            baseline: b.to_string(),
+            workload: pb.workload.clone(),
+            cpus: pb.cpus.clone(),
+            clients,
+            rate,
+            cell,
+            metric,
+            ratio: None,
+            ci_low: None,
+            ci_high: None,
+            blocks: 0,
+            verdict: Verdict::TooFewRepeats,
+            per_block: Vec::new(),
+        };
+    for (clients, level) in &cells {
+        let (Some(mine), Some(theirs)) = (
+            pb.cells.get(&(a.to_string(), *clients, level.clone())),
+            pb.cells.get(&(b.to_string(), *clients, level.clone())),
+        ) else {
+            continue;
+        };
+        let cell = match level {
+            Some(l) => format!("{l} at clients={clients}"),
+            None => format!("clients={clients}"),
+        };
+        for (name, f, higher) in METRICS {
+            // A paced point's throughput is its offered load: not compared.
+            if level.is_some() && name == "tps" {
+                continue;
+            }
+            let pairs: Vec<(u32, BlockValue, BlockValue)> = mine
+                .iter()
+                .filter_map(|(k, p)| {
+                    let q = theirs.get(k)?;
+                    Some((*k, value(p, f)?, value(q, f)?))
+                })
+                .collect();
+            if pairs.is_empty() {
+                continue;
+            }
+            out.push(judge(
+                base(cell.clone(), Some(*clients), level.clone(), name),
+                &pairs,
+                margin,
+                higher,
+            ));
+        }
+    }
+    // The whole curve: each block's peak (closed loop) over the client
+    // counts both measured in it (with one count, its value).
+    let closed: Vec<u32> = cells
+        .iter()
+        .filter(|(_, l)| l.is_none())
+        .map(|(c, _)| *c)
+        .collect();
+    if !closed.is_empty() {
+        let peak = |s: &str, k: u32| -> Option<BlockValue> {
+            let mut best: Option<BlockValue> = None;
+            for c in &closed {
+                let p = pb.cells.get(&(s.to_string(), *c, None))?.get(&k)?;
+                let v = value(p, |m| Some(m.tps))?;
+                if best.as_ref().is_none_or(|b| v.value > b.value) {
+                    best = Some(v);
+                }
+            }
+            best
+        };
+        let blocks: BTreeSet<u32> = pb
+            .cells
+            .iter()
+            .filter(|((s, _, l), _)| s == a && l.is_none())
+            .flat_map(|(_, m)| m.keys().copied())
+            .collect();
+        let pairs: Vec<(u32, BlockValue, BlockValue)> = blocks
+            .into_iter()
+            .filter_map(|k| Some((k, peak(a, k)?, peak(b, k)?)))
+            .collect();
+        if !pairs.is_empty() {
+            out.push(judge(
+                base("peak".into(), None, None, "tps"),
+                &pairs,
+                margin,
+                true,
+            ));
+        }
+    }
+    out
+}
+
+fn value(p: &StoredPoint, f: MetricFn) -> Option<BlockValue> {
+    let m = finished(p)?;
+    Some(BlockValue {
+        value: f(m)?,
+        machine: machine_of(p),
+        at_us: m.started_unix_us,
+    })
+}
+
+/// The comparison's ratio, interval and verdict from the pairs that ran
+/// on one machine; none from two.
+fn judge(
+    mut c: PairedComparison,
+    pairs: &[(u32, BlockValue, BlockValue)],
+    margin: f64,
+    higher: bool,
+) -> PairedComparison {
+    let same: Vec<&(u32, BlockValue, BlockValue)> = pairs
+        .iter()
+        .filter(|(_, x, y)| x.machine == y.machine)
+        .collect();
+    if same.is_empty() {
+        c.verdict = Verdict::DifferentMachines;
+        return c;
+    }
+    let values: Vec<(f64, f64)> = same.iter().map(|(_, x, y)| (x.value, y.value)).collect();
+    c.per_block = same
+        .iter()
+        .filter(|(_, x, y)| x.value > 0.0 && y.value > 0.0)
+        .map(|(k, x, y)| (*k, x.value / y.value))
+        .collect();
+    if let Some(r) = Ratio::of(&values) {
+        c.ratio = Some(r.ratio);
+        c.ci_low = r.ci.map(|x| x.0);
+        c.ci_high = r.ci.map(|x| x.1);
+        c.blocks = r.blocks;
+        c.verdict = r.verdict(margin, higher);
+    }
+    c
+}
+
+fn noise_floor(floor: &[PairedComparison]) -> Option<NoiseFloor> {
+    let first = floor.first()?;
+    let mut verdicts = BTreeMap::new();
+    for c in floor {
+        *verdicts.entry(c.verdict.name()).or_insert(0) += 1;
+    }
+    let widest = floor
+        .iter()
+        .filter_map(|c| Some((c.ci_high? - c.ci_low?) / 2.0))
+        .fold(None, |w: Option<f64>, h| Some(w.map_or(h, |w| w.max(h))));
+    Some(NoiseFloor {
+        series: first.baseline.clone(),
+        again: first.series.clone(),
+        comparisons: floor.len(),
+        widest_half_width: widest,
+        verdicts,
+        failed_at: floor
+            .iter()
+            .filter(|c| c.verdict.decided())
+            .map(|c| format!("{} {} ({})", c.workload, c.cell, c.difference_text()))
+            .collect(),
+    })
+}
+
+/// The panel's drift: the reference series' widest block-to-block spread
+/// in a closed-loop cell, beside the spread of that cell's paired ratios.
+fn drift(pb: &PanelBlocks<'_>, comparisons: &[PairedComparison]) -> Option<Drift> {
+    let reference = pb
+        .control
+        .as_ref()
+        .map_or(pb.baseline.clone(), |(c, _)| c.clone());
+    let spread = |v: &[f64]| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(0.0, f64::max);
+        (lo > 0.0).then(|| (lo, hi, (hi / lo - 1.0) * 100.0))
+    };
+    let mut best: Option<Drift> = None;
+    for ((s, clients, level), blocks) in &pb.cells {
+        if s != &reference || level.is_some() || blocks.len() < 2 {
+            continue;
+        }
+        let v: Vec<f64> = blocks
+            .values()
+            .filter_map(|p| Some(finished(p)?.tps))
+            .collect();
+        let Some((lo, hi, pct)) = spread(&v) else {
+            continue;
+        };
+        if best.as_ref().is_some_and(|b| b.drift_pct >= pct) {
+            continue;
+        }
+        let cell = format!("clients={clients}");
+        let paired = comparisons
+            .iter()
+            .filter(|c| c.cell == cell && c.metric == "tps" && c.per_block.len() >= 2)
+            .filter_map(|c| {
+                let r: Vec<f64> = c.per_block.iter().map(|x| x.1).collect();
+                spread(&r).map(|x| x.2)
+            })
+            .fold(None, |w: Option<f64>, x| Some(w.map_or(x, |w| w.max(x))));
+        best = Some(Drift {
+            workload: pb.workload.clone(),
+            cpus: pb.cpus.clone(),
+            series: reference.clone(),
+            cell,
+            lowest: lo,
+            highest: hi,
+            drift_pct: pct,
+            paired_spread_pct: paired,
+        });
+    }
+    best
+}
+
+/// Each series' sag: its highest client count against its peak (the
+/// count with the highest mean throughput), block by block.
+fn sags(pb: &PanelBlocks<'_>, margin: f64) -> Vec<SagJudged> {
+    let mut out = Vec::new();
+    for s in &pb.series {
+        let cells: Vec<(u32, &BTreeMap<u32, &StoredPoint>)> = pb
+            .cells
+            .iter()
+            .filter(|((x, _, l), _)| x == s && l.is_none())
+            .map(|((_, c, _), b)| (*c, b))
+            .collect();
+        let mean = |b: &BTreeMap<u32, &StoredPoint>| {
+            let v: Vec<f64> = b.values().filter_map(|p| Some(finished(p)?.tps)).collect();
+            crate::stats::mean(&v)
+        };
+        let Some(&(peak, peak_blocks)) =
+            cells
+                .iter()
+                .filter(|(_, b)| mean(b).is_some())
+                .max_by(|x, y| {
+                    mean(x.1)
+                        .unwrap_or(0.0)
+                        .total_cmp(&mean(y.1).unwrap_or(0.0))
+                })
+        else {
+            continue;
+        };
+        let Some(&(last, last_blocks)) = cells.last() else {
+            continue;
+        };
+        if last == peak {
+            continue;
+        }
+        let pairs: Vec<(f64, f64)> = last_blocks
+            .iter()
+            .filter_map(|(k, p)| {
+                let q = peak_blocks.get(k)?;
+                (machine_of(p) == machine_of(q)).then_some((finished(p)?.tps, finished(q)?.tps))
+            })
+            .collect();
+        let ratio = Ratio::of(&pairs);
+        out.push(SagJudged {
+            workload: pb.workload.clone(),
+            cpus: pb.cpus.clone(),
+            series: s.clone(),
+            peak_clients: peak,
+            last_clients: last,
+            verdict: ratio.map_or(Verdict::TooFewRepeats, |r| r.verdict(margin, true)),
+            ratio,
+        });
+    }
+    out
+}
+
+/// What tells the machine a point ran on: the stored fingerprint, or one
+/// made from its run document (a point stored before dbsweep kept it).
+pub fn machine_of(p: &StoredPoint) -> String {
+    match p.metrics.as_ref().map(|m| m.machine.as_str()) {
+        Some(m) if !m.is_empty() => m.to_string(),
+        _ => p
+            .row
+            .run
+            .as_ref()
+            .map(|r| crate::store::machine_fingerprint(&r.machine))
+            .unwrap_or_default(),
+    }
+}
+
+fn machines(data: &StudyData) -> Vec<MachineUse> {
+    let mut out: Vec<MachineUse> = Vec::new();
+    for p in data.points.iter().chain(&data.paced) {
+        let Some(m) = finished(p) else { continue };
+        let name = machine_of(p);
+        let at = m.started_unix_s;
+        match out.iter_mut().find(|u| u.machine == name) {
+            Some(u) => {
+                u.points += 1;
+                u.first_unix_s = u.first_unix_s.min(Some(at));
+                u.last_unix_s = u.last_unix_s.max(Some(at));
+            }
+            None => out.push(MachineUse {
+                machine: name,
+                points: 1,
+                first_unix_s: Some(at),
+                last_unix_s: Some(at),
+            }),
+        }
+    }
+    out
+}

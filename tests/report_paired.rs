@@ -1,0 +1,265 @@
+//! The paired comparisons of a study report on literal points: a server
+//! against itself while the machine drifts by 40 % gives `equivalent`
+//! when its blocks were interleaved and a confident difference when they
+//! ran in sequence; a real difference is `better` / `worse`; a control
+//! that differs from itself says the design failed; points of two
+//! machines are never paired; and the report's words follow the verdicts.
+
+use std::path::Path;
+
+use dbsweep::record::{Machine, Run};
+use dbsweep::report::study::{self, spec::DesignSpec, Options, StudyData};
+use dbsweep::stats::paired::Verdict;
+use dbsweep::store::{PointRow, PointStatus, Store};
+use util::Dir;
+
+mod util;
+
+/// One finished point of `target` at 4 clients, repeat `repeat`, with
+/// `tps`, released at `at_s` seconds, on `cpu`.
+fn point(target: &str, repeat: u32, tps: f64, at_s: u64, cpu: &str) -> PointRow {
+    let mut run = Run::sample();
+    run.result.tps = tps;
+    run.result.transactions = (tps * 10.0) as u64;
+    run.released_unix_us = Some(1_700_000_000_000_000 + at_s * 1_000_000);
+    run.machine = Machine {
+        cpu_model: cpu.into(),
+        cpus_online: 2,
+        cpus_available: 2,
+        memory_bytes: 1 << 30,
+        kernel: "6.1".into(),
+        ..Machine::default()
+    };
+    PointRow {
+        key: format!("target={target}/variant=base/cpus=all/workload=0:oltp_point_select/clients=4/instances=1/repeat={repeat}"),
+        target: target.into(),
+        target_kind: "fake".into(),
+        target_url: "fake://".into(),
+        variant: "base".into(),
+        variant_settings: Vec::new(),
+        cpus: None,
+        workload: "oltp_point_select".into(),
+        workload_label: "oltp_point_select".into(),
+        workload_options: Vec::new(),
+        clients: 4,
+        instances: 1,
+        repeat,
+        load_level: None,
+        status: PointStatus::Finished,
+        reason: None,
+        run: Some(run),
+        settings: Vec::new(),
+        restart_s: None,
+    }
+}
+
+/// A study of `series` (target, tps by block, time by block, cpu), stored
+/// and read back as a report's data.
+fn stored(
+    dir: &Dir,
+    order: &str,
+    control: Option<&str>,
+    series: &[(&str, &[f64], &[u64], &str)],
+) -> StudyData {
+    let path = dir.join("results.db");
+    let mut s = Store::create_or_open(&path).unwrap();
+    let id = s
+        .begin_study("p", "", "name = \"p\"\n", &Machine::default())
+        .unwrap();
+    let design = DesignSpec {
+        order: order.into(),
+        baseline: ("a".into(), "base".into()),
+        control: control.map(|c| (c.into(), "base".into())),
+        equivalence: 0.02,
+        seed: 1,
+    };
+    s.save_design(id, &serde_json::to_string(&design).unwrap())
+        .unwrap();
+    for (target, tps, at, cpu) in series {
+        for (k, (v, t)) in tps.iter().zip(*at).enumerate() {
+            s.commit_point(id, &point(target, k as u32 + 1, *v, *t, cpu))
+                .unwrap();
+        }
+    }
+    drop(s);
+    study::load(Path::new(&path), None).unwrap()
+}
+
+fn tps_at_4<'a>(r: &'a study::Report, series: &str) -> &'a study::paired::PairedComparison {
+    r.paired
+        .comparisons
+        .iter()
+        .find(|c| c.series == series && c.cell == "clients=4" && c.metric == "tps")
+        .unwrap_or_else(|| panic!("{series}: {:?}", r.paired.comparisons))
+}
+
+const OPTS: Options = Options {
+    metric: study::Metric::Tps,
+    point: None,
+};
+
+/// The machine drifts from 1000 to 1400 tps over five blocks.
+const DRIFT: [f64; 5] = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0];
+
+#[test]
+fn a_server_against_itself_on_a_drifting_machine() {
+    // Interleaved: each block runs both a second apart; they differ by a
+    // few tenths of a percent, the blocks by 10 %.
+    let dir = Dir::new();
+    let b = [1003.0, 1097.0, 1204.0, 1297.0, 1402.0];
+    let data = stored(
+        &dir,
+        "interleaved",
+        None,
+        &[
+            ("a", &DRIFT, &[0, 60, 120, 180, 240], "cpu"),
+            ("b", &b, &[1, 61, 121, 181, 241], "cpu"),
+        ],
+    );
+    let r = study::analyze(&data, None, &OPTS);
+    let c = tps_at_4(&r, "b");
+    assert_eq!(c.verdict, Verdict::Equivalent, "{c:?}");
+    assert_eq!(c.blocks, 5);
+    let (lo, hi) = (c.ci_low.unwrap(), c.ci_high.unwrap());
+    assert!(lo > 0.98 && hi < 1.02 && lo < 1.0 && hi > 1.0, "{c:?}");
+    let text = r.conclusions.join("\n");
+    assert!(
+        text.contains("b and a: no difference in peak throughput within ±2 %"),
+        "{text}"
+    );
+    assert!(!text.contains("best") && !text.contains("slower"), "{text}");
+    // The drift: 40 % between blocks, pairing left 0.7 %.
+    let d = &r.paired.drift[0];
+    assert!((d.drift_pct - 40.0).abs() < 1e-9, "{d:?}");
+    assert!(d.paired_spread_pct.unwrap() < 1.0, "{d:?}");
+
+    // Sequential: b ran after a, on the drifted half of the day.
+    let dir = Dir::new();
+    let later = [1500.0, 1600.0, 1700.0, 1800.0, 1900.0];
+    let data = stored(
+        &dir,
+        "sequential",
+        None,
+        &[
+            ("a", &DRIFT, &[0, 10, 20, 30, 40], "cpu"),
+            ("b", &later, &[300, 310, 320, 330, 340], "cpu"),
+        ],
+    );
+    let r = study::analyze(&data, None, &OPTS);
+    let c = tps_at_4(&r, "b");
+    assert_eq!(c.verdict, Verdict::Better, "{c:?}");
+    let text = r.conclusions.join("\n");
+    assert!(text.contains("measured one after another"), "{text}");
+}
+
+#[test]
+fn a_real_difference_under_the_same_drift_is_decided() {
+    // b is 15 % slower in every block, within ±1 %.
+    let dir = Dir::new();
+    let b: Vec<f64> = DRIFT
+        .iter()
+        .zip([0.85, 0.86, 0.84, 0.85, 0.855])
+        .map(|(a, f)| a * f)
+        .collect();
+    let data = stored(
+        &dir,
+        "interleaved",
+        None,
+        &[
+            ("a", &DRIFT, &[0, 60, 120, 180, 240], "cpu"),
+            ("b", &b, &[1, 61, 121, 181, 241], "cpu"),
+        ],
+    );
+    let r = study::analyze(&data, None, &OPTS);
+    let c = tps_at_4(&r, "b");
+    assert_eq!(c.verdict, Verdict::Worse, "{c:?}");
+    assert!((c.ratio.unwrap() - 0.851).abs() < 0.002, "{c:?}");
+    let text = r.conclusions.join("\n");
+    assert!(
+        text.contains("b has lower peak throughput than a: −14.9 %"),
+        "{text}"
+    );
+    // The document marks it, and says how it was measured.
+    let doc = study::document(&data, &r);
+    let s = doc
+        .sections
+        .iter()
+        .find(|s| s.title == "Comparisons")
+        .unwrap();
+    let dbsweep::report::doc::Block::Paragraph(first) = &s.blocks[0] else {
+        panic!()
+    };
+    assert!(
+        first.starts_with("Interleaved: every block ran each series once"),
+        "{first}"
+    );
+}
+
+#[test]
+fn a_control_that_differs_from_itself_fails_the_design() {
+    let dir = Dir::new();
+    // "a (again)" always runs second and always gains 5 %: an order
+    // effect, not a server.
+    let again: Vec<f64> = DRIFT.iter().map(|x| x * 1.05).collect();
+    let data = stored(
+        &dir,
+        "interleaved",
+        Some("a"),
+        &[
+            ("a", &DRIFT, &[0, 60, 120, 180, 240], "cpu"),
+            ("a (again)", &again, &[1, 61, 121, 181, 241], "cpu"),
+            ("b", &DRIFT, &[2, 62, 122, 182, 242], "cpu"),
+        ],
+    );
+    let r = study::analyze(&data, None, &OPTS);
+    let floor = r.paired.noise_floor.as_ref().unwrap();
+    assert_eq!(
+        (floor.series.as_str(), floor.again.as_str()),
+        ("a", "a (again)")
+    );
+    assert_eq!(floor.failed_at.len(), 2, "the cell and the peak: {floor:?}");
+    assert!(
+        r.conclusions[0].starts_with(
+            "The design has failed: a measured twice in every block came out different from itself"
+        ),
+        "{}",
+        r.conclusions[0]
+    );
+    // The twin is compared with its original, not with the baseline.
+    assert_eq!(tps_at_4(&r, "a (again)").baseline, "a");
+}
+
+#[test]
+fn points_of_two_machines_are_never_paired() {
+    let dir = Dir::new();
+    let data = stored(
+        &dir,
+        "interleaved",
+        None,
+        &[
+            ("a", &DRIFT, &[0, 60, 120, 180, 240], "Intel Xeon"),
+            ("b", &DRIFT, &[1, 61, 121, 181, 241], "AMD EPYC"),
+        ],
+    );
+    let r = study::analyze(&data, None, &OPTS);
+    assert_eq!(tps_at_4(&r, "b").verdict, Verdict::DifferentMachines);
+    assert_eq!(r.paired.machines.len(), 2);
+    let text = r.conclusions.join("\n");
+    assert!(
+        text.contains("measured on different machines: not compared"),
+        "{text}"
+    );
+    let doc = study::document(&data, &r);
+    let s = doc
+        .sections
+        .iter()
+        .find(|s| s.title == "Comparisons")
+        .unwrap();
+    assert!(
+        s.blocks.iter().any(
+            |b| matches!(b, dbsweep::report::doc::Block::Note(n) if n.contains("ran on 2 machines"))
+        ),
+        "{:?}",
+        s.blocks
+    );
+}
