@@ -69,6 +69,7 @@ fn stored(
     let design = DesignSpec {
         order: order.into(),
         baseline: ("a".into(), "base".into()),
+        baselines: vec![],
         control: control.map(|c| (c.into(), "base".into())),
         equivalence: 0.02,
         seed: 1,

@@ -97,13 +97,16 @@ fn every_seed_conclusion_is_quoted_and_checked_or_says_why_not() {
 fn the_seeds_conclusions_on_their_own_published_numbers() {
     for (study, failing) in [
         ("seed000.toml", SEED000_FAILING.as_slice()),
-        ("seed001-mariadb.toml", &[]),
+        // "Collapses where 5.5 does not" asks 5.5 never to fall below half
+        // its peak; the seed's own 556rc-io1000 does at 1024 connections
+        // (286 against a peak of 664).
+        ("seed001-mariadb.toml", &["001_168545d603449587.txt:4"]),
         ("seed002-cpus.toml", &[]),
-        ("seed004.toml", &["004_e2cee94a1d81a599.txt:126"]),
+        ("seed004.toml", &[]),
         ("seed000-versions.toml", SEED000_FAILING.as_slice()),
-        ("seed001-versions.toml", &[]),
+        ("seed001-versions.toml", &["001_168545d603449587.txt:4"]),
         ("seed002-versions.toml", &[]),
-        ("seed004-versions.toml", &["004_e2cee94a1d81a599.txt:126"]),
+        ("seed004-versions.toml", &[]),
     ] {
         let mut not_holding = Vec::new();
         for (source, v) in verdicts_on_published(study) {

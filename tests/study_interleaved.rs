@@ -349,3 +349,15 @@ repeats = 2
     }
     assert!(per_cell.values().all(|&n| n == 4), "{per_cell:?}");
 }
+
+#[test]
+fn a_ramp_up_needs_users_as_on_the_command_line() {
+    let e = error("clients = [1]\n[[workload]]\nname = \"oltp_point_select\"\nramp_up = 10\n");
+    assert!(
+        e.contains("workload[0].ramp_up: ramp_up starts emulated users one after another, and this workload has none"),
+        "{e}"
+    );
+    // TPC-C's terminals are users of its own; DBT-1's come with eus.
+    load("clients = [1]\n[[workload]]\nname = \"tpcc\"\noptions = { warehouses = 1 }\nramp_up = 10\n");
+    load("clients = [1]\n[[workload]]\nname = \"dbt1\"\neus = [10]\nramp_up = 10\n");
+}

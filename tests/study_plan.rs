@@ -736,7 +736,9 @@ fn example_studies_load_and_plan() {
         p.estimated_duration(&quick)
     );
     let seed2 = study::load(&dir.join("seed002-cpus.toml")).unwrap();
-    assert_eq!(plan(&seed2).points.len(), 2 * 2 * 2 * 9);
+    // Two targets and the control's twin, two workloads, two CPU sets,
+    // nine client counts, up to five blocks.
+    assert_eq!(plan(&seed2).points.len(), 3 * 2 * 2 * 9 * 5);
     // The calibration point, then 10 % … 100 % and 110 %, 120 %.
     let rates = study::load(&dir.join("rate-sweep.toml")).unwrap();
     let keys: Vec<String> = plan(&rates)

@@ -125,23 +125,29 @@ pub fn render(data: &StudyData, r: &Report) -> String {
                     row.run.as_ref(),
                     &mut lines,
                 );
-                // When and where it ran.
+                // When and where it ran, where the point recorded it (a
+                // point stored before dbsweep kept it has no such lines).
                 for (figure, v) in [
                     ("started_unix_s", m.started_unix_us.map(|u| u as f64 / 1e6)),
                     ("ended_unix_s", m.ended_unix_us.map(|u| u as f64 / 1e6)),
                     ("restart_s", row.restart_s),
                 ] {
+                    if v.is_some() {
+                        lines.push(Line {
+                            figure: figure.into(),
+                            value: opt(v),
+                            ..base.clone()
+                        });
+                    }
+                }
+                let machine = super::study::paired::machine_of(p);
+                if !machine.is_empty() {
                     lines.push(Line {
-                        figure: figure.into(),
-                        value: opt(v),
+                        figure: "machine".into(),
+                        note: machine,
                         ..base.clone()
                     });
                 }
-                lines.push(Line {
-                    figure: "machine".into(),
-                    note: super::study::paired::machine_of(p),
-                    ..base.clone()
-                });
             }
             _ => lines.push(Line {
                 figure: "status".into(),

@@ -27,7 +27,35 @@ impl Loader<'_> {
                 })
                 .transpose()
         };
-        let baseline = series(&raw.baseline, "baseline")?.unwrap_or(0);
+        let mut baselines = Vec::new();
+        if let Some(b) = &raw.baseline {
+            if b.get_ref().0.is_empty() {
+                return Err(self.src.at(
+                    b,
+                    "baseline",
+                    "an empty list: name a series, or leave baseline out for the first",
+                ));
+            }
+            for n in &b.get_ref().0 {
+                let i = resolve(n, targets, variants).map_err(|m| self.src.at(b, "baseline", m))?;
+                let kind = |i: usize| targets[variants[i].target].dialect();
+                if let Some(&other) = baselines.iter().find(|&&o| kind(o) == kind(i)) {
+                    let name = |v: usize| {
+                        format!("{}/{}", targets[variants[v].target].name, variants[v].name)
+                    };
+                    return Err(self.src.at(
+                        b,
+                        "baseline",
+                        format!("two baselines of one kind of server ({} and {}): give at most one per server kind", name(other), name(i)),
+                    ));
+                }
+                baselines.push(i);
+            }
+        }
+        let baseline = baselines.first().copied().unwrap_or(0);
+        if baselines.len() < 2 {
+            baselines.clear();
+        }
         let control = series(&raw.control, "control")?;
         let order = match &raw.order {
             Some(o) => match o.get_ref().as_str() {
@@ -65,6 +93,7 @@ impl Loader<'_> {
         Ok(Design {
             order,
             baseline,
+            baselines,
             control,
             equivalence,
             seed: raw.seed.unwrap_or_else(|| name_seed(name)),

@@ -61,6 +61,10 @@ pub struct Design {
     /// The series every other is compared with (`baseline = "NAME"`,
     /// default the first): an index into [`Study::variants`].
     pub baseline: usize,
+    /// With `baseline = ["A", "B"]`: one baseline per server kind (each
+    /// series is compared with its own kind's, `baseline` being the
+    /// first); empty with one.
+    pub baselines: Vec<usize>,
     /// The series measured twice in every block (`control = "NAME"`):
     /// its comparison with itself is the study's noise floor.
     pub control: Option<usize>,
@@ -562,6 +566,19 @@ impl Study {
     /// What to start for a point on a managed target: its kind, directory,
     /// the variant's full settings, config file, binaries and CPU set. None
     /// for unmanaged targets.
+    /// The baseline series `v` (an index into [`Study::variants`]) is
+    /// compared with: its own server kind's when the study gives one per
+    /// kind, else the baseline.
+    pub fn baseline_for(&self, v: usize) -> usize {
+        let kind = |i: usize| self.targets[self.variants[i].target].dialect();
+        self.design
+            .baselines
+            .iter()
+            .copied()
+            .find(|&b| kind(b) == kind(v))
+            .unwrap_or(self.design.baseline)
+    }
+
     /// The study written to `out` instead of its own output directory
     /// (`dbsweep study FILE --out DIR`): its results there, and the
     /// managed servers' default directories under it too.

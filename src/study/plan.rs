@@ -687,7 +687,15 @@ impl Plan {
             } else {
                 String::new()
             },
-            name(d.baseline),
+            if d.baselines.is_empty() {
+                name(d.baseline)
+            } else {
+                d.baselines
+                    .iter()
+                    .map(|&b| name(b))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
             d.control.map_or(String::new(), |c| format!(
                 "; control {} (twice per block)",
                 name(c)

@@ -30,8 +30,8 @@ pub(super) struct RawStudy {
     /// `interleaved` or `sequential` (default: interleaved with two or
     /// more series).
     pub order: Option<Spanned<String>>,
-    /// The series others are compared with.
-    pub baseline: Option<Spanned<String>>,
+    /// The series others are compared with: one, or one per server kind.
+    pub baseline: Option<Spanned<Names>>,
     /// The series measured twice per block (the noise floor).
     pub control: Option<Spanned<String>>,
     /// The margin of "no difference", e.g. "2%".
@@ -228,6 +228,33 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
             }
         }
         d.deserialize_map(V_(PhantomData))
+    }
+}
+
+/// A name, or a list of names (`baseline = "a"`, `baseline = ["a", "b"]`).
+#[derive(Debug)]
+pub(super) struct Names(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for Names {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_;
+        impl<'de> Visitor<'de> for V_ {
+            type Value = Names;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a series name, or a list of them")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Names, E> {
+                Ok(Names(vec![v.to_string()]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Names, A::Error> {
+                let mut out = Vec::new();
+                while let Some(n) = a.next_element::<String>()? {
+                    out.push(n);
+                }
+                Ok(Names(out))
+            }
+        }
+        d.deserialize_any(V_)
     }
 }
 

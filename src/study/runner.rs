@@ -571,6 +571,7 @@ fn design_spec(study: &Study) -> crate::report::study::spec::DesignSpec {
     crate::report::study::spec::DesignSpec {
         order: d.order.name().to_string(),
         baseline: series(d.baseline),
+        baselines: d.baselines.iter().map(|&b| series(b)).collect(),
         control: d.control.map(series),
         equivalence: d.equivalence,
         seed: d.seed,
@@ -592,27 +593,28 @@ fn widest_half_width(
         let (mean, half) = crate::stats::mean_ci95(&xs)?;
         return (mean > 0.0).then(|| half / mean);
     }
-    let baseline = members
-        .iter()
-        .copied()
-        .find(|&s| {
-            let se = &plan.series[s];
-            se.variant == study.design.baseline && !se.again
-        })
-        .or(members.first().copied())?;
     let mut widest: f64 = 0.0;
     for &s in members {
         let se = &plan.series[s];
-        // The control's second measurement against its first.
+        // The control's second measurement against its first; every other
+        // series against its baseline (or the cell's first series, where
+        // that is not in the cell).
         let against = if se.again {
             members
                 .iter()
                 .copied()
                 .find(|&o| !plan.series[o].again && plan.series[o].variant == se.variant)?
-        } else if s == baseline {
-            continue;
         } else {
-            baseline
+            let wanted = study.baseline_for(se.variant);
+            let b = members
+                .iter()
+                .copied()
+                .find(|&o| plan.series[o].variant == wanted && !plan.series[o].again)
+                .or(members.first().copied())?;
+            if b == s {
+                continue;
+            }
+            b
         };
         let pairs: Vec<(f64, f64)> = of(s)
             .iter()

@@ -84,9 +84,13 @@ impl Loader<'_> {
             // Building checks what only the workload knows (e.g. --tables
             // ≥ 1), once per dialect the study's targets speak.
             let mut default_rounds = None;
+            let mut own_users = false;
             for &dialect in &dialects {
                 match (info.build)(info.name, &values, dialect, spec_rand) {
-                    Ok(built) => default_rounds = built.default_rounds(),
+                    Ok(built) => {
+                        default_rounds = built.default_rounds();
+                        own_users = built.default_users().is_some();
+                    }
                     Err(e) => {
                         let at = w.options.as_ref().map_or(w.name.span(), |o| o.span());
                         return Err(self.src.error(
@@ -96,6 +100,15 @@ impl Loader<'_> {
                         ));
                     }
                 }
+            }
+            // As the command line: users started one after another need
+            // users (TPC-C's terminals are its own).
+            if let (Some(r), None, false) = (&w.ramp_up, &w.users, own_users) {
+                return Err(self.src.at(
+                    r,
+                    &f("ramp_up"),
+                    "ramp_up starts emulated users one after another, and this workload has none: add a users axis (users = [100, 1000], or eus = … for DBT-1), or drop ramp_up",
+                ));
             }
             let clients = match (&w.clients, &study_clients) {
                 (Some(c), _) => self.clients(c, &f("clients"))?,

@@ -182,6 +182,7 @@ pub fn section(r: &Report, data: &StudyData) -> Option<Section> {
         }
         blocks.extend(ratio_chart(&mine, &title).map(Block::Chart));
     }
+    blocks.extend(heat_map(p));
     for d in &p.drift {
         blocks.push(Block::Paragraph(format!(
             "Drift, {}: {} ranged from {:.1} to {:.1} tps between the blocks at {} ({:+.1} %){}.",
@@ -425,4 +426,149 @@ fn drift_chart(data: &StudyData) -> Option<Chart> {
         kind: ChartKind::Line,
         series,
     })
+}
+
+/// Several workloads (a release history's microbenchmarks): per client
+/// count, series down and workloads across, each series' throughput and
+/// server CPU per transaction over its baseline's — a heat map, marked
+/// where the interval decides — and a chart of the throughput ratios by
+/// the series' order. None with fewer than three workloads.
+fn heat_map(p: &Paired) -> Vec<Block> {
+    let plain: Vec<&PairedComparison> = p
+        .comparisons
+        .iter()
+        .filter(|c| c.rate.is_none() && c.clients.is_some() && !c.series.ends_with(super::AGAIN))
+        .collect();
+    let mut workloads: Vec<&str> = Vec::new();
+    let mut series: Vec<&str> = Vec::new();
+    let mut counts: Vec<u32> = Vec::new();
+    for c in &plain {
+        if !workloads.contains(&c.workload.as_str()) {
+            workloads.push(&c.workload);
+        }
+        if !series.contains(&c.series.as_str()) {
+            series.push(&c.series);
+        }
+        if !counts.contains(&c.clients.unwrap()) {
+            counts.push(c.clients.unwrap());
+        }
+    }
+    counts.sort_unstable();
+    if workloads.len() < 3 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for &n in &counts {
+        for (metric, what) in [
+            ("tps", "throughput"),
+            ("server_cpu", "server CPU per transaction"),
+        ] {
+            let find = |s: &str, w: &str| {
+                plain.iter().find(|c| {
+                    c.series == s && c.workload == w && c.clients == Some(n) && c.metric == metric
+                })
+            };
+            if !series
+                .iter()
+                .any(|s| workloads.iter().any(|w| find(s, w).is_some()))
+            {
+                continue;
+            }
+            let rows = series
+                .iter()
+                .map(|s| Row {
+                    label: match find(s, workloads[0])
+                        .or_else(|| workloads.iter().find_map(|w| find(s, w)))
+                    {
+                        Some(c) => format!("{s} (over {})", c.baseline),
+                        None => s.to_string(),
+                    },
+                    cells: workloads
+                        .iter()
+                        .map(|w| match find(s, w) {
+                            Some(c) => Cell {
+                                text: c.difference_text(),
+                                detail: Some(format!(
+                                    "{}: ratio {}",
+                                    c.verdict.name().replace('_', " "),
+                                    c.interval_text()
+                                )),
+                                mark: match c.verdict {
+                                    Verdict::Better => Mark::Better,
+                                    Verdict::Worse => Mark::Worse,
+                                    _ => Mark::None,
+                                },
+                            },
+                            None => Cell::plain(""),
+                        })
+                        .collect(),
+                })
+                .collect();
+            out.push(Block::Table(Table {
+                caption: format!(
+                    "Every workload at {n} client{}: {what} over the baseline, block by block (% [95 % interval]; marked where the interval decides{})",
+                    if n == 1 { "" } else { "s" },
+                    if metric == "tps" { "" } else { "; less is better" }
+                ),
+                corner: "series".into(),
+                columns: workloads.iter().map(|w| w.to_string()).collect(),
+                rows,
+                ..Table::default()
+            }));
+        }
+        // The throughput ratios by the series' order (1 = the first).
+        let lines: Vec<Series> = workloads
+            .iter()
+            .map(|w| {
+                let pts: Vec<&&PairedComparison> = series
+                    .iter()
+                    .filter_map(|s| {
+                        plain.iter().find(|c| {
+                            c.series == *s
+                                && c.workload == *w
+                                && c.clients == Some(n)
+                                && c.metric == "tps"
+                        })
+                    })
+                    .filter(|c| c.ratio.is_some())
+                    .collect();
+                let x = |c: &PairedComparison| {
+                    1.0 + series.iter().position(|s| *s == c.series).unwrap_or(0) as f64
+                };
+                Series {
+                    name: w.to_string(),
+                    points: pts.iter().map(|c| (x(c), c.ratio.unwrap())).collect(),
+                    spread: Some(
+                        pts.iter()
+                            .map(|c| {
+                                let r = c.ratio.unwrap();
+                                (c.ci_low.unwrap_or(r), c.ci_high.unwrap_or(r))
+                            })
+                            .collect(),
+                    ),
+                    reference: false,
+                }
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        if !lines.is_empty() {
+            out.push(Block::Chart(Chart {
+                id: format!("across-workloads-at-{n}"),
+                title: format!(
+                    "Throughput over the baseline at {n} clients, by series: {}",
+                    series
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| format!("{} = {s}", i + 1))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                x: Axis::linear("series (see the title)"),
+                y: Axis::linear("throughput ratio to the baseline (95 % interval)"),
+                kind: ChartKind::Line,
+                series: lines,
+            }));
+        }
+    }
+    out
 }

@@ -25,7 +25,7 @@
 //! block there is no interval: inconclusive.
 
 use super::expr::{Cmp, Func, Statement, Term};
-use super::statement::{eval, Curves, Verdict, NOISE_BAND};
+use super::statement::{about_band, eval, Curves, Verdict, NOISE_BAND};
 use crate::stats::paired::{mean_interval, Ratio};
 
 /// Judges `st` on the study's `blocks` (each a view of one block, in the
@@ -113,7 +113,8 @@ fn compare(lhs: &Term, cmp: Cmp, rhs: &Term, blocks: &[&dyn Curves], margin: f64
     if !measured(rhs) && xs.iter().all(|x| x.is_finite()) {
         let y = ys[0];
         let (m, ci) = mean_interval(&xs).expect("values");
-        return number_verdict(m, ci, cmp, y, xs.len());
+        let band = about_band(lhs, rhs, m, y);
+        return number_verdict(m, ci, cmp, y, xs.len(), band);
     }
     agreement(&xs, &ys, cmp)
 }
@@ -186,12 +187,18 @@ fn decide(yes: bool, no: bool) -> fn(String) -> Verdict {
     }
 }
 
-fn number_verdict(m: f64, ci: Option<(f64, f64)>, cmp: Cmp, y: f64, n: usize) -> Verdict {
+fn number_verdict(
+    m: f64,
+    ci: Option<(f64, f64)>,
+    cmp: Cmp,
+    y: f64,
+    n: usize,
+    band: f64,
+) -> Verdict {
     let Some((lo, hi)) = ci else {
         return Verdict::Inconclusive(format!("{m:.3} in one block against {y}: no interval"));
     };
     let why = format!("mean {m:.3}, 95 % interval {lo:.3}–{hi:.3} over {n} blocks, against {y}");
-    let band = NOISE_BAND * y.abs();
     let v = match cmp {
         Cmp::Gt | Cmp::Ge => decide(lo > y || (cmp == Cmp::Ge && lo >= y), hi < y),
         Cmp::Lt | Cmp::Le => decide(hi < y || (cmp == Cmp::Le && hi <= y), lo > y),

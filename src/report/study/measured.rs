@@ -102,6 +102,8 @@ fn metric_of(p: &StoredPoint, metric: &str) -> Option<f64> {
         "tps" | "bts" => m.tps,
         "qps" => m.qps,
         "avg_ms" => m.lat_avg_us? / 1e3,
+        "max_ms" => m.lat_max_us? / 1e3,
+        "semaphore_os_waits_per_txn" => m.semaphore_os_waits_per_txn?,
         "p95_ms" => m.lat_p95_us? / 1e3,
         "deadlocks_per_s" => {
             let n = p
@@ -115,6 +117,9 @@ fn metric_of(p: &StoredPoint, metric: &str) -> Option<f64> {
                 return None;
             }
         }
+        // The busy share of the CPUs the server was pinned to (the
+        // machine's when not pinned), %.
+        "cpu_set_busy_pct" => super::usage::point_cpu(p)?.busy(),
         "cpu_busy_pct" => {
             p.row
                 .run

@@ -56,6 +56,7 @@ pub use model::Unit;
 pub use names::unit;
 mod offered;
 pub mod paired;
+mod pairs;
 pub mod reference;
 pub mod reproduce;
 mod sections;

@@ -394,7 +394,7 @@ pub struct Report {
     /// The series compared block by block: `order`, `equivalence`,
     /// `comparisons`, `noise_floor`, `drift`, `machines` (paired.rs).
     #[serde(flatten)]
-    pub paired: super::paired::Paired,
+    pub paired: super::pairs::Paired,
     /// The report's conclusions, as sentences.
     pub conclusions: Vec<String>,
     /// The publication the study reproduces: its figures beside ours, its

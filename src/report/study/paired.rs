@@ -13,135 +13,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
-
 use super::names::{distinct, finished, panel_key, series_label, show_variant, workload_title};
+pub use super::pairs::{Drift, MachineUse, NoiseFloor, Paired, PairedComparison, SagJudged};
 use super::servers::AGAIN;
 use super::spec::DEFAULT_EQUIVALENCE;
 use super::StudyData;
 use crate::stats::paired::{Ratio, Verdict};
 use crate::store::{Metrics, StoredPoint};
-
-/// One comparison: a series against the baseline on one metric, at one
-/// cell or over the whole curve (`peak`).
-#[derive(Debug, Clone, Serialize)]
-pub struct PairedComparison {
-    pub series: String,
-    pub baseline: String,
-    pub workload: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cpus: Option<String>,
-    /// The cell's clients (connections of each instance); None for `peak`.
-    pub clients: Option<u32>,
-    /// The cell's offered load (`rate=50%`, `users=1000`); None in the
-    /// closed loop.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rate: Option<String>,
-    /// `clients=N`, `rate=…` / `users=…` at N clients, or `peak`.
-    pub cell: String,
-    /// `tps`, `p95`, `p99` or `server_cpu` (µs per transaction).
-    pub metric: &'static str,
-    /// Geometric mean of the per-block ratios (series / baseline); None
-    /// where no block paired.
-    pub ratio: Option<f64>,
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    /// Blocks that paired.
-    pub blocks: usize,
-    pub verdict: Verdict,
-    /// The per-block ratios, by block.
-    #[serde(skip)]
-    pub per_block: Vec<(u32, f64)>,
-}
-
-impl PairedComparison {
-    /// "0.93 [0.90, 0.96]", or "0.93 (1 block)".
-    pub fn interval_text(&self) -> String {
-        match (self.ratio, self.ci_low, self.ci_high) {
-            (Some(r), Some(lo), Some(hi)) => format!("{r:.3} [{lo:.3}, {hi:.3}]"),
-            (Some(r), _, _) => format!("{r:.3} ({} block)", self.blocks),
-            _ => "—".into(),
-        }
-    }
-
-    /// The difference in percent, with its interval: "−7.0 % [−10.1,
-    /// −3.9]".
-    pub fn difference_text(&self) -> String {
-        let pct = |x: f64| signed((x - 1.0) * 100.0);
-        match (self.ratio, self.ci_low, self.ci_high) {
-            (Some(r), Some(lo), Some(hi)) => {
-                format!("{} % [{}, {}]", pct(r), pct(lo), pct(hi))
-            }
-            (Some(r), _, _) => format!("{} % (one block, no interval)", pct(r)),
-            _ => "not compared".into(),
-        }
-    }
-}
-
-/// `+1.5` / `−1.5` (a minus sign, as the report's tables write it).
-fn signed(x: f64) -> String {
-    let s = format!("{x:+.1}");
-    s.replace('-', "−")
-}
-
-impl PairedComparison {
-    /// How the cell is named in a sentence: "at 4 clients", "at its peak".
-    pub fn where_text(&self) -> String {
-        match (self.clients, &self.rate) {
-            (None, _) => "at its peak".into(),
-            (Some(c), None) => format!("at {c} clients"),
-            (Some(c), Some(l)) => format!("at {l} on {c} clients"),
-        }
-    }
-}
-
-/// The control measured against itself: the study's noise floor.
-#[derive(Debug, Clone, Serialize)]
-pub struct NoiseFloor {
-    /// The control's series, and its second measurement's.
-    pub series: String,
-    pub again: String,
-    /// Its throughput comparisons, cells and peak.
-    pub comparisons: usize,
-    /// The widest interval half-width among them (a share: 0.02 = ±2 %).
-    pub widest_half_width: Option<f64>,
-    /// How many came out each way.
-    pub verdicts: BTreeMap<&'static str, usize>,
-    /// Where the control came out better or worse than itself: the design
-    /// failed there (order effects, a server warming up), and every other
-    /// verdict of the study is unreliable. Empty: it held.
-    pub failed_at: Vec<String>,
-}
-
-/// How far the machine drifted under a panel: the reference series' (the
-/// control's, else the baseline's) highest block over its lowest in one
-/// cell, against what the paired ratios of that cell kept of it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Drift {
-    pub workload: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cpus: Option<String>,
-    pub series: String,
-    pub cell: String,
-    /// Its lowest and highest block's throughput.
-    pub lowest: f64,
-    pub highest: f64,
-    /// highest / lowest − 1, %.
-    pub drift_pct: f64,
-    /// The widest spread (highest / lowest − 1, %) of the per-block
-    /// ratios of that cell's comparisons: what pairing left of the drift.
-    pub paired_spread_pct: Option<f64>,
-}
-
-/// One machine the study ran on and its points.
-#[derive(Debug, Clone, Serialize)]
-pub struct MachineUse {
-    /// CPU model, CPUs, memory, kernel.
-    pub machine: String,
-    pub points: usize,
-    pub first_unix_s: Option<u64>,
-    pub last_unix_s: Option<u64>,
-}
 
 /// One series' value in one block, where it ran.
 #[derive(Debug, Clone)]
@@ -161,39 +39,12 @@ pub struct PanelBlocks<'a> {
     /// and its twin's among them where the panel has them.
     pub series: Vec<String>,
     pub baseline: String,
+    /// Each series' own baseline (its server kind's, where the study gives
+    /// one per kind; else `baseline`).
+    pub baselines: BTreeMap<String, String>,
     pub control: Option<(String, String)>,
     /// (series, clients, level) → block → point.
     pub cells: BTreeMap<(String, u32, Option<String>), BTreeMap<u32, &'a StoredPoint>>,
-}
-
-/// Everything the paired analysis gives a report.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Paired {
-    /// `interleaved` or `sequential`, as the study ran; None for a study
-    /// stored before dbsweep kept it.
-    pub order: Option<String>,
-    pub equivalence: f64,
-    pub comparisons: Vec<PairedComparison>,
-    pub noise_floor: Option<NoiseFloor>,
-    pub drift: Vec<Drift>,
-    pub machines: Vec<MachineUse>,
-    /// Each series' fall from its peak to its highest client count, as a
-    /// block-paired ratio (for the sentences; the tables show the means).
-    #[serde(skip)]
-    pub sags: Vec<SagJudged>,
-}
-
-/// A series' throughput at its highest client count over its peak's,
-/// block by block: a sag is only said where the interval decides it.
-#[derive(Debug, Clone)]
-pub struct SagJudged {
-    pub workload: String,
-    pub cpus: Option<String>,
-    pub series: String,
-    pub peak_clients: u32,
-    pub last_clients: u32,
-    pub ratio: Option<Ratio>,
-    pub verdict: Verdict,
 }
 
 /// The metrics compared: name, the figure, and whether more is better.
@@ -224,6 +75,23 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
             .map(|p| label(p))
     };
     let baseline = design.and_then(|d| named(&d.baseline));
+    // One baseline per server kind: (kind, label).
+    let kind_of = |label: &str| {
+        all.iter()
+            .find(|p| self_label(data, p, with_variant) == *label)
+            .map(|p| p.row.target_kind.clone())
+    };
+    let per_kind: Vec<(String, String)> = design
+        .map(|d| {
+            d.baselines
+                .iter()
+                .filter_map(&named)
+                .collect::<Vec<String>>()
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|l| Some((kind_of(&l)?, l)))
+        .collect();
     let control = design.and_then(|d| {
         let c = named(d.control.as_ref()?)?;
         let twin = (
@@ -254,6 +122,20 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
                 .filter(|b| series.contains(b))
                 .or(first_own)
                 .unwrap_or_default();
+            let baselines: BTreeMap<String, String> = series
+                .iter()
+                .map(|s| {
+                    let kind = mine
+                        .iter()
+                        .find(|p| &label(p) == s)
+                        .map(|p| p.row.target_kind.clone());
+                    let own = per_kind
+                        .iter()
+                        .find(|(k, l)| Some(k) == kind.as_ref() && series.contains(l))
+                        .map(|(_, l)| l.clone());
+                    (s.clone(), own.unwrap_or_else(|| baseline.clone()))
+                })
+                .collect();
             let (label, options, cpus) = key;
             PanelBlocks {
                 workload: workload_title(&label, &options),
@@ -263,10 +145,21 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
                     .filter(|(c, t)| series.contains(c) && series.contains(t)),
                 series,
                 baseline,
+                baselines,
                 cells,
             }
         })
         .collect()
+}
+
+/// A point's series label, as [`panels`] names it.
+fn self_label(data: &StudyData, p: &StoredPoint, with_variant: bool) -> String {
+    series_label(
+        data.target_label(&p.row.target),
+        &p.row.variant,
+        p.row.instances,
+        with_variant,
+    )
 }
 
 /// The paired analysis of `data`.
@@ -287,10 +180,11 @@ pub fn analyze(data: &StudyData) -> Paired {
         for s in &pb.series {
             // The control's twin against its first measurement; every
             // other series against the baseline.
+            let own = pb.baselines.get(s).unwrap_or(&pb.baseline);
             let against = match &pb.control {
                 Some((c, twin)) if s == twin => c.clone(),
-                _ if s == &pb.baseline || s.ends_with(AGAIN) => continue,
-                _ => pb.baseline.clone(),
+                _ if s == own || s.ends_with(AGAIN) => continue,
+                _ => own.clone(),
             };
             let mut cs = compare(&pb, s, &against, margin);
             if pb.control.as_ref().is_some_and(|(_, t)| t == s) {

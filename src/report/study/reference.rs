@@ -23,14 +23,17 @@ use std::collections::BTreeSet;
 use super::statement::Curves;
 
 /// The metrics a reference may give.
-pub const METRICS: [&str; 7] = [
+pub const METRICS: [&str; 10] = [
     "tps",
     "qps",
     "bts",
     "deadlocks_per_s",
     "avg_ms",
     "p95_ms",
+    "max_ms",
     "cpu_busy_pct",
+    "cpu_set_busy_pct",
+    "semaphore_os_waits_per_txn",
 ];
 
 /// One published value.

@@ -103,7 +103,8 @@ pub fn numbers_in(text: &str) -> Vec<f64> {
             out.push(v);
             let rest: String = next.iter().take(3).collect();
             if rest.trim_start().starts_with('%') {
-                out.push(v / 100.0);
+                // "5 %" is also 0.05, and "5 % more" or "less" a factor.
+                out.extend([v / 100.0, 1.0 + v / 100.0, 1.0 - v / 100.0]);
             }
         }
         cur.clear();
@@ -172,7 +173,8 @@ mod tests {
     fn numbers_are_read_from_words_and_digits() {
         assert_eq!(
             numbers_in("MySQL 5.0 is 9.25% faster, at 1,048 tps, half of it."),
-            vec![5.0, 9.25, 0.0925, 1048.0, 0.5]
+            // "9.25%" also as the ratio it makes: 1 ± 0.0925.
+            vec![5.0, 9.25, 0.0925, 1.0925, 0.9075, 1048.0, 0.5]
         );
         assert_eq!(numbers_in("peaks by 20."), vec![20.0]);
     }
@@ -202,6 +204,10 @@ pub struct DesignSpec {
     /// The series every other is compared with: (target, variant) as the
     /// points store them.
     pub baseline: (String, String),
+    /// One baseline per server kind (`baseline = ["A", "B"]`): each series
+    /// is compared with its own kind's; empty with one baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub baselines: Vec<(String, String)>,
     /// The series measured twice per block; its second measurement is
     /// stored as the target `NAME (again)`.
     pub control: Option<(String, String)>,

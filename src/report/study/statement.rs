@@ -24,7 +24,8 @@
 //! when A stays above half its peak over every count measured.
 //!
 //! Comparisons: `>`, `<`, `>=`, `<=`, `==`, `!=`, and `~` (about equal:
-//! within 5 % of the larger side, [`NOISE_BAND`]). A number may multiply a term (`0.5 * peak("A")` for a seed's
+//! within 5 % of the larger side, [`NOISE_BAND`]; for shares in `_pct`,
+//! within 2 percentage points, [`POINTS_BAND`]). A number may multiply a term (`0.5 * peak("A")` for a seed's
 //! "half"); comparisons join with `and` (a claim about "both" or "their"
 //! checks every series it names) and `or`. The parser is `expr`; every
 //! verdict comes with its margin ([`Margin`]). A statement is evaluated on
@@ -38,6 +39,29 @@ pub use super::expr::{parse, Cmp, Func, ParseError, Statement, Term};
 /// larger — a seed's "about 150 %" or a rounded figure, and the noise of
 /// one run on a shared machine.
 pub const NOISE_BAND: f64 = 0.05;
+
+/// The band of `~` between shares of a whole (a metric in `_pct`: "about
+/// 95 %" of the CPU): 2 percentage points, not 5 % of the figure — 99.7 %
+/// busy is saturation, not "about 95 %".
+pub const POINTS_BAND: f64 = 2.0;
+
+/// The band of `~` for `lhs ~ rhs` with values `x`, `y`: percentage points
+/// where either side is a share (its metric ends in `_pct`), else
+/// [`NOISE_BAND`] of the larger.
+pub fn about_band(lhs: &Term, rhs: &Term, x: f64, y: f64) -> f64 {
+    fn share(t: &Term) -> bool {
+        match t {
+            Term::Times(_, t) => share(t),
+            Term::Call { metric, .. } => metric.as_deref().is_some_and(|m| m.ends_with("_pct")),
+            Term::Num(_) => false,
+        }
+    }
+    if share(lhs) || share(rhs) {
+        POINTS_BAND
+    } else {
+        NOISE_BAND * x.abs().max(y.abs())
+    }
+}
 
 /// What a statement's data come from: curves (x, value) of named series.
 pub trait Curves {
@@ -143,7 +167,10 @@ pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
                 .map(|x| {
                     (
                         f64::from(x),
-                        format!("below half of the peak ({pv:.2} at {px}) from {x}"),
+                        format!(
+                            "{} = {x} (below half of its peak, {pv:.2} at {px})",
+                            name("collapse")
+                        ),
                     )
                 })
                 .unwrap_or((
@@ -343,7 +370,7 @@ fn compare(lhs: &Term, cmp: Cmp, rhs: &Term, d: &dyn Curves) -> (Verdict, Option
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return (Verdict::NotMeasurable(e), None),
     };
-    let band = NOISE_BAND * a.0.abs().max(b.0.abs());
+    let band = about_band(lhs, rhs, a.0, b.0);
     let (x, y) = (a.0, b.0);
     // The margin's sign says whether it holds; equality asks for none.
     let abs = match cmp {

@@ -1,0 +1,160 @@
+//! What the paired analysis (paired.rs) gives a study report: the
+//! comparisons with their intervals and verdicts, the control's noise
+//! floor, the drift and the machines. A module of its own so the report's
+//! model can hold these without reaching into the analysis.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::stats::paired::{Ratio, Verdict};
+/// One comparison: a series against the baseline on one metric, at one
+/// cell or over the whole curve (`peak`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PairedComparison {
+    pub series: String,
+    pub baseline: String,
+    pub workload: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    /// The cell's clients (connections of each instance); None for `peak`.
+    pub clients: Option<u32>,
+    /// The cell's offered load (`rate=50%`, `users=1000`); None in the
+    /// closed loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<String>,
+    /// `clients=N`, `rate=…` / `users=…` at N clients, or `peak`.
+    pub cell: String,
+    /// `tps`, `p95`, `p99` or `server_cpu` (µs per transaction).
+    pub metric: &'static str,
+    /// Geometric mean of the per-block ratios (series / baseline); None
+    /// where no block paired.
+    pub ratio: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    /// Blocks that paired.
+    pub blocks: usize,
+    pub verdict: Verdict,
+    /// The per-block ratios, by block.
+    #[serde(skip)]
+    pub per_block: Vec<(u32, f64)>,
+}
+
+impl PairedComparison {
+    /// "0.93 [0.90, 0.96]", or "0.93 (1 block)".
+    pub fn interval_text(&self) -> String {
+        match (self.ratio, self.ci_low, self.ci_high) {
+            (Some(r), Some(lo), Some(hi)) => format!("{r:.3} [{lo:.3}, {hi:.3}]"),
+            (Some(r), _, _) => format!("{r:.3} ({} block)", self.blocks),
+            _ => "—".into(),
+        }
+    }
+
+    /// The difference in percent, with its interval: "−7.0 % [−10.1,
+    /// −3.9]".
+    pub fn difference_text(&self) -> String {
+        let pct = |x: f64| signed((x - 1.0) * 100.0);
+        match (self.ratio, self.ci_low, self.ci_high) {
+            (Some(r), Some(lo), Some(hi)) => {
+                format!("{} % [{}, {}]", pct(r), pct(lo), pct(hi))
+            }
+            (Some(r), _, _) => format!("{} % (one block, no interval)", pct(r)),
+            _ => "not compared".into(),
+        }
+    }
+}
+
+/// `+1.5` / `−1.5` (a minus sign, as the report's tables write it).
+fn signed(x: f64) -> String {
+    let s = format!("{x:+.1}");
+    s.replace('-', "−")
+}
+
+impl PairedComparison {
+    /// How the cell is named in a sentence: "at 4 clients", "at its peak".
+    pub fn where_text(&self) -> String {
+        match (self.clients, &self.rate) {
+            (None, _) => "at its peak".into(),
+            (Some(c), None) => format!("at {c} clients"),
+            (Some(c), Some(l)) => format!("at {l} on {c} clients"),
+        }
+    }
+}
+
+/// The control measured against itself: the study's noise floor.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoiseFloor {
+    /// The control's series, and its second measurement's.
+    pub series: String,
+    pub again: String,
+    /// Its throughput comparisons, cells and peak.
+    pub comparisons: usize,
+    /// The widest interval half-width among them (a share: 0.02 = ±2 %).
+    pub widest_half_width: Option<f64>,
+    /// How many came out each way.
+    pub verdicts: BTreeMap<&'static str, usize>,
+    /// Where the control came out better or worse than itself: the design
+    /// failed there (order effects, a server warming up), and every other
+    /// verdict of the study is unreliable. Empty: it held.
+    pub failed_at: Vec<String>,
+}
+
+/// How far the machine drifted under a panel: the reference series' (the
+/// control's, else the baseline's) highest block over its lowest in one
+/// cell, against what the paired ratios of that cell kept of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Drift {
+    pub workload: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    pub series: String,
+    pub cell: String,
+    /// Its lowest and highest block's throughput.
+    pub lowest: f64,
+    pub highest: f64,
+    /// highest / lowest − 1, %.
+    pub drift_pct: f64,
+    /// The widest spread (highest / lowest − 1, %) of the per-block
+    /// ratios of that cell's comparisons: what pairing left of the drift.
+    pub paired_spread_pct: Option<f64>,
+}
+
+/// One machine the study ran on and its points.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineUse {
+    /// CPU model, CPUs, memory, kernel.
+    pub machine: String,
+    pub points: usize,
+    pub first_unix_s: Option<u64>,
+    pub last_unix_s: Option<u64>,
+}
+
+/// Everything the paired analysis gives a report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Paired {
+    /// `interleaved` or `sequential`, as the study ran; None for a study
+    /// stored before dbsweep kept it.
+    pub order: Option<String>,
+    pub equivalence: f64,
+    pub comparisons: Vec<PairedComparison>,
+    pub noise_floor: Option<NoiseFloor>,
+    pub drift: Vec<Drift>,
+    pub machines: Vec<MachineUse>,
+    /// Each series' fall from its peak to its highest client count, as a
+    /// block-paired ratio (for the sentences; the tables show the means).
+    #[serde(skip)]
+    pub sags: Vec<SagJudged>,
+}
+
+/// A series' throughput at its highest client count over its peak's,
+/// block by block: a sag is only said where the interval decides it.
+#[derive(Debug, Clone)]
+pub struct SagJudged {
+    pub workload: String,
+    pub cpus: Option<String>,
+    pub series: String,
+    pub peak_clients: u32,
+    pub last_clients: u32,
+    pub ratio: Option<Ratio>,
+    pub verdict: Verdict,
+}
