@@ -24,8 +24,9 @@ Usage:
                          [--time 10] [--blocks 5] [--clients 4] [--hogs 2]
                          [--slow "log_min_duration_statement=0"] [--rows 10000]
 
-Needs the README's set-up. Writes bench/results/comparisons-<date>.csv and
-.md and prints the table.
+Needs the README's set-up. Writes bench/results/comparisons-<date>.csv
+(a row per part), -points.csv (every point's start and throughput) and .md,
+and prints the table.
 """
 
 import argparse
@@ -111,7 +112,7 @@ def run_part(part, args, workdir):
     with open(js) as f:
         doc = json.load(f)
     c = next(x for x in doc["comparisons"]
-             if x["series"] == "b" and x["metric"] == "tps" and x["clients"] == args.clients)
+             if x["series"].split(" (")[0] == "b" and x["metric"] == "tps" and x["clients"] == args.clients)
     drift = (doc.get("drift") or [{}])[0]
     half = None
     if c["ci_low"] is not None:
@@ -122,7 +123,12 @@ def run_part(part, args, workdir):
                half_width_pct=None if half is None else half * 100, verdict=c["verdict"],
                drift_pct=drift.get("drift_pct"), paired_spread_pct=drift.get("paired_spread_pct"),
                wall_s=round(time.monotonic() - t0, 1))
-    print(row, flush=True)
+    # Every point's throughput and start, so the noise can be read where
+    # it happened.
+    row["points"] = sorted(
+        (p["started_unix_us"] // 1000 / 1000, p["target"], p["repeat"], p["figures"]["tps"])
+        for p in doc["points"] if p.get("figures") and p.get("started_unix_us"))
+    print({k: v for k, v in row.items() if k != "points"}, flush=True)
     return row
 
 
@@ -149,6 +155,14 @@ def main():
         os.chmod(workdir, 0o755)
         for part in args.parts.split(","):
             rows.append(run_part(part, args, workdir))
+    with open(base + "-points.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["part", "started_unix_s", "target", "block", "tps"])
+        for r in rows:
+            for p in r["points"]:
+                w.writerow([r["part"], *p])
+    for r in rows:
+        del r["points"]
     with open(base + ".csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
