@@ -219,6 +219,10 @@ fn a_control_that_differs_from_itself_fails_the_design() {
         ("a", "a (again)")
     );
     assert_eq!(floor.failed_at.len(), 2, "the cell and the peak: {floor:?}");
+    // Both of two differing is 1 in 400 by chance: failed.
+    assert_eq!(floor.tested, 2);
+    assert!((floor.by_chance - 0.0025).abs() < 1e-12, "{floor:?}");
+    assert!(floor.failed);
     assert!(
         r.conclusions[0].starts_with(
             "The design has failed: a measured twice in every block came out different from itself"

@@ -147,7 +147,13 @@ fn a_control_runs_twice_per_block_and_sets_the_noise_floor() {
     // report says the design failed.
     let c = comparison(&doc, "a (again)", "clients=2");
     assert_eq!(c["baseline"], "a");
-    let failed = !floor["failed_at"].as_array().unwrap().is_empty();
+    let failed = floor["failed"].as_bool().unwrap();
+    // Two comparisons (the cell and its peak): failing takes both.
+    assert_eq!(
+        failed,
+        floor["failed_at"].as_array().unwrap().len() == 2,
+        "{floor}"
+    );
     let first = doc["conclusions"][0].as_str().unwrap();
     if failed {
         assert!(first.starts_with("The design has failed"), "{first}");

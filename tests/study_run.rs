@@ -437,6 +437,22 @@ time = 0.5
         )
         .unwrap();
     assert_eq!((instances, threads), (3, 6));
+    // The report counts connections: 3 instances of 2 clients are 6, in
+    // its points, its tables and its sentences.
+    let r = dbsweep_in(
+        dir.path(),
+        &["report", "out", "--format", "json", "--out", "-"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&r.ok().stdout).unwrap();
+    assert_eq!(doc["points"][0]["clients"], 6, "{}", doc["points"][0]);
+    assert_eq!(doc["points"][0]["instances"], 3);
+    let md = dbsweep_in(
+        dir.path(),
+        &["report", "out", "--format", "md", "--out", "-"],
+    );
+    let md = &md.ok().stdout;
+    assert!(md.contains("with 6 clients"), "{md}");
+    assert!(!md.contains("with 2 clients"), "{md}");
 }
 
 #[test]

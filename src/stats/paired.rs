@@ -147,6 +147,23 @@ pub fn t_975(df: usize) -> f64 {
     t975(df)
 }
 
+/// The chance of `k` or more successes in `n` independent trials of
+/// probability `p`: how often a control measured against itself with 95 %
+/// intervals (p = 0.05 each) differs in `k` of `n` cells by chance alone.
+pub fn binomial_at_least(n: usize, k: usize, p: f64) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    // 1 − P(fewer than k), the terms built one from the last.
+    let mut term = (1.0 - p).powi(n as i32);
+    let mut below = 0.0;
+    for i in 0..k.min(n + 1) {
+        below += term;
+        term *= (n - i) as f64 / (i + 1) as f64 * p / (1.0 - p);
+    }
+    (1.0 - below).max(0.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +269,17 @@ mod tests {
             "\"different_machines\""
         );
         assert!(Verdict::Worse.decided() && !Verdict::Equivalent.decided());
+    }
+
+    #[test]
+    fn the_chance_of_k_or_more_differing_cells() {
+        // 19 cells at 1 in 20: none differ 37.7 % of the time, one 37.7 %.
+        assert!((binomial_at_least(19, 1, 0.05) - (1.0 - 0.95f64.powi(19))).abs() < 1e-12);
+        let two = 1.0 - 0.95f64.powi(19) - 19.0 * 0.05 * 0.95f64.powi(18);
+        assert!((binomial_at_least(19, 2, 0.05) - two).abs() < 1e-12);
+        assert!((two - 0.2453).abs() < 1e-3, "{two}");
+        assert_eq!(binomial_at_least(5, 0, 0.05), 1.0);
+        assert!((binomial_at_least(2, 2, 0.05) - 0.0025).abs() < 1e-12);
+        assert!(binomial_at_least(3, 4, 0.05).abs() < 1e-12);
     }
 }

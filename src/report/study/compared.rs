@@ -105,7 +105,20 @@ fn noise_sentence(p: &Paired) -> Option<String> {
         .iter()
         .map(|(v, k)| format!("{k} {}", v.replace('_', " ")))
         .collect();
-    Some(if n.failed_at.is_empty() {
+    let chance = format!(
+        "{} of {} with an interval; chance alone makes {} or more {:.0} % of the time",
+        n.failed_at.len(),
+        n.tested,
+        n.failed_at.len(),
+        n.by_chance * 100.0
+    );
+    Some(if n.failed {
+        format!(
+            "The design has failed: {} measured twice in every block came out different from itself at {} ({chance}) — order effects or a server warming up. Every other verdict of this study is unreliable.",
+            n.series,
+            n.failed_at.join("; ")
+        )
+    } else if n.failed_at.is_empty() {
         format!(
             "Noise floor: {} measured twice in every block compares with itself in {} throughput comparisons ({}; {widest}): the design holds.",
             n.series,
@@ -114,8 +127,10 @@ fn noise_sentence(p: &Paired) -> Option<String> {
         )
     } else {
         format!(
-            "The design has failed: {} measured twice in every block came out different from itself at {} — order effects or a server warming up. Every other verdict of this study is unreliable.",
+            "Noise floor: {} measured twice in every block compares with itself in {} throughput comparisons ({}; {widest}); it differed from itself at {} ({chance}), no more than 95 % intervals miss by chance: the design holds, and any one verdict of this study may be such a miss.",
             n.series,
+            n.comparisons,
+            counts.join(", "),
             n.failed_at.join("; ")
         )
     })
@@ -336,14 +351,7 @@ fn ratio_chart(cs: &[&PairedComparison], title: &str) -> Option<Chart> {
                     .iter()
                     .map(|c| (f64::from(c.clients.unwrap()), c.ratio.unwrap()))
                     .collect(),
-                spread: Some(
-                    pts.iter()
-                        .map(|c| {
-                            let r = c.ratio.unwrap();
-                            (c.ci_low.unwrap_or(r), c.ci_high.unwrap_or(r))
-                        })
-                        .collect(),
-                ),
+                spread: Some(pts.iter().map(|c| whiskers(c)).collect()),
                 reference: false,
             }
         })
@@ -538,14 +546,7 @@ fn heat_map(p: &Paired) -> Vec<Block> {
                 Series {
                     name: w.to_string(),
                     points: pts.iter().map(|c| (x(c), c.ratio.unwrap())).collect(),
-                    spread: Some(
-                        pts.iter()
-                            .map(|c| {
-                                let r = c.ratio.unwrap();
-                                (c.ci_low.unwrap_or(r), c.ci_high.unwrap_or(r))
-                            })
-                            .collect(),
-                    ),
+                    spread: Some(pts.iter().map(|c| whiskers(c)).collect()),
                     reference: false,
                 }
             })
@@ -571,4 +572,11 @@ fn heat_map(p: &Paired) -> Vec<Block> {
         }
     }
     out
+}
+
+/// A compared ratio's interval for a chart's whiskers (the ratio itself
+/// where there is none).
+fn whiskers(c: &PairedComparison) -> (f64, f64) {
+    let r = c.ratio.unwrap_or(1.0);
+    (c.ci_low.unwrap_or(r), c.ci_high.unwrap_or(r))
 }

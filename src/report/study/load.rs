@@ -104,9 +104,17 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         },
     }
     .clone();
+    // A point of N instances ran N × its clients connections. The report
+    // counts connections, as publications do (seed 001's 8 instances ×
+    // 1..128 are its 8..1024 connections), so its tables, charts, sentences
+    // and statements all read the one count; the series label keeps "×N".
     let (paced, points): (Vec<StoredPoint>, Vec<StoredPoint>) = store
         .points(Some(info.id))?
         .into_iter()
+        .map(|mut p| {
+            p.row.clients *= p.row.instances.max(1);
+            p
+        })
         .partition(|p| p.row.load_level.is_some());
     let references = store.references(info.id)?;
     let servers = servers::of(points.iter().chain(&paced), &store.server_builds(info.id)?);

@@ -142,9 +142,8 @@ fn x_of(p: &StoredPoint) -> u32 {
         .as_deref()
         .and_then(|l| l.strip_prefix("users="))
         .and_then(|u| u.parse().ok())
-        // Concurrent clients in all, as publications count them (seed
-        // 001's 8 instances × 1..128).
-        .unwrap_or(p.row.clients * p.row.instances)
+        // Connections in all: the loader counted every instance's.
+        .unwrap_or(p.row.clients)
 }
 
 impl Curves for Measured<'_> {

@@ -14,11 +14,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::names::{distinct, finished, panel_key, series_label, show_variant, workload_title};
-pub use super::pairs::{Drift, MachineUse, NoiseFloor, Paired, PairedComparison, SagJudged};
+pub use super::pairs::{
+    Drift, MachineUse, NoiseFloor, Paired, PairedComparison, SagJudged, CONTROL_FAILS_BELOW,
+};
 use super::servers::AGAIN;
 use super::spec::DEFAULT_EQUIVALENCE;
 use super::StudyData;
-use crate::stats::paired::{Ratio, Verdict};
+use crate::stats::paired::{binomial_at_least, Ratio, Verdict};
 use crate::store::{Metrics, StoredPoint};
 
 /// One series' value in one block, where it ran.
@@ -357,17 +359,30 @@ fn noise_floor(floor: &[PairedComparison]) -> Option<NoiseFloor> {
         .iter()
         .filter_map(|c| Some((c.ci_high? - c.ci_low?) / 2.0))
         .fold(None, |w: Option<f64>, h| Some(w.map_or(h, |w| w.max(h))));
+    let failed_at: Vec<String> = floor
+        .iter()
+        .filter(|c| c.verdict.decided())
+        .map(|c| {
+            let cpus = c.cpus.as_ref().map(|x| format!(" cpus={x}"));
+            let cpus = cpus.unwrap_or_default();
+            format!("{}{cpus} {} ({})", c.workload, c.cell, c.difference_text())
+        })
+        .collect();
+    // Each interval misses 1 time in 20: over many cells a control differs
+    // from itself somewhere by chance alone, so the design fails only when
+    // more cells differ than chance makes.
+    let tested = floor.iter().filter(|c| c.ci_low.is_some()).count();
+    let by_chance = binomial_at_least(tested, failed_at.len(), 0.05);
     Some(NoiseFloor {
         series: first.baseline.clone(),
         again: first.series.clone(),
         comparisons: floor.len(),
         widest_half_width: widest,
         verdicts,
-        failed_at: floor
-            .iter()
-            .filter(|c| c.verdict.decided())
-            .map(|c| format!("{} {} ({})", c.workload, c.cell, c.difference_text()))
-            .collect(),
+        failed: !failed_at.is_empty() && by_chance < CONTROL_FAILS_BELOW,
+        failed_at,
+        tested,
+        by_chance,
     })
 }
 
@@ -510,4 +525,56 @@ fn machines(data: &StudyData) -> Vec<MachineUse> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(clients: u32, verdict: Verdict) -> PairedComparison {
+        PairedComparison {
+            series: "a (again)".into(),
+            baseline: "a".into(),
+            workload: "w".into(),
+            cpus: None,
+            clients: Some(clients),
+            rate: None,
+            cell: format!("clients={clients}"),
+            metric: "tps",
+            ratio: Some(1.0),
+            ci_low: Some(0.97),
+            ci_high: Some(1.03),
+            blocks: 5,
+            verdict,
+            per_block: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_control_fails_the_design_only_past_what_chance_makes() {
+        let floor = |differing: usize| {
+            let cells: Vec<PairedComparison> = (0..19)
+                .map(|i| {
+                    let v = if i < differing {
+                        Verdict::Worse
+                    } else {
+                        Verdict::Inconclusive
+                    };
+                    cell(i as u32 + 1, v)
+                })
+                .collect();
+            noise_floor(&cells).unwrap()
+        };
+        // One or two of nineteen 95 % intervals missing is chance (62 %
+        // and 25 % of studies): the design holds, the cells are named.
+        for k in [1, 2] {
+            let f = floor(k);
+            assert_eq!((f.failed_at.len(), f.tested), (k, 19));
+            assert!(!f.failed && f.by_chance > 0.2, "{f:?}");
+        }
+        // Five of nineteen: 0.3 % by chance, so the design failed.
+        let f = floor(5);
+        assert!(f.failed && f.by_chance < 0.01, "{f:?}");
+        assert!(!floor(0).failed);
+    }
 }

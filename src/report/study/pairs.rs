@@ -93,11 +93,20 @@ pub struct NoiseFloor {
     pub widest_half_width: Option<f64>,
     /// How many came out each way.
     pub verdicts: BTreeMap<&'static str, usize>,
-    /// Where the control came out better or worse than itself: the design
-    /// failed there (order effects, a server warming up), and every other
-    /// verdict of the study is unreliable. Empty: it held.
+    /// Where the control came out better or worse than itself.
     pub failed_at: Vec<String>,
+    /// The comparisons with an interval (two blocks or more).
+    pub tested: usize,
+    /// How often chance alone makes that many or more of them differ, each
+    /// 95 % interval missing 1 time in 20 (cells taken as independent).
+    pub by_chance: f64,
+    /// More differed than chance makes in 1 % of studies: order effects or
+    /// a server warming up, and every other verdict is unreliable.
+    pub failed: bool,
 }
+
+/// Below this chance, the control's differing cells are more than noise.
+pub const CONTROL_FAILS_BELOW: f64 = 0.01;
 
 /// How far the machine drifted under a panel: the reference series' (the
 /// control's, else the baseline's) highest block over its lowest in one

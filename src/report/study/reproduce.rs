@@ -332,10 +332,20 @@ fn reference_blocks(r: &RefCompared, data: &StudyData) -> Vec<Block> {
             kind: ChartKind::Line,
             series,
         }));
+        // The seed's CPU configurations ours stand for, in its order: its
+        // scalability is taken over these (its 2 CPU HT over its 1 CPU
+        // beside our 2 over 1), not over every configuration it ran.
+        let mapped: Vec<&str> = r
+            .data
+            .cpus()
+            .into_iter()
+            .filter(|c| r.spec.cpus.iter().any(|(_, t)| t == c))
+            .collect();
         blocks.push(Block::Table(shape_table(
             &r.label,
             &title,
             &names,
+            &mapped,
             &theirs,
             &ours,
             &r.metric,
@@ -353,6 +363,7 @@ fn shape_table(
     label: &str,
     title: &str,
     names: &[&str],
+    mapped: &[&str],
     theirs: &RefCurves<'_>,
     ours: &Measured<'_>,
     metric: &str,
@@ -403,7 +414,7 @@ fn shape_table(
             Some(_) => theirs_x.intersection(&xs(ours, s)).max().copied(),
             None => theirs_x.last().copied(),
         };
-        let row = |d: &dyn Curves| -> Vec<Cell> {
+        let row = |d: &dyn Curves, published: bool| -> Vec<Cell> {
             funcs
                 .iter()
                 .map(|f| {
@@ -411,24 +422,27 @@ fn shape_table(
                     if *f == Sag && n.is_none() {
                         return Cell::plain("-");
                     }
+                    if *f == Scalability && published && mapped.len() >= 2 {
+                        return Cell::plain(their_scalability(theirs, s, metric, workload, mapped));
+                    }
                     Cell::plain(figure(d, s, *f, n))
                 })
                 .collect()
         };
         rows.push(Row {
             label: format!("{s} (published)"),
-            cells: row(theirs),
+            cells: row(theirs, true),
         });
         if let Some(o) = mine {
             rows.push(Row {
                 label: format!("{} (here)", ours.data.series_name(o)),
-                cells: row(ours),
+                cells: row(ours, false),
             });
         }
     }
     Table {
         caption: format!(
-            "{label}{title}: the same figures for both — peak, clients at the peak, sag % at the highest client count both measured, collapse (below half the peak), rank and % slower than the best, CPU scalability (peak on the last CPU configuration over the first)"
+            "{label}{title}: the same figures for both — peak, clients at the peak, sag % at the highest client count both measured, collapse (below half the peak), rank and % slower than the best, CPU scalability (peak on the last CPU configuration over the first; the publication's over the configurations ours stand for)"
         ),
         corner: "series".into(),
         columns: ["peak", "at", "sag %", "collapse", "rank", "slower %", "scalability"]
@@ -439,9 +453,72 @@ fn shape_table(
     }
 }
 
+/// A published series' peak on the last CPU configuration ours stand for
+/// over its peak on the first; "-" where either is missing.
+fn their_scalability(
+    theirs: &RefCurves<'_>,
+    series: &str,
+    metric: &str,
+    workload: Option<&str>,
+    mapped: &[&str],
+) -> String {
+    let peak = |c: &str| -> Option<f64> {
+        let curve = theirs.curve(series, metric, workload, Some(c)).ok()?;
+        curve.iter().map(|p| p.1).reduce(f64::max)
+    };
+    match (peak(mapped[0]), peak(mapped[mapped.len() - 1])) {
+        (Some(a), Some(b)) if a > 0.0 => format!("{:.2}", b / a),
+        _ => "-".into(),
+    }
+}
+
 pub use super::verdicts::check_listing;
 
 /// The conclusions' sentences for the report's summary.
 pub fn sentences(r: &Reproduction) -> Vec<String> {
     super::verdicts::sentences(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::study::reference::RefPoint;
+
+    #[test]
+    fn a_publications_scalability_is_over_the_configurations_ours_stand_for() {
+        // Peaks 100 on 1 CPU, 210 on 2 CPU HT, 370 on 4 CPU HT.
+        let mut points = Vec::new();
+        for (cpus, values) in [
+            ("1CPU", [80.0, 100.0]),
+            ("2CPU HT", [150.0, 210.0]),
+            ("4CPU HT", [300.0, 370.0]),
+        ] {
+            for (clients, value) in [(1, values[0]), (2, values[1])] {
+                points.push(RefPoint {
+                    series: "InnoDB".into(),
+                    metric: "tps".into(),
+                    value,
+                    clients: Some(clients),
+                    users: None,
+                    cpus: Some(cpus.into()),
+                    workload: None,
+                    variant: None,
+                    unit: None,
+                    source: None,
+                });
+            }
+        }
+        let data = RefData {
+            file: "published.csv".into(),
+            points,
+        };
+        let theirs = RefCurves {
+            data: &data,
+            metric: "tps".into(),
+        };
+        let f = |mapped: &[&str]| their_scalability(&theirs, "InnoDB", "tps", None, mapped);
+        assert_eq!(f(&["1CPU", "2CPU HT"]), "2.10");
+        assert_eq!(f(&["1CPU", "4CPU HT"]), "3.70");
+        assert_eq!(f(&["1CPU", "8CPU"]), "-");
+    }
 }
