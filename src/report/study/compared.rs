@@ -73,13 +73,7 @@ pub fn sentences(r: &Report) -> Vec<String> {
         out.push("The series were measured one after another (order = \"sequential\"): the machine's drift between them is in their ratios, which their intervals do not cover.".into());
     }
     let several = several_cpus(p);
-    let mut places: Vec<(String, Option<String>)> = Vec::new();
-    for c in &p.comparisons {
-        let k = (c.workload.clone(), c.cpus.clone());
-        if !places.contains(&k) {
-            places.push(k);
-        }
-    }
+    let places = places(p);
     for (w, cpus) in places {
         let said: Vec<String> = p
             .comparisons
@@ -176,13 +170,7 @@ pub fn section(r: &Report, data: &StudyData) -> Option<Section> {
     let mut blocks = vec![Block::Paragraph(design_text(p))];
     blocks.extend(noise_sentence(p).map(Block::Paragraph));
     let several = several_cpus(p);
-    let mut places: Vec<(String, Option<String>)> = Vec::new();
-    for c in &p.comparisons {
-        let k = (c.workload.clone(), c.cpus.clone());
-        if !places.contains(&k) {
-            places.push(k);
-        }
-    }
+    let places = places(p);
     for (w, cpus) in &places {
         let mine: Vec<&PairedComparison> = p
             .comparisons
@@ -579,4 +567,16 @@ fn heat_map(p: &Paired) -> Vec<Block> {
 fn whiskers(c: &PairedComparison) -> (f64, f64) {
     let r = c.ratio.unwrap_or(1.0);
     (c.ci_low.unwrap_or(r), c.ci_high.unwrap_or(r))
+}
+
+/// The (workload, CPU set) panels the comparisons cover, in their order.
+fn places(p: &Paired) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for c in &p.comparisons {
+        let k = (c.workload.clone(), c.cpus.clone());
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
 }
