@@ -3,7 +3,7 @@
 //! (docs/architecture.md):
 //!
 //! ```text
-//! cli → commands → study → report → store → engine → workload, server
+//! cli → commands → report → study → store → engine → workload, server
 //!     → driver, rand, stats, metrics → record, util
 //! ```
 //!
@@ -23,8 +23,8 @@ const LAYERS: &[&[&str]] = &[
     &["workload", "server"],
     &["engine"],
     &["store"],
-    &["report"],
     &["study"],
+    &["report"],
     &["commands"],
     &["cli"],
 ];

@@ -8,9 +8,10 @@
 use std::path::Path;
 
 use dbsweep::record::{Machine, Run};
-use dbsweep::report::study::{self, spec::DesignSpec, Options, StudyData};
+use dbsweep::report::study::{self, Options, StudyData};
 use dbsweep::stats::paired::Verdict;
 use dbsweep::store::{PointRow, PointStatus, Store};
+use dbsweep::study::DesignSpec;
 use util::Dir;
 
 mod util;
@@ -73,6 +74,7 @@ fn stored(
         control: control.map(|c| (c.into(), "base".into())),
         equivalence: 0.02,
         seed: 1,
+        sweep: None,
     };
     s.save_design(id, &serde_json::to_string(&design).unwrap())
         .unwrap();

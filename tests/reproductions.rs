@@ -7,9 +7,9 @@ mod util;
 
 use std::path::Path;
 
-use dbsweep::report::study::reference::RefCurves;
-use dbsweep::report::study::spec::ReproSpec;
+use dbsweep::report::study::published::RefCurves;
 use dbsweep::report::study::statement::{self, Verdict};
+use dbsweep::study::repro::ReproSpec;
 use util::{dbsweep_in, Dir};
 
 fn studies() -> &'static Path {

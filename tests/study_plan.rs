@@ -325,6 +325,9 @@ values = { innodb_buffer_pool_instances = [1, 4, 8], innodb_io_capacity = [200, 
     );
     let sweep = s.sweep.as_ref().unwrap();
     assert_eq!((sweep.clients, sweep.baseline.as_str()), (64, "base"));
+    // Reports read it back as validated, not from the file.
+    let stored = s.stored_design().sweep.unwrap();
+    assert_eq!((stored.clients, stored.baseline.as_str()), (64, "base"));
     assert_eq!(sweep.targets, vec![0], "only managed targets are swept");
     let names: Vec<&str> = s.variants_of(0).map(|(_, v)| v.name.as_str()).collect();
     assert_eq!(

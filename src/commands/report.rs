@@ -168,8 +168,8 @@ fn render_run(a: &ReportRequest, run: &record::Run) -> anyhow::Result<()> {
 /// stored ones of the same name (or beside them, unmapped); read through
 /// the study loader for a study stored before its reproduction was.
 fn references(a: &ReportRequest, data: &mut crate::report::study::StudyData) -> anyhow::Result<()> {
-    use crate::report::study::reference;
-    use crate::report::study::spec::RefSpec;
+    use crate::study::repro::published as reference;
+    use crate::study::repro::RefSpec;
     let mut given = Vec::new();
     for f in &a.references {
         let text = std::fs::read_to_string(f)

@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use super::text::ms;
 use crate::engine::{IntervalSample, RunConfig};
+use crate::util::units::ms;
 
 /// What is printed before the clients start.
 pub fn preamble(workload: &str, target: &str, server: &str, cfg: &RunConfig, seed: u64) -> String {

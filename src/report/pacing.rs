@@ -5,8 +5,8 @@
 //! achieved rate and the lag over time.
 
 use super::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Section, Series, Table};
-use super::text::ms_us;
 use crate::record::{Latency, PacingOutcome, Run};
+use crate::util::units::ms_us;
 
 /// The section, for a run that was paced; None for a plain closed loop.
 pub fn doc_section(r: &Run) -> Option<Section> {

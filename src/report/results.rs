@@ -9,10 +9,10 @@ use std::fmt::Write;
 
 use super::csv::csv_line;
 use super::table_text::columns;
-use super::text::ms;
 use crate::driver::ErrorKind;
 use crate::stats::Spread;
 use crate::store::{Metrics, PointStatus, StoredPoint, Summary};
+use crate::util::units::ms;
 
 /// Points, then summaries, as aligned text tables.
 pub fn table(points: &[StoredPoint], summaries: &[Summary]) -> String {

@@ -10,11 +10,11 @@
 use super::doc::{
     Axis, Block, Cell, Chart, ChartKind, Doc, Mark, Row, Scale, Section, Series, Table,
 };
-use super::text::ms_us;
 use super::{per_second, CPU_WARN_SHARE};
 use crate::record::{Dialect, Interval, Latency, Run, StopReason};
 use crate::stats::histogram::Histogram;
 use crate::util::civil::utc_minutes as utc;
+use crate::util::units::ms_us;
 
 /// Above this many steps a distribution is thinned to steps at least this
 /// fraction of the axis apart: below a pixel, so nothing visible is lost.

@@ -7,19 +7,7 @@ use std::fmt::Write;
 
 use super::{per_second, Exporter, CPU_WARN_SHARE};
 use crate::record::{Latency, Run, StopReason, TransactionType};
-
-/// Milliseconds with as many decimals as the magnitude needs, so sub-ms
-/// latencies (embedded SQLite) are not printed as 0.00.
-pub fn ms(ns: f64) -> String {
-    let v = ns / 1e6;
-    if ns < 10_000.0 {
-        format!("{v:.4}")
-    } else if ns < 1_000_000.0 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.2}")
-    }
-}
+use crate::util::units::ms_us;
 
 /// The header cells matching [`latency_columns`], each name followed by
 /// `unit` (e.g. "_ms", or "" when the table's title gives the unit).
@@ -55,16 +43,6 @@ impl Exporter for Text {
     fn render(&self, r: &Run) -> anyhow::Result<Vec<u8>> {
         Ok((summary(r) + &super::shards::text(r)).into_bytes())
     }
-}
-
-/// [`ms`] of a latency in microseconds (the record's unit).
-pub fn ms_us(us: f64) -> String {
-    ms(us * 1e3)
-}
-
-/// [`ms`] of a latency in milliseconds (the study report's unit).
-pub fn ms_ms(millis: f64) -> String {
-    ms(millis * 1e6)
 }
 
 /// The table's columns.
@@ -504,13 +482,6 @@ pub fn summary(r: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn formats_latencies_by_magnitude() {
-        assert_eq!(ms(3_456.0), "0.0035");
-        assert_eq!(ms(345_600.0), "0.346");
-        assert_eq!(ms(12_345_678.0), "12.35");
-    }
 
     #[test]
     fn labels_percentiles() {

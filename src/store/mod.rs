@@ -396,7 +396,7 @@ impl Store {
     }
 
     /// Stores the study's reproduction spec (JSON of
-    /// `report::study::spec::ReproSpec`), replacing an earlier one.
+    /// `study::repro::ReproSpec`), replacing an earlier one.
     pub fn save_reproduction(&mut self, study: StudyId, spec_json: &str) -> anyhow::Result<()> {
         self.conn.execute(
             "INSERT OR REPLACE INTO reproduction (study_id, spec_json) VALUES (?1, ?2)",
@@ -419,7 +419,7 @@ impl Store {
     }
 
     /// Stores how the study compares its series (JSON of
-    /// `report::study::spec::DesignSpec`), replacing an earlier one.
+    /// `study::DesignSpec`), replacing an earlier one.
     pub fn save_design(&mut self, study: StudyId, design_json: &str) -> anyhow::Result<()> {
         self.conn.execute(
             "INSERT OR REPLACE INTO design (study_id, design_json) VALUES (?1, ?2)",

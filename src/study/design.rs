@@ -1,13 +1,13 @@
 //! Validation of how a study compares its series: `order`, `baseline`,
-//! `control`, `equivalence` and `seed` (docs/study.md, "Comparisons").
+//! `control`, `equivalence` and `seed` (docs/study.md, "Comparisons"),
+//! and the design as the store keeps it for reports ([`DesignSpec`]).
 
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::load::{Loader, R};
 use super::model::*;
 use super::raw::*;
-
-use crate::report::study::spec::DEFAULT_EQUIVALENCE;
 
 impl Loader<'_> {
     /// The study's [`Design`]: names resolved to series, the order's
@@ -153,3 +153,67 @@ fn name_seed(name: &str) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
+
+impl Study {
+    /// How the study compares its series, as the store keeps it for
+    /// reports: series by (target, variant) name, the sweep as validated.
+    pub fn stored_design(&self) -> DesignSpec {
+        let series = |v: usize| {
+            let v = &self.variants[v];
+            (self.targets[v.target].name.clone(), v.name.clone())
+        };
+        let d = &self.design;
+        DesignSpec {
+            order: d.order.name().to_string(),
+            baseline: series(d.baseline),
+            baselines: d.baselines.iter().map(|&b| series(b)).collect(),
+            control: d.control.map(series),
+            equivalence: d.equivalence,
+            seed: d.seed,
+            sweep: self.sweep.as_ref().map(|s| SweepSpec {
+                baseline: s.baseline.clone(),
+                clients: s.clients,
+            }),
+        }
+    }
+}
+
+/// The equivalence margin where a study gives none: ±2 %.
+pub const DEFAULT_EQUIVALENCE: f64 = 0.02;
+
+/// How a study compares its series, as the study runner stored it: what
+/// the report's paired comparisons are made against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DesignSpec {
+    /// `interleaved` or `sequential`.
+    pub order: String,
+    /// The series every other is compared with: (target, variant) as the
+    /// points store them.
+    pub baseline: (String, String),
+    /// One baseline per server kind (`baseline = ["A", "B"]`): each series
+    /// is compared with its own kind's; empty with one baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub baselines: Vec<(String, String)>,
+    /// The series measured twice per block; its second measurement is
+    /// stored as the target `NAME (again)`.
+    pub control: Option<(String, String)>,
+    /// A ratio whose interval lies within 1 ± this is "no difference".
+    pub equivalence: f64,
+    /// What seeded the order of the blocks.
+    pub seed: u64,
+    /// The `[sweep.parameter]` as validated, where the study has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepSpec>,
+}
+
+/// A parameter sweep as reports show it: the variant every generated one
+/// changes one setting of, and the client count they all run at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepSpec {
+    pub baseline: String,
+    pub clients: u32,
+}
+
+/// What the control's second measurement is named: its series' target
+/// followed by this.
+pub const AGAIN: &str = " (again)";

@@ -52,6 +52,7 @@ mod progress;
 mod rates;
 mod raw;
 mod reference;
+pub mod repro;
 pub mod runner;
 mod series;
 mod setup;
@@ -61,7 +62,7 @@ mod targets;
 mod variants;
 mod workloads;
 
-pub use design::resolve as resolve_series;
+pub use design::{resolve as resolve_series, DesignSpec, SweepSpec, AGAIN, DEFAULT_EQUIVALENCE};
 pub use load::{load, load_str};
 pub use model::{
     Design, Launcher, ManagedServer, Nodes, NodesSpec, Order, ParameterSweep, Repeats, Reprepare,
@@ -71,6 +72,6 @@ pub use plan::{
     again_name, plan, Cell, Plan, Point, PointKey, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC,
     POINT_OVERHEAD, SERVER_START,
 };
-pub use reference::stored_reproduction;
+pub use reference::{stored_reproduction, stored_sweep};
 pub use sharded::{Coordinator, Sharded};
 pub use stop::ErrorRates;

@@ -48,7 +48,7 @@ pub struct Study {
     pub references: Vec<ReferenceFile>,
     /// What the study reproduces: references parsed, conclusions and
     /// deviations checked (stored with the study as JSON).
-    pub reproduction: crate::report::study::spec::ReproSpec,
+    pub reproduction: super::repro::ReproSpec,
     /// How points are ordered and series compared.
     pub design: Design,
 }

@@ -141,7 +141,7 @@ pub struct Point {
 
 /// The name a control's second measurement is stored under.
 pub fn again_name(target: &str) -> String {
-    format!("{target}{}", crate::report::study::AGAIN)
+    format!("{target}{}", super::AGAIN)
 }
 
 /// A point's identity, stable across runs of the same study file. Its

@@ -38,13 +38,15 @@
 //! with numbers its quote says (or none), so no threshold is chosen after
 //! the numbers are known.
 
+use super::design::SweepSpec;
 use super::load::{Loader, R};
 use super::locate::Source;
 use super::model::{ReferenceFile, TargetSpec, VariantSpec};
 use super::raw::{RawConclusion, RawDeviation, RawReference, RawStudy};
-use crate::report::study::reference::{self, METRICS};
-use crate::report::study::spec::{self, ConclusionSpec, Deviation, RefSpec, ReproSpec};
-use crate::report::study::statement;
+use super::repro::expr as statement;
+use super::repro::published::{self as reference, METRICS};
+use super::repro::{self as spec, ConclusionSpec, Deviation, RefSpec, ReproSpec};
+use super::variants::DEFAULT_SWEEP_BASELINE;
 use crate::UsageError;
 
 /// The study's targets and variants, to check `map` keys and the series a
@@ -397,6 +399,21 @@ impl Loader<'_> {
     }
 }
 
+/// The `[sweep.parameter]` of a study stored before dbsweep kept it in
+/// the design: read from the stored study file with the loader's default
+/// baseline (its other checks passed when the study ran). None where the
+/// file has none, or no longer reads.
+pub fn stored_sweep(file_text: &str) -> Option<SweepSpec> {
+    let raw: RawStudy = toml::from_str(file_text).ok()?;
+    let p = raw.sweep.parameter?.into_inner();
+    Some(SweepSpec {
+        baseline: p
+            .baseline
+            .map_or(DEFAULT_SWEEP_BASELINE.to_string(), |b| b.into_inner()),
+        clients: p.clients.into_inner(),
+    })
+}
+
 /// The reproduction of a study stored before dbsweep kept it: read from
 /// the stored study file and its stored reference files with the same
 /// checks (but the targets', which describe the machine it ran on).
@@ -426,4 +443,20 @@ pub fn stored_reproduction(
         cpus: Vec::new(),
     };
     Ok(loader.reproduction(&raw, None, &read)?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_files_sweep_with_the_loaders_default_baseline() {
+        let file = "name = \"s\"\n[sweep.parameter]\nclients = 16\nvalues = { x = [1] }\n";
+        let s = stored_sweep(file).unwrap();
+        assert_eq!((s.baseline.as_str(), s.clients), ("base", 16));
+        let named = file.replace("clients = 16", "clients = 8\nbaseline = \"b\"");
+        let s = stored_sweep(&named).unwrap();
+        assert_eq!((s.baseline.as_str(), s.clients), ("b", 8));
+        assert!(stored_sweep("name = \"x\"\n").is_none());
+    }
 }

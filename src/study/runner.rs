@@ -30,12 +30,12 @@ use crate::engine::point;
 use crate::engine::Pacing;
 use crate::engine::StopReason;
 use crate::record::Run;
-use crate::report::text::ms_us;
 use crate::server::format_cpu_list;
 use crate::stats::paired::Ratio;
 use crate::stats::summary::DEFAULT_PERCENTILES;
 use crate::store::{PointRow, PointStatus, Store, StudyId};
 use crate::util::duration;
+use crate::util::units::ms_us;
 use crate::workload::Workload;
 use crate::UsageError;
 
@@ -104,7 +104,7 @@ pub fn run(
         .map(|r| (r.file.clone(), r.text.clone()))
         .collect();
     store.save_references(study_id, &references)?;
-    store.save_design(study_id, &serde_json::to_string(&design_spec(study))?)?;
+    store.save_design(study_id, &serde_json::to_string(&study.stored_design())?)?;
     if !study.reproduction.is_empty() {
         store.save_reproduction(study_id, &serde_json::to_string(&study.reproduction)?)?;
     }
@@ -558,23 +558,6 @@ impl Session<'_> {
         };
         self.progress.done(&line);
         Ok(())
-    }
-}
-
-/// How the study compares its series, as the store keeps it for reports.
-fn design_spec(study: &Study) -> crate::report::study::spec::DesignSpec {
-    let series = |v: usize| {
-        let v = &study.variants[v];
-        (study.targets[v.target].name.clone(), v.name.clone())
-    };
-    let d = &study.design;
-    crate::report::study::spec::DesignSpec {
-        order: d.order.name().to_string(),
-        baseline: series(d.baseline),
-        baselines: d.baselines.iter().map(|&b| series(b)).collect(),
-        control: d.control.map(series),
-        equivalence: d.equivalence,
-        seed: d.seed,
     }
 }
 

@@ -124,7 +124,7 @@ impl Loader<'_> {
         let baseline = p
             .baseline
             .as_ref()
-            .map_or("base", |b| b.get_ref().as_str())
+            .map_or(DEFAULT_SWEEP_BASELINE, |b| b.get_ref().as_str())
             .to_string();
         let has_baseline = |t: usize| variants.iter().any(|v| v.target == t && v.name == baseline);
         let swept = match &p.targets {
@@ -244,6 +244,10 @@ impl Loader<'_> {
         })
     }
 }
+
+/// The variant a `[sweep.parameter]` changes one setting of, unless it
+/// names another.
+pub(super) const DEFAULT_SWEEP_BASELINE: &str = "base";
 
 /// Variant names appear in point keys and reports: any printable text.
 pub(super) fn check_variant_name(s: &str) -> Result<(), String> {

@@ -3,7 +3,8 @@
 //! descriptor limit ([`fds`]), the
 //! directory of a path ([`paths`]), the progress of long operations
 //! ([`progress`]), a real-time priority for threads that keep time
-//! ([`priority`]) and passwords out of kept text ([`secrets`]).
+//! ([`priority`]), passwords out of kept text ([`secrets`]) and latencies
+//! in milliseconds ([`units`]).
 
 pub mod civil;
 pub mod clock;
@@ -13,3 +14,4 @@ pub mod paths;
 pub mod priority;
 pub mod progress;
 pub mod secrets;
+pub mod units;

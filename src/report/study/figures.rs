@@ -13,17 +13,17 @@ use super::model::{
 };
 use super::names::{
     distinct, finished, panel_key, series_label, show_variant, slug, throughput, workload_title,
-    SweepSpec,
 };
 use super::usage::point_cpu;
 use super::{Metric, Options, StudyData};
 use crate::report::analysis::{self};
 use crate::stats::histogram::Histogram;
 use crate::store::{Metrics, Repeats, StoredPoint};
+use crate::study::SweepSpec;
 
 pub(super) fn panels(data: &StudyData, opts: &Options) -> Vec<Panel> {
     let with_variant = show_variant(&data.points);
-    let sweep = SweepSpec::of(&data.info.file_text);
+    let sweep = data.sweep.clone();
     let keys = distinct(data.points.iter().map(panel_key));
     let several_cpus = distinct(data.points.iter().map(|p| p.row.cpus.clone())).len() > 1;
     keys.into_iter()
@@ -294,7 +294,7 @@ fn paired_verdict(
     let margin = data
         .design
         .as_ref()
-        .map_or(super::spec::DEFAULT_EQUIVALENCE, |d| d.equivalence);
+        .map_or(crate::study::DEFAULT_EQUIVALENCE, |d| d.equivalence);
     use crate::stats::paired::Verdict as V;
     Some(match r.verdict(margin, true) {
         V::Better => analysis::Verdict::Better,

@@ -24,9 +24,9 @@
 //! every block, and are inconclusive where the blocks disagree. With one
 //! block there is no interval: inconclusive.
 
-use super::expr::{Cmp, Func, Statement, Term};
 use super::statement::{about_band, eval, Curves, Verdict, NOISE_BAND};
 use crate::stats::paired::{mean_interval, Ratio};
+use crate::study::repro::expr::{Cmp, Func, Statement, Term};
 
 /// Judges `st` on the study's `blocks` (each a view of one block, in the
 /// same order for every series), with `margin` the equivalence margin.
@@ -239,9 +239,10 @@ fn agreement(xs: &[f64], ys: &[f64], cmp: Cmp) -> Verdict {
 
 #[cfg(test)]
 mod tests {
-    use super::super::expr::parse;
-    use super::super::reference::{self, RefCurves};
+    use super::super::published::RefCurves;
     use super::*;
+    use crate::study::repro::expr::parse;
+    use crate::study::repro::published as reference;
 
     /// Judges `check` on blocks where A and B measured these (tps at 1
     /// and 2 clients: A's pairs, B's pairs).

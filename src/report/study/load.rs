@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use super::servers::{self, TargetServer};
-use super::spec::{DesignSpec, ReproSpec};
 use crate::store::{self, Store, StoredPoint, StudyInfo};
+use crate::study::repro::ReproSpec;
+use crate::study::{stored_sweep, DesignSpec, SweepSpec};
 use crate::UsageError;
 
 /// A study as read from its results database.
@@ -35,6 +36,9 @@ pub struct StudyData {
     /// How the study compares its series (None: stored before dbsweep
     /// kept it; the first series is then the baseline, at ±2 %).
     pub design: Option<DesignSpec>,
+    /// The `[sweep.parameter]` as validated when the study ran (from the
+    /// stored design, or the stored file for a study stored before that).
+    pub sweep: Option<SweepSpec>,
 }
 
 impl StudyData {
@@ -138,6 +142,10 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         })?),
         None => None,
     };
+    let sweep = design
+        .as_ref()
+        .and_then(|d: &DesignSpec| d.sweep.clone())
+        .or_else(|| stored_sweep(&info.file_text));
     Ok(StudyData {
         info,
         points,
@@ -147,5 +155,6 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
         reproduction,
         servers,
         design,
+        sweep,
     })
 }

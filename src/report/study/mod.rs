@@ -22,7 +22,7 @@
 //! - `model`: what a report is made of ([`Report`], [`Panel`],
 //!   [`SeriesData`], [`CellData`], …).
 //! - `names`: which points count, how panels, series and CPU sets are
-//!   grouped and named, what the file's sweep says.
+//!   grouped and named.
 //! - `usage`: the machine's and the server's figures of one point (CPU
 //!   over its CPU set, server counters, waits) and what bounded a peak.
 //! - `figures`: panels, series and cells from the stored points.
@@ -43,7 +43,6 @@ mod charts;
 mod compared;
 mod comparisons;
 mod conclusions;
-pub mod expr;
 mod figures;
 mod judged;
 mod layout;
@@ -57,12 +56,11 @@ pub use names::unit;
 mod offered;
 pub mod paired;
 mod pairs;
-pub mod reference;
+pub mod published;
 pub mod reproduce;
 mod sections;
 mod servers;
 pub mod sharded;
-pub mod spec;
 pub mod statement;
 mod tables;
 mod tpcc;
@@ -82,8 +80,8 @@ pub use servers::{TargetServer, AGAIN};
 
 use serde::Serialize;
 
-use super::text::ms_ms;
 use crate::store::Metrics;
+use crate::util::units::ms_ms;
 use crate::UsageError;
 
 /// The figure a report's tables show.

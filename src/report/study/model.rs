@@ -414,7 +414,7 @@ impl Report {
     }
 }
 
-pub use super::spec::RefSpec;
+pub use crate::study::repro::RefSpec;
 
 /// One conclusion's verdicts.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -450,7 +450,7 @@ pub struct Reproduction {
     pub conclusions: Vec<ConclusionRow>,
     /// Statements of ours, not the publication's.
     pub observations: Vec<ConclusionRow>,
-    pub deviations: Vec<super::spec::Deviation>,
+    pub deviations: Vec<crate::study::repro::Deviation>,
 }
 
 /// One reference file compared with the study.
@@ -460,7 +460,7 @@ pub struct RefCompared {
     pub label: String,
     pub metric: String,
     pub map: Vec<(String, String)>,
-    pub data: super::reference::RefData,
+    pub data: crate::study::repro::published::RefData,
     #[serde(skip)]
     pub spec: RefSpec,
 }

@@ -140,28 +140,6 @@ pub(super) fn several_cpus(panels: &[Panel]) -> bool {
     distinct(panels.iter().map(|p| p.cpus.clone())).len() > 1
 }
 
-/// What the study file's `[sweep.parameter]` says, read from the stored
-/// file text (the variants it generated are named `setting=value`).
-pub(super) struct SweepSpec {
-    pub(super) baseline: String,
-    pub(super) clients: u32,
-}
-
-impl SweepSpec {
-    pub(super) fn of(file_text: &str) -> Option<SweepSpec> {
-        let v: toml::Value = toml::from_str(file_text).ok()?;
-        let p = v.get("sweep")?.get("parameter")?;
-        Some(SweepSpec {
-            baseline: p
-                .get("baseline")
-                .and_then(|b| b.as_str())
-                .unwrap_or("base")
-                .to_string(),
-            clients: p.get("clients")?.as_integer()?.try_into().ok()?,
-        })
-    }
-}
-
 /// The throughput metric peaks and rankings are over.
 pub(super) fn throughput(opts: &Options) -> Metric {
     if opts.metric == Metric::Qps {
@@ -184,15 +162,6 @@ mod tests {
         assert_eq!(cpus_label(&Some("0".into())), "1 CPU (0)");
         assert_eq!(cpus_label(&Some("0-3".into())), "4 CPUs (0-3)");
         assert_eq!(cpus_label(&None), "all CPUs");
-    }
-
-    #[test]
-    fn sweep_spec_from_the_file_text() {
-        let s = SweepSpec::of("[sweep.parameter]\nclients = 16\nbaseline = \"b\"\n").unwrap();
-        assert_eq!((s.baseline.as_str(), s.clients), ("b", 16));
-        let s = SweepSpec::of("[sweep.parameter]\nclients = 8\n").unwrap();
-        assert_eq!(s.baseline, "base");
-        assert!(SweepSpec::of("name = \"x\"\n").is_none());
     }
 
     #[test]

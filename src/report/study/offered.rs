@@ -10,12 +10,11 @@ use super::figures;
 use super::model::{LoadLevel, LoadPanel, LoadSeries, Sweep};
 use super::names::{
     cpus_label, distinct, finished, panel_key, series_label, show_variant, slug, workload_title,
-    SweepSpec,
 };
 use super::{Metric, StudyData};
 use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Mark, Row, Series, Table};
-use crate::report::text::ms_ms;
 use crate::store::StoredPoint;
+use crate::util::units::ms_ms;
 
 /// The goal when the study gives neither `p99_goal` nor `latency_limit`.
 pub const DEFAULT_GOAL_MS: f64 = 100.0;
@@ -115,7 +114,7 @@ pub(super) fn load_panels(data: &StudyData) -> Vec<LoadPanel> {
 /// at one number of users): one table per level, as the closed-loop sweep
 /// compares the variants at the sweep's client count.
 fn sweeps(data: &StudyData, points: &[&StoredPoint], with_variant: bool) -> Vec<Sweep> {
-    let Some(spec) = SweepSpec::of(&data.info.file_text) else {
+    let Some(spec) = data.sweep.clone() else {
         return Vec::new();
     };
     distinct(points.iter().filter_map(|p| p.row.load_level.clone()))

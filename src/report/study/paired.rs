@@ -18,10 +18,10 @@ pub use super::pairs::{
     Drift, MachineUse, NoiseFloor, Paired, PairedComparison, SagJudged, CONTROL_FAILS_BELOW,
 };
 use super::servers::AGAIN;
-use super::spec::DEFAULT_EQUIVALENCE;
 use super::StudyData;
 use crate::stats::paired::{binomial_at_least, Ratio, Verdict};
 use crate::store::{Metrics, StoredPoint};
+use crate::study::DEFAULT_EQUIVALENCE;
 
 /// One series' value in one block, where it ran.
 #[derive(Debug, Clone)]

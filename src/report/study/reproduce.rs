@@ -11,11 +11,12 @@ use std::collections::BTreeSet;
 
 use super::measured::Measured;
 use super::model::{ConclusionRow, RefCompared, RefSpec, Reproduction};
-use super::reference::{RefCurves, RefData};
-use super::spec::ConclusionSpec;
+use super::published::RefCurves;
 use super::statement::{self, Curves, Verdict};
 use super::StudyData;
 use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Scale, Series, Table};
+use crate::study::repro::published::RefData;
+use crate::study::repro::ConclusionSpec;
 
 /// The study's reproduction, computed once from the spec it carries
 /// (validated when the study was loaded, stored with its results): every
@@ -156,7 +157,7 @@ fn row(
     let margin = data
         .design
         .as_ref()
-        .map_or(super::spec::DEFAULT_EQUIVALENCE, |d| d.equivalence);
+        .map_or(crate::study::DEFAULT_EQUIVALENCE, |d| d.equivalence);
     let here = super::judged::judge(&st, &views, margin);
     ConclusionRow {
         seed,
@@ -482,7 +483,7 @@ pub fn sentences(r: &Reproduction) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::study::reference::RefPoint;
+    use crate::study::repro::published::RefPoint;
 
     #[test]
     fn a_publications_scalability_is_over_the_configurations_ours_stand_for() {

@@ -7,7 +7,7 @@ use super::names::{cpus_label, distinct};
 use super::{Comparison, Scalability, Sweep, Unit};
 use crate::report::analysis::{Scaling, Verdict};
 use crate::report::doc::{Block, Cell, Mark, Row, Table};
-use crate::report::text::ms_ms;
+use crate::util::units::ms_ms;
 
 /// The parameter sweep's table and note; throughput in `unit`.
 pub(super) fn sweep_blocks(sw: &Sweep, unit: Unit) -> Vec<Block> {

@@ -78,9 +78,7 @@ pub fn of<'a>(
     servers
 }
 
-/// How the study runner names a control's second measurement (after its
-/// target's name).
-pub const AGAIN: &str = " (again)";
+pub use crate::study::AGAIN;
 
 /// Each target of `seen` — (target, kind, the versions its runs reported)
 /// — named, with its `--version` lines from `builds`.

@@ -33,7 +33,7 @@
 //! series mapped to the seed's names; a term without its data makes the
 //! statement *not measurable*, with why.
 
-pub use super::expr::{parse, Cmp, Func, ParseError, Statement, Term};
+pub use crate::study::repro::expr::{parse, Cmp, Func, ParseError, Statement, Term};
 
 /// The band of `~`: two figures are "about" the same within 5 % of the
 /// larger — a seed's "about 150 %" or a rounded figure, and the noise of

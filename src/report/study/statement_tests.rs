@@ -1,7 +1,8 @@
 use super::*;
-use crate::report::study::reference::{parse as parse_csv, RefCurves};
+use crate::report::study::published::RefCurves;
+use crate::study::repro::published::parse as parse_csv;
 
-fn data() -> crate::report::study::reference::RefData {
+fn data() -> crate::study::repro::published::RefData {
     // Two series over clients on two CPU configurations, and deadlocks.
     let mut csv = String::from("series,cpus,clients,metric,value\n");
     for (s, cpus, vals) in [

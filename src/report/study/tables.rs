@@ -8,8 +8,8 @@ use super::names::{distinct, panel_title};
 use super::paired::PairedComparison;
 use super::{CellData, Metric, Panel};
 use crate::report::doc::{Cell, Mark, Row, Table};
-use crate::report::text::ms_ms;
 use crate::stats::paired::Verdict;
+use crate::util::units::ms_ms;
 
 /// Tables wider than this many client columns wrap into halves (seed 000).
 pub(super) const WRAP_ABOVE: usize = 8;

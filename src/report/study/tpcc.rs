@@ -10,9 +10,9 @@
 use super::load::StudyData;
 use crate::record::{consistency, Run};
 use crate::report::doc::{Block, Cell, Mark, Row, Section, Table};
-use crate::report::text::ms_ms;
 use crate::report::tpcc::{figures, Figures, NO_EFFICIENCY};
 use crate::store::{PointStatus, StoredPoint};
+use crate::util::units::ms_ms;
 use crate::workload::tpcc::terminal::{Txn, DEFERRED_NAME, ROLLED_BACK_NAME};
 
 /// One configuration's finished repeats.

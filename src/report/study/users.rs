@@ -9,7 +9,7 @@ use super::model::{LoadLevel, LoadPanel, TypeLevel};
 use super::names::slug;
 use crate::record::Run;
 use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Mark, Row, Series, Table};
-use crate::report::text::ms_ms;
+use crate::util::units::ms_ms;
 
 /// The users of a level written `users=N`.
 pub(super) fn users_of(level: &str) -> Option<u32> {

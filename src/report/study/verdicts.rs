@@ -5,9 +5,9 @@
 //! the publication, which opens the reproduction.
 
 use super::model::{ConclusionRow, Reproduction};
-use super::spec::Deviation;
 use super::statement::Verdict;
 use crate::report::doc::{Block, Cell, Mark, Row, Table};
+use crate::study::repro::Deviation;
 
 fn mark(v: &Verdict) -> Mark {
     match v {
@@ -166,8 +166,8 @@ pub fn sentences(r: &Reproduction) -> Vec<String> {
 /// publication's own numbers (its first reference), with the numbers it
 /// compares with and the margin by which it holds or fails — the
 /// publication's conclusions first, then our observations.
-pub fn check_listing(spec: &super::spec::ReproSpec) -> String {
-    use super::reference::RefCurves;
+pub fn check_listing(spec: &crate::study::repro::ReproSpec) -> String {
+    use super::published::RefCurves;
     use super::statement;
     let theirs = spec.references.first().map(|r| RefCurves {
         data: &r.data,
@@ -208,7 +208,7 @@ pub fn check_listing(spec: &super::spec::ReproSpec) -> String {
                     let foreign = c
                         .quote
                         .as_deref()
-                        .map(|q| super::spec::foreign_numbers(&st, q));
+                        .map(|q| crate::study::repro::foreign_numbers(&st, q));
                     nums.iter()
                         .map(|n| {
                             let whose = match &foreign {

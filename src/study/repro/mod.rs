@@ -11,7 +11,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::reference::RefData;
+pub mod expr;
+pub mod published;
+
+use published::RefData;
 
 /// Everything a study says about the publication it reproduces.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -55,7 +58,7 @@ pub struct ConclusionSpec {
     pub quote: Option<String>,
     /// Where the quote is: `FILE:LINE`.
     pub source: Option<String>,
-    /// The statement checking it (`report::study::statement`).
+    /// The statement checking it (`report::study::statement` evaluates it).
     pub check: Option<String>,
     /// Why it cannot be checked here (`measurable = false`).
     pub unmeasurable: Option<String>,
@@ -130,8 +133,8 @@ pub fn numbers_in(text: &str) -> Vec<f64> {
 /// seed's conclusion compares with its own numbers or with none. A rank
 /// needs no number in the words up to the count of series the statement
 /// names ("the best" is rank 1; "both are best" ranks 1 and 2).
-pub fn foreign_numbers(statement: &super::statement::Statement, quote: &str) -> Vec<f64> {
-    use super::statement::{Func, Term};
+pub fn foreign_numbers(statement: &expr::Statement, quote: &str) -> Vec<f64> {
+    use expr::{Func, Term};
     let said = numbers_in(quote);
     let named = statement.series().len() as f64;
     let mut out = Vec::new();
@@ -181,38 +184,12 @@ mod tests {
 
     #[test]
     fn a_threshold_must_be_in_the_quote() {
-        let s = super::super::statement::parse(r#"sag("A", 500) < 15"#).unwrap();
+        let s = super::expr::parse(r#"sag("A", 500) < 15"#).unwrap();
         assert_eq!(foreign_numbers(&s, "keeps high under load"), vec![15.0]);
         assert!(foreign_numbers(&s, "sags by 15 % at most").is_empty());
         let s =
-            super::super::statement::parse(r#"rank("A") == 1 and value("A", 8) < 0.5 * peak("B")"#)
-                .unwrap();
+            super::expr::parse(r#"rank("A") == 1 and value("A", 8) < 0.5 * peak("B")"#).unwrap();
         assert!(foreign_numbers(&s, "A is best; at 8 it is half of B's peak").is_empty());
         assert_eq!(foreign_numbers(&s, "A is best"), vec![0.5]);
     }
-}
-
-/// The equivalence margin where a study gives none: ±2 %.
-pub const DEFAULT_EQUIVALENCE: f64 = 0.02;
-
-/// How a study compares its series, as the study runner stored it: what
-/// the report's paired comparisons are made against.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DesignSpec {
-    /// `interleaved` or `sequential`.
-    pub order: String,
-    /// The series every other is compared with: (target, variant) as the
-    /// points store them.
-    pub baseline: (String, String),
-    /// One baseline per server kind (`baseline = ["A", "B"]`): each series
-    /// is compared with its own kind's; empty with one baseline.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub baselines: Vec<(String, String)>,
-    /// The series measured twice per block; its second measurement is
-    /// stored as the target `NAME (again)`.
-    pub control: Option<(String, String)>,
-    /// A ratio whose interval lies within 1 ± this is "no difference".
-    pub equivalence: f64,
-    /// What seeded the order of the blocks.
-    pub seed: u64,
 }

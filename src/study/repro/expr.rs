@@ -10,7 +10,7 @@
 //! ```
 //!
 //! A number in a statement is a threshold; a seed's conclusion may only
-//! compare with numbers of its own words (`report::study::spec` holds a
+//! compare with numbers of its own words (`study::repro` holds a
 //! quoted statement to that).
 
 /// A function of a statement.
