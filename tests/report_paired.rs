@@ -270,3 +270,57 @@ fn points_of_two_machines_are_never_paired() {
         s.blocks
     );
 }
+
+#[test]
+fn a_point_a_stop_rule_skipped_leaves_its_block_its_peak() {
+    // Two series at 4 and 256 clients over three blocks; in block 2 the
+    // collapse rule skipped b at 256 (below 30 % of its peak), in block 3
+    // b's 256 point is missing altogether (not run). The whole-curve
+    // comparison pairs blocks 1 and 2 — b's peak in block 2 is its 4-client
+    // point — and leaves block 3 out, where the missing point could have
+    // been the peak.
+    let dir = Dir::new();
+    let path = dir.join("results.db");
+    let mut s = Store::create_or_open(&path).unwrap();
+    let id = s
+        .begin_study("p", "", "name = \"p\"\n", &Machine::default())
+        .unwrap();
+    let at_256 = |mut p: PointRow| {
+        p.key = p.key.replace("clients=4", "clients=256");
+        p.clients = 256;
+        p
+    };
+    for k in 1..=3u32 {
+        let t = u64::from(k) * 60;
+        s.commit_point(id, &point("a", k, 1000.0, t, "cpu"))
+            .unwrap();
+        s.commit_point(id, &at_256(point("a", k, 400.0, t + 1, "cpu")))
+            .unwrap();
+        s.commit_point(id, &point("b", k, 1100.0, t + 2, "cpu"))
+            .unwrap();
+        match k {
+            1 => s
+                .commit_point(id, &at_256(point("b", k, 300.0, t + 3, "cpu")))
+                .unwrap(),
+            2 => {
+                let mut p = at_256(point("b", k, 0.0, t + 3, "cpu"));
+                p.status = PointStatus::Skipped;
+                p.reason = Some("stopped: below 30 % of the peak".into());
+                p.run = None;
+                s.commit_point(id, &p).unwrap();
+            }
+            _ => {}
+        }
+    }
+    drop(s);
+    let data = study::load(Path::new(&path), None).unwrap();
+    let r = study::analyze(&data, None, &OPTS);
+    let peak = r
+        .paired
+        .comparisons
+        .iter()
+        .find(|c| c.series == "b" && c.cell == "peak")
+        .unwrap_or_else(|| panic!("{:?}", r.paired.comparisons));
+    assert_eq!(peak.blocks, 2, "{peak:?}");
+    assert!((peak.ratio.unwrap() - 1.1).abs() < 1e-9, "{peak:?}");
+}

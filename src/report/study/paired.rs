@@ -20,7 +20,7 @@ pub use super::pairs::{
 use super::servers::AGAIN;
 use super::StudyData;
 use crate::stats::paired::{binomial_at_least, Ratio, Verdict};
-use crate::store::{Metrics, StoredPoint};
+use crate::store::{Metrics, PointStatus, StoredPoint};
 use crate::study::DEFAULT_EQUIVALENCE;
 
 /// One series' value in one block, where it ran.
@@ -47,6 +47,9 @@ pub struct PanelBlocks<'a> {
     pub control: Option<(String, String)>,
     /// (series, clients, level) → block → point.
     pub cells: BTreeMap<(String, u32, Option<String>), BTreeMap<u32, &'a StoredPoint>>,
+    /// (series, clients, block) of the closed-loop points a stop rule
+    /// skipped.
+    pub skipped: BTreeSet<(String, u32, u32)>,
 }
 
 /// The metrics compared: name, the figure, and whether more is better.
@@ -118,6 +121,11 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
                     .or_default()
                     .insert(p.row.repeat, *p);
             }
+            let skipped = mine
+                .iter()
+                .filter(|p| p.row.status == PointStatus::Skipped && p.row.load_level.is_none())
+                .map(|p| (label(p), p.row.clients, p.row.repeat))
+                .collect();
             let first_own = series.iter().find(|s| !s.ends_with(AGAIN)).cloned();
             let baseline = baseline
                 .clone()
@@ -149,6 +157,7 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
                 baseline,
                 baselines,
                 cells,
+                skipped,
             }
         })
         .collect()
@@ -268,7 +277,10 @@ fn compare(pb: &PanelBlocks<'_>, a: &str, b: &str, margin: f64) -> Vec<PairedCom
         }
     }
     // The whole curve: each block's peak (closed loop) over the client
-    // counts both measured in it (with one count, its value).
+    // counts it measured (with one count, its value). A count a stop rule
+    // skipped (the curve had collapsed, or errors had stopped it) is not
+    // the peak and leaves the block its peak; one not run or failed
+    // leaves the block out.
     let closed: Vec<u32> = cells
         .iter()
         .filter(|(_, l)| l.is_none())
@@ -278,7 +290,13 @@ fn compare(pb: &PanelBlocks<'_>, a: &str, b: &str, margin: f64) -> Vec<PairedCom
         let peak = |s: &str, k: u32| -> Option<BlockValue> {
             let mut best: Option<BlockValue> = None;
             for c in &closed {
-                let p = pb.cells.get(&(s.to_string(), *c, None))?.get(&k)?;
+                let key = (s.to_string(), *c, None);
+                let Some(p) = pb.cells.get(&key).and_then(|b| b.get(&k)) else {
+                    if pb.skipped.contains(&(key.0, key.1, k)) {
+                        continue;
+                    }
+                    return None;
+                };
                 let v = value(p, |m| Some(m.tps))?;
                 if best.as_ref().is_none_or(|b| v.value > b.value) {
                     best = Some(v);
