@@ -534,19 +534,23 @@ time = 1
     let r = dbsweep_in(dir.path(), &["report", "out", "--format", "text"]);
     r.ok();
     let out = &r.stdout;
+    // The sentence names the first level past the sustained one: 400 %
+    // after a sustained quarter, else the quarter itself (a busy machine
+    // may not keep up even with that).
     if quarter_sustained {
         assert!(
             out.contains("fake sustains at most") && out.contains("(rate=25%, offered"),
             "{out}"
         );
+        assert!(out.contains("at rate=400% it reaches p99"), "{out}");
     } else {
         assert!(
             out.contains("fake sustains none of its offered loads"),
             "{out}"
         );
+        assert!(out.contains("at rate=25% it "), "{out}");
     }
     assert!(out.contains("with p99 ≤ 300.00 ms"), "{out}");
-    assert!(out.contains("at rate=400% it reaches p99"), "{out}");
     assert!(out.contains("latency against achieved rate"), "{out}");
     assert!(out.contains("achieved against offered rate"), "{out}");
     assert!(out.contains("(the study's p99_goal)"), "{out}");

@@ -317,7 +317,7 @@ pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
             markdown::render(&doc, stem.as_deref()).into_bytes()
         }
         Format::Text => table_text::render(&doc).into_bytes(),
-        Format::Csv => csv::render(&data, &report).into_bytes(),
+        Format::Csv => study::csv::render(&data, &report).into_bytes(),
         Format::Json => report_json::render(&data, &report)?,
     };
     emit(out, &bytes)

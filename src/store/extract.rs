@@ -101,6 +101,23 @@ pub struct Metrics {
     pub lag_p99_us: Option<f64>,
 }
 
+impl Metrics {
+    /// Errors per second of the measured window; None without a window.
+    pub fn errors_per_s(&self) -> Option<f64> {
+        (self.measured_s > 0.0).then(|| self.errors as f64 / self.measured_s)
+    }
+
+    /// The 95th percentile latency in milliseconds.
+    pub fn p95_ms(&self) -> Option<f64> {
+        self.lat_p95_us.map(|us| us / 1e3)
+    }
+
+    /// The 99th percentile latency in milliseconds.
+    pub fn p99_ms(&self) -> Option<f64> {
+        self.lat_p99_us.map(|us| us / 1e3)
+    }
+}
+
 /// One `result.intervals` entry, as stored in `point_interval`.
 pub use crate::record::Interval;
 

@@ -41,7 +41,9 @@
 //!   a [`Coordinator`] that `dbsweep study` gives it (why: its doc).
 
 pub mod clients;
+mod describe;
 mod design;
+mod key;
 mod load;
 mod locate;
 mod model;
@@ -59,18 +61,20 @@ mod setup;
 mod sharded;
 mod stop;
 mod targets;
+mod values;
 mod variants;
 mod workloads;
 
 pub use design::{resolve as resolve_series, DesignSpec, SweepSpec, AGAIN, DEFAULT_EQUIVALENCE};
+pub use key::PointKey;
 pub use load::{load, load_str};
 pub use model::{
     Design, Launcher, ManagedServer, Nodes, NodesSpec, Order, ParameterSweep, Repeats, Reprepare,
     Restart, StopRules, Study, TargetKind, TargetSpec, VariantOrigin, VariantSpec, WorkloadSpec,
 };
 pub use plan::{
-    again_name, plan, Cell, Plan, Point, PointKey, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC,
-    POINT_OVERHEAD, SERVER_START,
+    again_name, plan, Cell, Plan, Point, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC, POINT_OVERHEAD,
+    SERVER_START,
 };
 pub use reference::{stored_reproduction, stored_sweep};
 pub use sharded::{Coordinator, Sharded};

@@ -49,12 +49,3 @@ fn keys_round_trip_through_their_string_form() {
         .is_err());
     assert!(s.replace("%2F", "%zz").parse::<PointKey>().is_err());
 }
-
-#[test]
-fn durations_read_well() {
-    assert_eq!(compact(&[1, 2, 4]), "1,2,4");
-    assert_eq!(
-        compact(&(1..=14).collect::<Vec<_>>()),
-        "1,2,3,4,5,…,13,14 (14 counts)"
-    );
-}

@@ -43,6 +43,7 @@ mod charts;
 mod compared;
 mod comparisons;
 mod conclusions;
+pub mod csv;
 mod figures;
 mod judged;
 mod layout;
@@ -181,9 +182,9 @@ impl Metric {
         match self {
             Metric::Tps => Some(m.tps),
             Metric::Qps => Some(m.qps),
-            Metric::P95 => m.lat_p95_us.map(|us| us / 1e3),
-            Metric::P99 => m.lat_p99_us.map(|us| us / 1e3),
-            Metric::Errors => (m.measured_s > 0.0).then(|| m.errors as f64 / m.measured_s),
+            Metric::P95 => m.p95_ms(),
+            Metric::P99 => m.p99_ms(),
+            Metric::Errors => m.errors_per_s(),
             Metric::ServerCpu => m.server_cpu_us_per_txn,
         }
     }
