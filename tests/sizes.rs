@@ -16,7 +16,6 @@ const MAX_FN_LINES: usize = 150;
 /// Files over the limit today: (path under src/, lines).
 const FILES_OVER: &[(&str, usize)] = &[
     ("engine/run.rs", 620),
-    ("rand/mod.rs", 621),
     ("report/tpcc.rs", 669),
     ("study/model.rs", 617),
     ("study/runner.rs", 642),
@@ -31,7 +30,6 @@ const FNS_OVER: &[(&str, usize)] = &[
     ("report/study/layout.rs::document", 236),
     ("report/study/reproduce.rs::reference_blocks", 152),
     ("report/study/statement.rs::eval", 162),
-    ("report/text.rs::summary", 220),
     ("store/write.rs::commit_point", 180),
     ("study/workloads.rs::workloads", 180),
     ("workload/smack/program.rs::check", 238),

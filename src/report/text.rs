@@ -258,11 +258,31 @@ fn pacing_section(s: &mut String, r: &Run, p: &crate::record::PacingOutcome) {
     }
 }
 
+/// The summary printed after the run, in sysbench's sections and order,
+/// then what sysbench lacks.
 pub fn summary(r: &Run) -> String {
-    let res = &r.result;
-    let q = &res.queries;
     let mut s = String::new();
+    stop_lines(&mut s, r);
+    sql_statistics(&mut s, r);
+    general_statistics(&mut s, r);
+    latency_section(&mut s, r);
+    if let Some(p) = &r.result.pacing {
+        pacing_section(&mut s, r, p);
+    }
+    types_section(&mut s, r);
+    statements_section(&mut s, r);
+    fairness_section(&mut s, r);
+    client_cpu_section(&mut s, r);
+    if let Some(m) = &r.result.metrics {
+        let _ = writeln!(s);
+        s.push_str(&super::metrics::text_section(m));
+    }
+    s
+}
 
+/// The run's end, when it was not the planned one, and what it abandoned.
+fn stop_lines(s: &mut String, r: &Run) {
+    let res = &r.result;
     match res.stop_reason {
         StopReason::Interrupted => {
             let _ = writeln!(
@@ -302,7 +322,12 @@ pub fn summary(r: &Run) -> String {
             res.abandoned
         );
     }
+}
 
+/// sysbench's "SQL statistics": queries, transactions, errors by kind.
+fn sql_statistics(s: &mut String, r: &Run) {
+    let res = &r.result;
+    let q = &res.queries;
     let _ = writeln!(s, "SQL statistics:");
     let _ = writeln!(s, "    queries performed:");
     for (label, n) in [
@@ -314,17 +339,17 @@ pub fn summary(r: &Run) -> String {
         let _ = writeln!(s, "        {:<33}{n}", format!("{label}:"));
     }
     line(
-        &mut s,
+        s,
         "transactions",
         format!("{:<6} ({:.2} per sec.)", res.transactions, res.tps),
     );
     line(
-        &mut s,
+        s,
         "queries",
         format!("{:<6} ({:.2} per sec.)", q.total, res.qps),
     );
     line(
-        &mut s,
+        s,
         "ignored errors",
         format!(
             "{:<6} ({:.2} per sec.)",
@@ -333,7 +358,7 @@ pub fn summary(r: &Run) -> String {
         ),
     );
     line(
-        &mut s,
+        s,
         "reconnects",
         format!(
             "{:<6} ({:.2} per sec.)",
@@ -341,13 +366,13 @@ pub fn summary(r: &Run) -> String {
             per_second(r, res.reconnects)
         ),
     );
-    line(&mut s, "retries", res.retries.to_string());
+    line(s, "retries", res.retries.to_string());
     line(
-        &mut s,
+        s,
         "failed transactions",
         res.failed_transactions.to_string(),
     );
-    line(&mut s, "abandoned at deadline", res.abandoned.to_string());
+    line(s, "abandoned at deadline", res.abandoned.to_string());
     let errors: Vec<_> = res.errors.iter().filter(|(_, n)| *n > 0).collect();
     if !errors.is_empty() {
         let _ = writeln!(s, "    errors by kind:");
@@ -356,23 +381,27 @@ pub fn summary(r: &Run) -> String {
         }
     }
     let _ = writeln!(s);
+}
 
+/// sysbench's "General statistics": the window and the events.
+fn general_statistics(s: &mut String, r: &Run) {
+    let res = &r.result;
     let _ = writeln!(s, "General statistics:");
-    line(&mut s, "total time", format!("{:.4}s", res.measured_s));
-    line(
-        &mut s,
-        "total number of events",
-        res.transactions.to_string(),
-    );
+    line(s, "total time", format!("{:.4}s", res.measured_s));
+    line(s, "total number of events", res.transactions.to_string());
     if r.run.warmup_s > 0.0 {
         line(
-            &mut s,
+            s,
             "warmup (not measured)",
             format!("{:.4}s", r.run.warmup_s),
         );
     }
     let _ = writeln!(s);
+}
 
+/// The transactions' latency (from the intended start under a rate).
+fn latency_section(s: &mut String, r: &Run) {
+    let res = &r.result;
     let queued = res.pacing.as_ref().is_some_and(|p| p.offered.is_some());
     if queued {
         let _ = writeln!(s, "Latency (ms, from each transaction's intended start):");
@@ -380,7 +409,7 @@ pub fn summary(r: &Run) -> String {
         let _ = writeln!(s, "Latency (ms):");
     }
     match &res.latency {
-        Some(l) => latency_block(&mut s, l),
+        Some(l) => latency_block(s, l),
         None => {
             let _ = writeln!(
                 s,
@@ -389,12 +418,11 @@ pub fn summary(r: &Run) -> String {
         }
     }
     let _ = writeln!(s);
+}
 
-    if let Some(p) = &res.pacing {
-        pacing_section(&mut s, r, p);
-    }
-    types_section(&mut s, r);
-
+/// Latency by statement type.
+fn statements_section(s: &mut String, r: &Run) {
+    let res = &r.result;
     if !res.statements.is_empty() {
         let _ = writeln!(s, "Latency by statement type (ms):");
         let pcts: Vec<f64> = res.statements[0]
@@ -417,25 +445,33 @@ pub fn summary(r: &Run) -> String {
         }
         let _ = writeln!(s);
     }
+}
 
+/// sysbench's "Threads fairness".
+fn fairness_section(s: &mut String, r: &Run) {
+    let res = &r.result;
     let f = &res.fairness;
     let _ = writeln!(s, "Threads fairness:");
     line(
-        &mut s,
+        s,
         "events (avg/stddev)",
         format!("{:.4}/{:.2}", f.events_avg, f.events_stddev),
     );
     line(
-        &mut s,
+        s,
         "execution time (avg/stddev)",
         format!("{:.4}/{:.2}", f.time_avg_s, f.time_stddev_s),
     );
     let _ = writeln!(s);
+}
 
+/// This process's CPU over the measured window, with a warning when it may limit the result.
+fn client_cpu_section(s: &mut String, r: &Run) {
+    let res = &r.result;
     let cpu = &res.client_cpu;
     let _ = writeln!(s, "Client CPU (this process, measured window):");
     line(
-        &mut s,
+        s,
         "user + system",
         format!(
             "{:.3}s (user {:.3}s, system {:.3}s)",
@@ -445,13 +481,13 @@ pub fn summary(r: &Run) -> String {
         ),
     );
     if let Some(v) = cpu.us_per_transaction {
-        line(&mut s, "per transaction", format!("{v:.1} µs"));
+        line(s, "per transaction", format!("{v:.1} µs"));
     }
     if let Some(v) = cpu.us_per_query {
-        line(&mut s, "per query", format!("{v:.2} µs"));
+        line(s, "per query", format!("{v:.2} µs"));
     }
     line(
-        &mut s,
+        s,
         "share of the machine",
         format!(
             "{:.1} % of {} CPU(s)",
@@ -472,11 +508,6 @@ pub fn summary(r: &Run) -> String {
             CPU_WARN_SHARE * 100.0
         );
     }
-    if let Some(m) = &res.metrics {
-        let _ = writeln!(s);
-        s.push_str(&super::metrics::text_section(m));
-    }
-    s
 }
 
 #[cfg(test)]
