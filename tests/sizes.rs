@@ -27,7 +27,6 @@ const FNS_OVER: &[(&str, usize)] = &[
     ("metrics/merged.rs::merged", 151),
     ("report/plot/svg.rs::svg", 399),
     ("report/study/conclusions.rs::facts", 236),
-    ("report/study/layout.rs::document", 236),
     ("report/study/reproduce.rs::reference_blocks", 152),
     ("report/study/statement.rs::eval", 162),
     ("store/write.rs::commit_point", 180),

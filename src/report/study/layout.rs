@@ -34,12 +34,6 @@ fn failure_note(p: &Panel) -> Option<Block> {
 
 /// Lays out `r` (derived from `data`) as a document.
 pub fn document(data: &StudyData, r: &Report) -> Doc {
-    let metric = r.metric;
-    let tp = if metric == Metric::Qps {
-        Metric::Qps
-    } else {
-        Metric::Tps
-    };
     let several = several_cpus(&r.panels);
     let mut sections = Vec::new();
     if !r.conclusions.is_empty() {
@@ -57,177 +51,12 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
     // A TPC-C study's results page comes first, after the conclusions.
     sections.extend(super::tpcc::section(data));
     for p in &r.panels {
-        let title = panel_title(p, several);
-        let unit = super::unit(&p.workload_name);
-        let mut blocks = Vec::new();
-        let more = if metric.higher_is_better() {
-            "more is better"
-        } else {
-            "less is better"
-        };
-        blocks.push(Block::Table(metric_table(
-            p,
-            metric,
-            format!(
-                "{} by clients (mean of repeats; {more})",
-                capitalize(metric.title_in(unit))
-            ),
-            metric == tp,
-        )));
-        blocks.extend(failure_note(p));
-        blocks.push(Block::Chart(metric_chart(
-            p,
-            tp,
-            "throughput",
-            format!("{title}: {} vs clients", tp.axis_in(unit)),
-        )));
-        if metric != tp {
-            blocks.push(Block::Chart(metric_chart(
-                p,
-                metric,
-                metric.name(),
-                format!("{title}: {} vs clients", metric.axis_in(unit)),
-            )));
-        }
-        let title_only = super::names::workload_title(
-            &p.workload,
-            &p.options.clone().into_iter().collect::<Vec<_>>(),
-        );
-        let peaks: Vec<&super::paired::PairedComparison> = r
-            .paired
-            .comparisons
-            .iter()
-            .filter(|c| c.cell == "peak" && c.workload == title_only && c.cpus == p.cpus)
-            .collect();
-        blocks.push(Block::Table(peak_table(p, tp, &peaks)));
-        let said: Vec<String> = peaks
-            .iter()
-            .map(|c| super::compared::verdict_sentence(c, "peak throughput", r.paired.equivalence))
-            .collect();
-        if !said.is_empty() {
-            blocks.push(Block::Paragraph(said.join(" ")));
-        }
-        for m in [Metric::P95, Metric::P99] {
-            if m != metric {
-                blocks.push(Block::Chart(metric_chart(
-                    p,
-                    m,
-                    m.name(),
-                    format!("{title}: {} vs clients", m.axis()),
-                )));
-            }
-        }
-        let cpu = Chart {
-            y: Axis::linear("client CPU (% of one core)"),
-            ..metric_chart(
-                p,
-                Metric::Tps,
-                "client-cpu",
-                format!("{title}: dbsweep's own CPU vs clients"),
-            )
-        };
-        let cpu = Chart {
-            series: p
-                .series
-                .iter()
-                .map(|s| Series {
-                    name: s.label.clone(),
-                    points: s
-                        .cells
-                        .iter()
-                        .filter_map(|c| {
-                            c.client_cpu_pct
-                                .as_ref()
-                                .map(|st| (c.clients as f64, st.mean))
-                        })
-                        .collect(),
-                    spread: None,
-                    reference: false,
-                })
-                .filter(|s| !s.points.is_empty())
-                .collect(),
-            ..cpu
-        };
-        blocks.push(Block::Chart(cpu));
-        let machine = cpu_charts(p, &title);
-        blocks.push(Block::Note(format!(
-            "The client CPU chart is dbsweep's own use (user + system) per measured second: near 100 % per client thread means the client, not the server, may be the bottleneck.{}",
-            if machine.is_empty() {
-                " Server CPU was not recorded for these runs (--metrics off, or an earlier dbsweep)."
-            } else {
-                ""
-            }
-        )));
-        blocks.extend(machine);
-        blocks.extend(lock_tables(p, data));
-        if let Some(t) = fairness_table(p) {
-            blocks.push(Block::Table(t));
-        }
-        if let Some(sw) = &p.sweep {
-            blocks.extend(sweep_blocks(sw, unit));
-        }
-        sections.push(Section {
-            title: title.clone(),
-            blocks,
-        });
-
-        if let Some(c) = p.focus_clients {
-            let mut blocks = vec![Block::Note(format!(
-                "Figures at {c} clients ({}; choose another with --point N).",
-                if p.ranking
-                    .first()
-                    .and_then(|b| p.series.iter().find(|s| s.label == b.label))
-                    .and_then(|s| s.peak)
-                    .map(|pk| pk.clients)
-                    == Some(c)
-                {
-                    "where the best series peaks"
-                } else {
-                    "as asked"
-                }
-            ))];
-            let (tps_ts, p95_ts) = time_series(p, data, c);
-            if !tps_ts.is_empty() {
-                blocks.push(Block::Chart(Chart {
-                    id: format!("{}-at-{c}-tps-over-time", p.id),
-                    title: format!("{title}: throughput over time at {c} clients"),
-                    x: Axis::linear("time (s)"),
-                    y: Axis::linear(unit.per_s),
-                    kind: ChartKind::Line,
-                    series: tps_ts,
-                }));
-                blocks.push(Block::Chart(Chart {
-                    id: format!("{}-at-{c}-p95-over-time", p.id),
-                    title: format!("{title}: p95 latency over time at {c} clients"),
-                    x: Axis::linear("time (s)"),
-                    y: Axis::linear("p95 latency (ms)"),
-                    kind: ChartKind::Line,
-                    series: p95_ts,
-                }));
-            }
-            blocks.extend(cpu_over_time(p, data, c, &title).map(Block::Chart));
-            blocks.extend(disk_over_time(p, data, c, &title).map(Block::Chart));
-            let cdf = cdf_series(p, data, c);
-            if !cdf.is_empty() {
-                blocks.push(Block::Chart(Chart {
-                    id: format!("{}-at-{c}-latency-cdf", p.id),
-                    title: format!("{title}: transaction latency distribution at {c} clients"),
-                    x: Axis::log("latency (ms)"),
-                    y: Axis::linear("transactions at or below (%)"),
-                    kind: ChartKind::Step,
-                    series: cdf,
-                }));
-            }
-            if let Some(t) = statements_table(p) {
-                blocks.push(Block::Table(t));
-            }
-            if blocks.len() > 1 {
-                sections.push(Section {
-                    title: format!("{title}: at {c} clients"),
-                    blocks,
-                });
-            }
-        }
+        let section = panel_section(data, r, p, several);
+        let focus = p
+            .focus_clients
+            .and_then(|c| focus_section(data, p, c, &section.title));
+        sections.push(section);
+        sections.extend(focus);
     }
     for o in &r.offered {
         sections.push(Section {
@@ -267,6 +96,199 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
         },
         facts: facts(data, r),
         sections,
+    }
+}
+
+/// A panel's section: its metric table and charts, the peaks compared,
+/// latency, the client's and the machine's CPU, locks, fairness and the
+/// parameter sweep.
+fn panel_section(data: &StudyData, r: &Report, p: &Panel, several: bool) -> Section {
+    let metric = r.metric;
+    let tp = throughput_of(metric);
+    let title = panel_title(p, several);
+    let unit = super::unit(&p.workload_name);
+    let mut blocks = Vec::new();
+    let more = if metric.higher_is_better() {
+        "more is better"
+    } else {
+        "less is better"
+    };
+    blocks.push(Block::Table(metric_table(
+        p,
+        metric,
+        format!(
+            "{} by clients (mean of repeats; {more})",
+            capitalize(metric.title_in(unit))
+        ),
+        metric == tp,
+    )));
+    blocks.extend(failure_note(p));
+    blocks.push(Block::Chart(metric_chart(
+        p,
+        tp,
+        "throughput",
+        format!("{title}: {} vs clients", tp.axis_in(unit)),
+    )));
+    if metric != tp {
+        blocks.push(Block::Chart(metric_chart(
+            p,
+            metric,
+            metric.name(),
+            format!("{title}: {} vs clients", metric.axis_in(unit)),
+        )));
+    }
+    let title_only = super::names::workload_title(
+        &p.workload,
+        &p.options.clone().into_iter().collect::<Vec<_>>(),
+    );
+    let peaks: Vec<&super::paired::PairedComparison> = r
+        .paired
+        .comparisons
+        .iter()
+        .filter(|c| c.cell == "peak" && c.workload == title_only && c.cpus == p.cpus)
+        .collect();
+    blocks.push(Block::Table(peak_table(p, tp, &peaks)));
+    let said: Vec<String> = peaks
+        .iter()
+        .map(|c| super::compared::verdict_sentence(c, "peak throughput", r.paired.equivalence))
+        .collect();
+    if !said.is_empty() {
+        blocks.push(Block::Paragraph(said.join(" ")));
+    }
+    for m in [Metric::P95, Metric::P99] {
+        if m != metric {
+            blocks.push(Block::Chart(metric_chart(
+                p,
+                m,
+                m.name(),
+                format!("{title}: {} vs clients", m.axis()),
+            )));
+        }
+    }
+    blocks.push(Block::Chart(client_cpu_chart(p, &title)));
+    let machine = cpu_charts(p, &title);
+    blocks.push(Block::Note(format!(
+        "The client CPU chart is dbsweep's own use (user + system) per measured second: near 100 % per client thread means the client, not the server, may be the bottleneck.{}",
+        if machine.is_empty() {
+            " Server CPU was not recorded for these runs (--metrics off, or an earlier dbsweep)."
+        } else {
+            ""
+        }
+    )));
+    blocks.extend(machine);
+    blocks.extend(lock_tables(p, data));
+    if let Some(t) = fairness_table(p) {
+        blocks.push(Block::Table(t));
+    }
+    if let Some(sw) = &p.sweep {
+        blocks.extend(sweep_blocks(sw, unit));
+    }
+    Section { title, blocks }
+}
+
+/// dbsweep's own CPU per measured second against clients, per series.
+fn client_cpu_chart(p: &Panel, title: &str) -> Chart {
+    let cpu = Chart {
+        y: Axis::linear("client CPU (% of one core)"),
+        ..metric_chart(
+            p,
+            Metric::Tps,
+            "client-cpu",
+            format!("{title}: dbsweep's own CPU vs clients"),
+        )
+    };
+    let cpu = Chart {
+        series: p
+            .series
+            .iter()
+            .map(|s| Series {
+                name: s.label.clone(),
+                points: s
+                    .cells
+                    .iter()
+                    .filter_map(|c| {
+                        c.client_cpu_pct
+                            .as_ref()
+                            .map(|st| (c.clients as f64, st.mean))
+                    })
+                    .collect(),
+                spread: None,
+                reference: false,
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect(),
+        ..cpu
+    };
+    cpu
+}
+
+/// The panel's figures at its focus client count: throughput, p95 and the
+/// machine over time, the latency distribution and statements, where
+/// recorded.
+fn focus_section(data: &StudyData, p: &Panel, c: u32, title: &str) -> Option<Section> {
+    let unit = super::unit(&p.workload_name);
+    let mut blocks = vec![Block::Note(format!(
+        "Figures at {c} clients ({}; choose another with --point N).",
+        if p.ranking
+            .first()
+            .and_then(|b| p.series.iter().find(|s| s.label == b.label))
+            .and_then(|s| s.peak)
+            .map(|pk| pk.clients)
+            == Some(c)
+        {
+            "where the best series peaks"
+        } else {
+            "as asked"
+        }
+    ))];
+    let (tps_ts, p95_ts) = time_series(p, data, c);
+    if !tps_ts.is_empty() {
+        blocks.push(Block::Chart(Chart {
+            id: format!("{}-at-{c}-tps-over-time", p.id),
+            title: format!("{title}: throughput over time at {c} clients"),
+            x: Axis::linear("time (s)"),
+            y: Axis::linear(unit.per_s),
+            kind: ChartKind::Line,
+            series: tps_ts,
+        }));
+        blocks.push(Block::Chart(Chart {
+            id: format!("{}-at-{c}-p95-over-time", p.id),
+            title: format!("{title}: p95 latency over time at {c} clients"),
+            x: Axis::linear("time (s)"),
+            y: Axis::linear("p95 latency (ms)"),
+            kind: ChartKind::Line,
+            series: p95_ts,
+        }));
+    }
+    blocks.extend(cpu_over_time(p, data, c, title).map(Block::Chart));
+    blocks.extend(disk_over_time(p, data, c, title).map(Block::Chart));
+    let cdf = cdf_series(p, data, c);
+    if !cdf.is_empty() {
+        blocks.push(Block::Chart(Chart {
+            id: format!("{}-at-{c}-latency-cdf", p.id),
+            title: format!("{title}: transaction latency distribution at {c} clients"),
+            x: Axis::log("latency (ms)"),
+            y: Axis::linear("transactions at or below (%)"),
+            kind: ChartKind::Step,
+            series: cdf,
+        }));
+    }
+    if let Some(t) = statements_table(p) {
+        blocks.push(Block::Table(t));
+    }
+    (blocks.len() > 1).then(|| Section {
+        title: format!("{title}: at {c} clients"),
+        blocks,
+    })
+}
+
+/// The throughput metric a panel's peaks are over: queries where the
+/// report shows queries, else transactions.
+fn throughput_of(metric: Metric) -> Metric {
+    if metric == Metric::Qps {
+        Metric::Qps
+    } else {
+        Metric::Tps
     }
 }
 
