@@ -26,7 +26,6 @@ const FNS_OVER: &[(&str, usize)] = &[
     ("engine/client.rs::run", 230),
     ("metrics/merged.rs::merged", 151),
     ("report/plot/svg.rs::svg", 399),
-    ("report/study/conclusions.rs::facts", 236),
     ("report/study/reproduce.rs::reference_blocks", 152),
     ("report/study/statement.rs::eval", 162),
     ("store/write.rs::commit_point", 180),

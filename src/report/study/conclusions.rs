@@ -193,6 +193,16 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
             }
         ),
     ));
+    machine_facts(r, &mut f);
+    server_facts(data, r, &mut f);
+    axes_facts(data, r, &mut f);
+    setting_facts(data, &mut f);
+    f
+}
+
+/// The machine (and every machine, where the study ran on several).
+fn machine_facts(r: &Report, f: &mut Vec<(String, String)>) {
+    let s = &r.study;
     let m = &s.machine;
     let get = |k: &str| m.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
     let mut machine = get("cpu_model");
@@ -236,6 +246,10 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
                 .join("; "),
         ));
     }
+}
+
+/// The order, and the servers and programs that served the points.
+fn server_facts(data: &StudyData, r: &Report, f: &mut Vec<(String, String)>) {
     if let Some(o) = &r.paired.order {
         f.push((
             "Order".into(),
@@ -273,6 +287,11 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
     if !programs.is_empty() {
         f.push(("Server programs (--version)".into(), programs.join("; ")));
     }
+}
+
+/// The workloads, client counts, load levels, CPU sets, repeats and windows.
+fn axes_facts(data: &StudyData, r: &Report, f: &mut Vec<(String, String)>) {
+    let s = &r.study;
     let workloads = distinct(data.points.iter().chain(&data.paced).map(|p| {
         let w = workload_title(&p.row.workload_label, &p.row.workload_options);
         if p.row.workload_label == p.row.workload {
@@ -347,6 +366,10 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
             s.points_finished, s.points_skipped, s.points_failed
         ),
     ));
+}
+
+/// The settings that differ between a target's variants.
+fn setting_facts(data: &StudyData, f: &mut Vec<(String, String)>) {
     // Settings that differ between the variants of a target.
     let targets = distinct(
         data.points
@@ -403,7 +426,6 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
             text,
         ));
     }
-    f
 }
 
 #[cfg(test)]
