@@ -166,17 +166,7 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
             without_machine(&mut s.usage);
         }
         let why = machine_why_not.clone().unwrap_or_default();
-        gaps.retain(|g| g.what != "machine CPU");
-        gaps.insert(
-            0,
-            Gap {
-                what: "machine CPU".into(),
-                why,
-            },
-        );
-        let mut f = Figures::default();
-        figures::server(&window, transactions, queries, &mut f, &mut gaps);
-        f
+        server_only(&window, (transactions, queries), why, &mut gaps)
     };
     Some(Metrics {
         interval_s: m.interval_s,
@@ -273,6 +263,27 @@ fn add(sum: &mut Process, p: &Process) {
     sum.read_bytes += p.read_bytes;
     sum.write_bytes += p.write_bytes;
     sum.processes += p.processes;
+}
+
+/// The figures of shards on several machines: the server's alone (each
+/// shard saw a different machine), the machine's CPU a gap saying why.
+fn server_only(
+    window: &Usage,
+    (transactions, queries): (u64, u64),
+    why: String,
+    gaps: &mut Vec<Gap>,
+) -> Figures {
+    gaps.retain(|g| g.what != "machine CPU");
+    gaps.insert(
+        0,
+        Gap {
+            what: "machine CPU".into(),
+            why,
+        },
+    );
+    let mut f = Figures::default();
+    figures::server(window, transactions, queries, &mut f, gaps);
+    f
 }
 
 /// Empties the machine's parts of `u`: not one machine's.
