@@ -26,7 +26,6 @@ const FNS_OVER: &[(&str, usize)] = &[
     ("engine/client.rs::run", 230),
     ("report/plot/svg.rs::svg", 399),
     ("report/study/reproduce.rs::reference_blocks", 152),
-    ("report/study/statement.rs::eval", 162),
     ("store/write.rs::commit_point", 180),
     ("study/workloads.rs::workloads", 180),
     ("workload/smack/program.rs::check", 238),

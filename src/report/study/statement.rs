@@ -203,43 +203,14 @@ pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
                 ),
             ))
         }
-        Func::Slower | Func::Rank => {
-            let mine = peak_of(&curve(series, metric, cpus.as_deref())?)
-                .ok_or_else(|| format!("{series}: no values"))?
-                .1;
-            let mut peaks: Vec<(String, f64)> = d
-                .series()
-                .into_iter()
-                .filter_map(|s| {
-                    let c = curve(&s, metric, cpus.as_deref()).ok()?;
-                    Some((s, peak_of(&c)?.1))
-                })
-                .collect();
-            peaks.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let (best, top) = peaks.first().cloned().unwrap_or((series.clone(), mine));
-            if *func == Func::Slower {
-                let v = (top - mine) / top * 100.0;
-                Ok((
-                    v,
-                    format!(
-                        "{} = {v:.2} % (peak {mine:.2}; best {best} {top:.2})",
-                        name("slower")
-                    ),
-                ))
-            } else {
-                let r = 1 + peaks.iter().filter(|p| p.1 > mine).count();
-                let order: Vec<String> = peaks.iter().map(|(s, v)| format!("{s} {v:.2}")).collect();
-                Ok((
-                    r as f64,
-                    format!(
-                        "{} = {r} of {} ({})",
-                        name("rank"),
-                        peaks.len(),
-                        order.join(" > ")
-                    ),
-                ))
-            }
-        }
+        Func::Slower | Func::Rank => against_the_best(
+            *func,
+            series,
+            metric,
+            workload.as_deref(),
+            cpus.as_deref(),
+            d,
+        ),
         Func::FirstDeadlocks => {
             let c = curve(series, "deadlocks_per_s", cpus.as_deref())?;
             let last = c.iter().map(|p| p.0).max().unwrap_or(0);
@@ -253,6 +224,55 @@ pub fn eval(t: &Term, d: &dyn Curves) -> Eval {
                     format!("{series}: no deadlock at any count up to {last}"),
                 )))
         }
+    }
+}
+
+/// `slower(S)` (% below the best series' peak) or `rank(S)` (1 for the
+/// highest peak), over every series `d` has on the same curve.
+fn against_the_best(
+    func: Func,
+    series: &str,
+    metric: &str,
+    workload: Option<&str>,
+    cpus: Option<&str>,
+    d: &dyn Curves,
+) -> Eval {
+    let curve = |s: &str, m: &str, c: Option<&str>| d.curve(s, m, workload, c);
+    let name = |f: &str| format!("{f}({series})");
+    let mine = peak_of(&curve(series, metric, cpus)?)
+        .ok_or_else(|| format!("{series}: no values"))?
+        .1;
+    let mut peaks: Vec<(String, f64)> = d
+        .series()
+        .into_iter()
+        .filter_map(|s| {
+            let c = curve(&s, metric, cpus).ok()?;
+            Some((s, peak_of(&c)?.1))
+        })
+        .collect();
+    peaks.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (best, top) = peaks.first().cloned().unwrap_or((series.to_string(), mine));
+    if func == Func::Slower {
+        let v = (top - mine) / top * 100.0;
+        Ok((
+            v,
+            format!(
+                "{} = {v:.2} % (peak {mine:.2}; best {best} {top:.2})",
+                name("slower")
+            ),
+        ))
+    } else {
+        let r = 1 + peaks.iter().filter(|p| p.1 > mine).count();
+        let order: Vec<String> = peaks.iter().map(|(s, v)| format!("{s} {v:.2}")).collect();
+        Ok((
+            r as f64,
+            format!(
+                "{} = {r} of {} ({})",
+                name("rank"),
+                peaks.len(),
+                order.join(" > ")
+            ),
+        ))
     }
 }
 
