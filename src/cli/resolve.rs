@@ -333,7 +333,7 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         ));
     }
     // --ramp-up without --users is checked once the workload is known:
-    // TPC-C's terminals are users of its own (commands::run::check_ramp_up).
+    // TPC-C's terminals are users of its own (engine::point::check_ramp_up).
     pacing.check(a.target.threads).map_err(UsageError)?;
     if let Some(s) = a.shard {
         s.check(a.target.threads, a.users).map_err(UsageError)?;

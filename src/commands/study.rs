@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::nodes::{self, Coordinated};
-use super::run::{RunRequest, TargetRequest};
 use super::{write_atomically, RunStatus};
+use crate::engine::spec::PointSpec;
 use crate::record::Run;
 use crate::report;
 use crate::server;
@@ -118,24 +118,17 @@ struct NodesCoordinator;
 
 impl Coordinator for NodesCoordinator {
     fn run(&self, p: &Sharded<'_>, cancel: &AtomicBool) -> Result<Run, String> {
-        let req = RunRequest {
-            target: TargetRequest {
-                workload: p.workload.to_string(),
-                options: p.options.to_vec(),
-                db: Some(p.target.clone()),
-                threads: p.config.threads,
-                rand: p.rand,
-            },
+        // The study resolved the stop condition (and a workload's own
+        // rounds) when it loaded; the runner checks consistency after the
+        // point, once.
+        let spec = PointSpec {
+            workload: p.workload.to_string(),
+            options: p.options.to_vec(),
+            target: p.target.clone(),
+            rand: p.rand,
             config: p.config.clone(),
-            // The study resolved the stop condition (and a workload's own
-            // rounds) when it loaded.
-            open_ended: false,
             percentiles: p.percentiles.to_vec(),
-            json: None,
-            report: None,
             metrics: p.metrics,
-            // The runner checks consistency after the point, once.
-            check: false,
         };
         let (launcher, listen) = match p.nodes.launcher {
             Launcher::Local => (nodes::Launcher::Local, "127.0.0.1:0"),
@@ -148,7 +141,7 @@ impl Coordinator for NodesCoordinator {
             listen: listen.into(),
             shard_records: None,
         };
-        match nodes::run_point(&req, &n, cancel) {
+        match nodes::run_point(&spec, &n, cancel) {
             Ok(Coordinated::Merged(run)) => Ok(*run),
             Ok(Coordinated::Partial { lost, .. }) => {
                 let lost: Vec<String> = lost

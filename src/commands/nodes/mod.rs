@@ -41,6 +41,7 @@ use std::sync::atomic::AtomicBool;
 use super::{check_sqlite_path, connect_checked, status_of, RunStatus};
 use crate::commands::run::{self, RunRequest};
 use crate::engine::merge::{self, Input};
+use crate::engine::spec::PointSpec;
 use crate::record;
 use crate::report;
 use crate::UsageError;
@@ -72,32 +73,32 @@ pub enum Coordinated {
 }
 
 /// `dbsweep run … --nodes N`: the coordinator.
-pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus> {
-    let t = &req.target;
-    let target = t.db.clone().ok_or_else(|| {
+pub fn coordinate(req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus> {
+    let target = req.target.db.clone().ok_or_else(|| {
         UsageError("--nodes needs --db URL: every worker runs against the same database".into())
     })?;
-    let (w, info) = check_data(&req)?;
+    // The workers' point: the coordinator writes, reports and checks.
+    let mut spec = req.spec(target);
+    let (w, info) = check_data(&spec)?;
     // Resolved once here, so every worker runs exactly this.
     if req.open_ended {
         if let Some(rounds) = w.default_rounds() {
-            req.config.time = None;
-            req.config.rounds = Some(rounds);
+            spec.config.time = None;
+            spec.config.rounds = Some(rounds);
         }
-        req.open_ended = false;
     }
-    if req.report.is_some() && req.config.report_interval.is_none() {
-        req.config.report_interval = Some(run::report_interval(req.config.time));
+    if req.report.is_some() && spec.config.report_interval.is_none() {
+        spec.config.report_interval = Some(run::report_interval(spec.config.time));
     }
     let (listener, addr) = listen(&nodes)?;
     print!(
         "{}",
         report::live::preamble(
             w.name(),
-            &target.display,
+            &spec.target.display,
             &info.version,
-            &req.config,
-            t.rand.seed
+            &spec.config,
+            spec.rand.seed
         )
     );
     println!(
@@ -113,7 +114,7 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
     }
     let _ = std::io::stdout().flush();
     let cancel = super::cancel_flag();
-    match run_workers(&req, &nodes, listener, &addr, &cancel, true)? {
+    match run_workers(&spec, &nodes, listener, &addr, &cancel, true)? {
         Coordinated::Merged(mut merged) => {
             super::emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
             Ok(status_of([&merged.result.stop_reason]))
@@ -138,28 +139,26 @@ pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus
 /// printed — the study reports its points itself. `Err`: the run did not
 /// start.
 pub fn run_point(
-    req: &RunRequest,
+    spec: &PointSpec,
     nodes: &Nodes,
     cancel: &AtomicBool,
 ) -> anyhow::Result<Coordinated> {
-    check_data(req)?;
+    check_data(spec)?;
     let (listener, addr) = listen(nodes)?;
-    run_workers(req, nodes, listener, &addr, cancel, false)
+    run_workers(spec, nodes, listener, &addr, cancel, false)
 }
 
-/// Checks, as shard 0 would, that the data of `req` is in place, once for
+/// Checks, as shard 0 would, that the data of `spec` is in place, once for
 /// every worker; the workload it checked with and the server's description.
 fn check_data(
-    req: &RunRequest,
+    spec: &PointSpec,
 ) -> anyhow::Result<(
     Box<dyn crate::workload::Workload>,
     crate::driver::ServerInfo,
 )> {
-    let target = req.target.db.as_ref().ok_or_else(|| {
-        UsageError("a coordinated run needs a database every worker reaches".into())
-    })?;
-    let w = run::build(&req.target, target)?;
-    run::check_ramp_up(&req.config, w.as_ref())?;
+    let target = &spec.target;
+    let w = spec.build()?;
+    crate::engine::point::check_ramp_up(&spec.config, w.as_ref())?;
     check_sqlite_path(target, false, w.name())?;
     let mut probe = connect_checked(target)?;
     w.check_prepared(probe.as_mut())?;
@@ -179,27 +178,27 @@ fn listen(nodes: &Nodes) -> anyhow::Result<(TcpListener, String)> {
     Ok((listener, addr))
 }
 
-/// Starts the workers of `req`, releases them together and merges their
+/// Starts the workers of `spec`, releases them together and merges their
 /// records — on Ctrl-C (`cancel`) after asking them to stop early;
 /// `announce`: say when the start is sent. `Err` when the run did not
 /// start (a usage error when a worker refused the options).
 fn run_workers(
-    req: &RunRequest,
+    spec: &PointSpec,
     nodes: &Nodes,
     listener: TcpListener,
     addr: &str,
     cancel: &AtomicBool,
     announce: bool,
 ) -> anyhow::Result<Coordinated> {
-    // The workers' request: the coordinator writes, reports and checks.
-    let spec = RunRequest {
-        json: None,
-        report: None,
-        check: false,
-        ..req.clone()
-    };
     let mut launched = launcher::launch(nodes.launcher, nodes.count, addr)?;
-    let outcome = session::run(listener, spec, nodes.count, &mut launched, cancel, announce);
+    let outcome = session::run(
+        listener,
+        spec.clone(),
+        nodes.count,
+        &mut launched,
+        cancel,
+        announce,
+    );
     launched.finish(std::time::Duration::from_secs(5));
 
     let Some(start_us) = outcome.start_us else {

@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use super::protocol::{self, Reader, Round, ToCoordinator, ToWorker, Writer, PINGS};
-use crate::commands::run::{self, RunRequest};
 use crate::commands::{cancel_flag, status_of, RunStatus};
-use crate::engine::point::{self, Point};
+use crate::engine::point;
 use crate::engine::release::Release;
+use crate::engine::spec::PointSpec;
 use crate::engine::Shard;
 use crate::record;
 use crate::UsageError;
@@ -237,36 +237,20 @@ fn listen(mut reader: Reader, cancel: &AtomicBool) {
     }
 }
 
-/// Runs `shard` of `req` as `dbsweep run --shard` would, released by
+/// Runs `shard` of `spec` as `dbsweep run --shard` would, released by
 /// `release`; the coordinator has checked the data and resolved the
-/// options (`open_ended` included).
+/// options (the stop condition included).
 fn run_shard(
-    mut req: RunRequest,
+    mut spec: PointSpec,
     shard: Shard,
     release: Release,
     cancel: &AtomicBool,
 ) -> anyhow::Result<record::Run> {
-    let target = req
-        .target
-        .db
-        .clone()
-        .ok_or_else(|| anyhow::anyhow!("the coordinator sent a run without --db"))?;
-    let w = run::build(&req.target, &target)?;
-    req.config.shard = Some(shard);
-    req.config.release = Some(release);
+    let w = spec.build()?;
+    spec.config.shard = Some(shard);
+    spec.config.release = Some(release);
     let instances = [w.as_ref()];
-    let mut p = Point::new(
-        &target,
-        &instances,
-        &req.config,
-        req.target.rand,
-        &req.percentiles,
-    );
-    p.metrics = req.metrics.map(|interval| point::Metrics {
-        interval,
-        server: point::server_ref(&target, Some(shard)),
-    });
-    point::execute(&p, cancel, &mut |_| {})
+    point::execute(&spec.point(&instances), cancel, &mut |_| {})
 }
 
 /// A thread that sends [`ToCoordinator::Beat`] every second until dropped,
