@@ -3,7 +3,7 @@
 //! (docs/architecture.md):
 //!
 //! ```text
-//! cli → commands → study → report → store → engine → workload, server
+//! cli → commands → study → report → nodes → store → engine → workload, server
 //!     → driver, rand, stats, metrics → record, util
 //! ```
 //!
@@ -23,6 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["workload", "server"],
     &["engine"],
     &["store"],
+    &["nodes"],
     &["report"],
     &["study"],
     &["commands"],

@@ -7,8 +7,6 @@ use std::time::Duration;
 
 use crate::commands::dist::DistRequest;
 use crate::commands::merge::MergeRequest;
-use crate::commands::nodes::worker::WorkerRequest;
-use crate::commands::nodes::{Launcher, Nodes};
 use crate::commands::report::{Format, ReportRequest, ResultsRequest};
 use crate::commands::run::{RunRequest, TargetRequest};
 use crate::commands::server::{ServerRequest, SERVERS_DIR};
@@ -17,6 +15,8 @@ use crate::commands::study::StudyRequest;
 use crate::commands::{JsonOut, Request};
 use crate::driver::{Dialect, ErrorSet, PsMode, Target};
 use crate::engine::{Pacing, RunConfig};
+use crate::nodes::worker::WorkerRequest;
+use crate::nodes::{Launcher, Nodes};
 use crate::rand::dist::DistParams;
 use crate::rand::RandConfig;
 use crate::server::{self, ServerSpec};

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::nodes::{self, Coordinated};
 use super::{write_atomically, RunStatus};
 use crate::engine::spec::PointSpec;
+use crate::nodes::{self, Coordinated};
 use crate::record::Run;
 use crate::report;
 use crate::server;
