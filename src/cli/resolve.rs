@@ -16,7 +16,7 @@ use crate::commands::{JsonOut, Request};
 use crate::driver::{Dialect, ErrorSet, PsMode, Target};
 use crate::engine::{Pacing, RunConfig};
 use crate::nodes::worker::WorkerRequest;
-use crate::nodes::{Launcher, Nodes};
+use crate::nodes::{Coordinator, Launcher, Nodes};
 use crate::rand::dist::DistParams;
 use crate::rand::RandConfig;
 use crate::server::{self, ServerSpec};
@@ -236,7 +236,7 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
 
 /// `--nodes N` with its launcher and address, checked: the split must be
 /// possible, and the workers need a database they can all reach.
-fn nodes(a: &RunArgs) -> Result<Option<Nodes>, UsageError> {
+fn nodes(a: &RunArgs) -> Result<Option<Coordinator>, UsageError> {
     let n = &a.nodes;
     let Some(count) = n.nodes else {
         if n.launcher.is_some() || n.listen.is_some() || n.shard_records.is_some() {
@@ -282,9 +282,11 @@ fn nodes(a: &RunArgs) -> Result<Option<Nodes>, UsageError> {
             ));
         }
     }
-    Ok(Some(Nodes {
-        count,
-        launcher: n.launcher.unwrap_or(Launcher::Local),
+    Ok(Some(Coordinator {
+        nodes: Nodes {
+            count,
+            launcher: n.launcher.unwrap_or(Launcher::Local),
+        },
         listen: n.listen.clone().unwrap_or_else(|| "127.0.0.1:0".into()),
         shard_records: n.shard_records.clone(),
     }))

@@ -43,7 +43,7 @@ pub enum Request {
     Prepare(run::TargetRequest),
     Run(Box<run::RunRequest>),
     /// `run … --nodes N`: the run split over N workers, coordinated here.
-    Coordinate(Box<run::RunRequest>, crate::nodes::Nodes),
+    Coordinate(Box<run::RunRequest>, crate::nodes::Coordinator),
     Cleanup(run::TargetRequest),
     Check(run::TargetRequest),
     Merge(merge::MergeRequest),

@@ -6,12 +6,12 @@ use std::io::Write;
 
 use super::run::{self, RunRequest};
 use super::{cancel_flag, emit_run, status_of, RunStatus};
-use crate::nodes::{self, worker::WorkerRequest, Launcher, Nodes};
+use crate::nodes::{self, worker::WorkerRequest, Coordinator, Launcher};
 use crate::report;
 use crate::UsageError;
 
 /// `dbsweep run … --nodes N`: the coordinator.
-pub fn coordinate(req: RunRequest, n: Nodes) -> anyhow::Result<RunStatus> {
+pub fn coordinate(req: RunRequest, c: Coordinator) -> anyhow::Result<RunStatus> {
     let target = req.target.db.clone().ok_or_else(|| {
         UsageError("--nodes needs --db URL: every worker runs against the same database".into())
     })?;
@@ -28,7 +28,7 @@ pub fn coordinate(req: RunRequest, n: Nodes) -> anyhow::Result<RunStatus> {
     if req.report.is_some() && spec.config.report_interval.is_none() {
         spec.config.report_interval = Some(run::report_interval(spec.config.time));
     }
-    let (listener, addr) = nodes::listen(&n)?;
+    let (listener, addr) = nodes::listen(&c)?;
     print!(
         "{}",
         report::live::preamble(
@@ -41,18 +41,18 @@ pub fn coordinate(req: RunRequest, n: Nodes) -> anyhow::Result<RunStatus> {
     );
     println!(
         "Coordinator at {addr}: {} workers, started by the {} launcher",
-        n.count,
-        n.launcher.name()
+        c.nodes.count,
+        c.nodes.launcher.name()
     );
-    if n.launcher == Launcher::External {
+    if c.nodes.launcher == Launcher::External {
         println!(
             "Waiting for {} workers: start each with `dbsweep worker --coordinator {addr}` (--shard-index I, or JOB_COMPLETION_INDEX)",
-            n.count
+            c.nodes.count
         );
     }
     let _ = std::io::stdout().flush();
     let cancel = cancel_flag();
-    match nodes::run_workers(&spec, &n, listener, &addr, &cancel, true)? {
+    match nodes::run_workers(&spec, &c, listener, &addr, &cancel, true)? {
         nodes::Coordinated::Merged(mut merged) => {
             emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
             Ok(status_of([&merged.result.stop_reason]))
@@ -62,7 +62,7 @@ pub fn coordinate(req: RunRequest, n: Nodes) -> anyhow::Result<RunStatus> {
             if req.json.is_some() || req.report.is_some() {
                 println!("(--json and --report not written: the run is partial)");
             }
-            if n.shard_records.is_none() {
+            if c.shard_records.is_none() {
                 println!("(--shard-records DIR keeps the records of the shards that finished)");
             }
             let names: Vec<&str> = lost.iter().map(|(name, _)| name.as_str()).collect();

@@ -48,11 +48,20 @@ use crate::UsageError;
 pub use launcher::Launcher;
 use session::End;
 
-/// `--nodes N --launcher L --listen HOST:PORT`.
-#[derive(Debug, Clone)]
+/// How a point runs on several load machines: `count` workers that
+/// `launcher` starts (`run --nodes N --launcher L`, a study's `nodes` and
+/// `launcher`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Nodes {
     pub count: usize,
     pub launcher: Launcher,
+}
+
+/// A coordinator: the workers it starts, where it waits for them, and
+/// what it keeps of them.
+#[derive(Debug, Clone)]
+pub struct Coordinator {
+    pub nodes: Nodes,
     /// Where to listen (`127.0.0.1:0`: a free port on the loopback).
     pub listen: String,
     /// Where to keep every shard's own record (`--shard-records DIR`).
@@ -78,12 +87,12 @@ pub enum Coordinated {
 /// start.
 pub fn run_point(
     spec: &PointSpec,
-    nodes: &Nodes,
+    c: &Coordinator,
     cancel: &AtomicBool,
 ) -> anyhow::Result<Coordinated> {
     check_data(spec)?;
-    let (listener, addr) = listen(nodes)?;
-    run_workers(spec, nodes, listener, &addr, cancel, false)
+    let (listener, addr) = listen(c)?;
+    run_workers(spec, c, listener, &addr, cancel, false)
 }
 
 /// Checks, as shard 0 would, that the data of `spec` is in place, once for
@@ -105,11 +114,11 @@ pub fn check_data(
 }
 
 /// The listening socket and the address workers are told.
-pub fn listen(nodes: &Nodes) -> anyhow::Result<(TcpListener, String)> {
-    let listener = TcpListener::bind(&nodes.listen).map_err(|e| {
+pub fn listen(c: &Coordinator) -> anyhow::Result<(TcpListener, String)> {
+    let listener = TcpListener::bind(&c.listen).map_err(|e| {
         UsageError(format!(
             "cannot listen on {}: {e} (give --listen HOST:PORT with an address of this machine and a free port)",
-            nodes.listen
+            c.listen
         ))
     })?;
     let addr = advertised(&listener)?;
@@ -122,17 +131,21 @@ pub fn listen(nodes: &Nodes) -> anyhow::Result<(TcpListener, String)> {
 /// start (a usage error when a worker refused the options).
 pub fn run_workers(
     spec: &PointSpec,
-    nodes: &Nodes,
+    c: &Coordinator,
     listener: TcpListener,
     addr: &str,
     cancel: &AtomicBool,
     announce: bool,
 ) -> anyhow::Result<Coordinated> {
-    let mut launched = launcher::launch(nodes.launcher, nodes.count, addr)?;
+    let Nodes {
+        count,
+        launcher: how,
+    } = c.nodes;
+    let mut launched = launcher::launch(how, count, addr)?;
     let outcome = session::run(
         listener,
         spec.clone(),
-        nodes.count,
+        count,
         &mut launched,
         cancel,
         announce,
@@ -151,10 +164,10 @@ pub fn run_workers(
         }
         anyhow::bail!("the run did not start: {why}");
     };
-    if let Some(dir) = &nodes.shard_records {
+    if let Some(dir) = &c.shard_records {
         keep_shard_records(&outcome, dir)?;
     }
-    if let Some(merged) = merge_shards(&outcome, start_us, nodes.launcher)? {
+    if let Some(merged) = merge_shards(&outcome, start_us, how)? {
         return Ok(Coordinated::Merged(Box::new(merged)));
     }
     let lost = outcome
