@@ -10,6 +10,9 @@
 //! - [`study`]: study files, plans, stop rules and the runner.
 //! - [`report`]: analysis of results and the renderers (text, JSON,
 //!   Markdown, CSV, HTML with SVG charts, Super Smack's report).
+//! - [`nodes`]: the distributed runtime: one point on several worker
+//!   processes (the coordinator, its protocol, launchers and sessions, and
+//!   the worker's loop).
 //! - [`store`]: the results database.
 //! - [`engine`]: clients, stop conditions, warmup, retries, the deadline,
 //!   interval reporting and client CPU; [`engine::point`] runs one point and
@@ -33,6 +36,7 @@ pub mod commands;
 pub mod driver;
 pub mod engine;
 pub mod metrics;
+pub mod nodes;
 pub mod rand;
 pub mod record;
 pub mod report;

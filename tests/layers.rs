@@ -3,7 +3,7 @@
 //! (docs/architecture.md):
 //!
 //! ```text
-//! cli → commands → report → study → store → engine → workload, server
+//! cli → commands → report → study → nodes → store → engine → workload, server
 //!     → driver, rand, stats, metrics → record, util
 //! ```
 //!
@@ -23,6 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["workload", "server"],
     &["engine"],
     &["store"],
+    &["nodes"],
     &["study"],
     &["report"],
     &["commands"],

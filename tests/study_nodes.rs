@@ -381,7 +381,7 @@ launcher = "local"
 "#;
     let s = dbsweep::study::load_str(text, std::path::Path::new("x.toml"))
         .unwrap_or_else(|e| panic!("{e}"));
-    use dbsweep::study::{Launcher, Nodes};
+    use dbsweep::nodes::{Launcher, Nodes};
     let at = |count, launcher| Some(Nodes { count, launcher });
     assert_eq!(s.nodes(0, 0), at(2, Launcher::Slurm), "the study's");
     assert_eq!(s.nodes(1, 0), at(3, Launcher::Slurm), "the target's count");

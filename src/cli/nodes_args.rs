@@ -4,7 +4,7 @@
 
 use clap::Args;
 
-use crate::commands::nodes::Launcher;
+use crate::nodes::Launcher;
 
 /// `run`'s options for a coordinated run (flattened into `RunArgs`).
 #[derive(Debug, Args)]

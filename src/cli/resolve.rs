@@ -7,8 +7,6 @@ use std::time::Duration;
 
 use crate::commands::dist::DistRequest;
 use crate::commands::merge::MergeRequest;
-use crate::commands::nodes::worker::WorkerRequest;
-use crate::commands::nodes::{Launcher, Nodes};
 use crate::commands::report::{Format, ReportRequest, ResultsRequest};
 use crate::commands::run::{RunRequest, TargetRequest};
 use crate::commands::server::{ServerRequest, SERVERS_DIR};
@@ -17,6 +15,8 @@ use crate::commands::study::StudyRequest;
 use crate::commands::{JsonOut, Request};
 use crate::driver::{Dialect, ErrorSet, PsMode, Target};
 use crate::engine::{Pacing, RunConfig};
+use crate::nodes::worker::WorkerRequest;
+use crate::nodes::{Coordinator, Launcher, Nodes};
 use crate::rand::dist::DistParams;
 use crate::rand::RandConfig;
 use crate::server::{self, ServerSpec};
@@ -236,7 +236,7 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
 
 /// `--nodes N` with its launcher and address, checked: the split must be
 /// possible, and the workers need a database they can all reach.
-fn nodes(a: &RunArgs) -> Result<Option<Nodes>, UsageError> {
+fn nodes(a: &RunArgs) -> Result<Option<Coordinator>, UsageError> {
     let n = &a.nodes;
     let Some(count) = n.nodes else {
         if n.launcher.is_some() || n.listen.is_some() || n.shard_records.is_some() {
@@ -282,9 +282,11 @@ fn nodes(a: &RunArgs) -> Result<Option<Nodes>, UsageError> {
             ));
         }
     }
-    Ok(Some(Nodes {
-        count,
-        launcher: n.launcher.unwrap_or(Launcher::Local),
+    Ok(Some(Coordinator {
+        nodes: Nodes {
+            count,
+            launcher: n.launcher.unwrap_or(Launcher::Local),
+        },
         listen: n.listen.clone().unwrap_or_else(|| "127.0.0.1:0".into()),
         shard_records: n.shard_records.clone(),
     }))
@@ -333,7 +335,7 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         ));
     }
     // --ramp-up without --users is checked once the workload is known:
-    // TPC-C's terminals are users of its own (commands::run::check_ramp_up).
+    // TPC-C's terminals are users of its own (engine::point::check_ramp_up).
     pacing.check(a.target.threads).map_err(UsageError)?;
     if let Some(s) = a.shard {
         s.check(a.target.threads, a.users).map_err(UsageError)?;

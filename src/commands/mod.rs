@@ -9,8 +9,8 @@
 //! - [`report`]: `report` and `results`, what a results database holds.
 //! - [`smack`]: `smack` (a `.smack` file's main block) and `gen-data`.
 //! - [`server`]: `server start|stop|status`.
-//! - [`nodes`]: `run --nodes N` (a coordinator) and `worker`: one run on
-//!   several worker processes, started together and merged.
+//! - [`nodes`]: `run --nodes N` (a coordinator) and `worker`: the glue to
+//!   the distributed runtime (`crate::nodes`).
 //! - [`dist`]: `dist`, what an access pattern looks like.
 //! - [`workloads`]: `workloads`, every workload with its options.
 //! - [`k8s`]: `k8s`, Kubernetes manifests for a run on many pods.
@@ -33,8 +33,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::driver::{self, Connection, Target, TargetKind};
-use crate::util::paths::dir_of;
+use crate::driver::check_sqlite_path;
+use crate::driver::{self, Connection, Target};
+use crate::util::paths::write_atomically;
 use crate::UsageError;
 
 /// A command line, resolved: what to do and with which typed values.
@@ -42,11 +43,11 @@ pub enum Request {
     Prepare(run::TargetRequest),
     Run(Box<run::RunRequest>),
     /// `run … --nodes N`: the run split over N workers, coordinated here.
-    Coordinate(Box<run::RunRequest>, nodes::Nodes),
+    Coordinate(Box<run::RunRequest>, crate::nodes::Coordinator),
     Cleanup(run::TargetRequest),
     Check(run::TargetRequest),
     Merge(merge::MergeRequest),
-    Worker(nodes::worker::WorkerRequest),
+    Worker(crate::nodes::worker::WorkerRequest),
     Workloads,
     Dist(dist::DistRequest),
     Server(server::ServerRequest),
@@ -78,7 +79,7 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
         Request::Cleanup(t) => ok(run::cleanup(&t)),
         Request::Check(t) => check::check(&t),
         Request::Merge(m) => merge::merge(&m),
-        Request::Worker(w) => nodes::worker::worker(&w),
+        Request::Worker(w) => nodes::worker(&w),
         Request::Workloads => ok(workloads::list()),
         Request::Dist(d) => ok(dist::dist(&d)),
         Request::Server(s) => ok(server::server(s)),
@@ -178,31 +179,6 @@ fn connect_checked(target: &Target) -> anyhow::Result<Box<dyn Connection>> {
     driver::connect(target).map_err(|e| UsageError(e.message).into())
 }
 
-/// SQLite creates a missing database file on open; only `prepare` may do
-/// that, so a mistyped path elsewhere is reported instead of leaving an
-/// empty database behind.
-fn check_sqlite_path(target: &Target, creates: bool, workload: &str) -> Result<(), UsageError> {
-    let TargetKind::Sqlite { path, .. } = &target.kind else {
-        return Ok(());
-    };
-    let dir = dir_of(path);
-    if !dir.is_dir() {
-        return Err(UsageError(format!(
-            "cannot use {}: directory '{}' does not exist (create it, or fix the path)",
-            target.display,
-            dir.display()
-        )));
-    }
-    if !creates && !path.exists() {
-        return Err(UsageError(format!(
-            "database file '{}' does not exist: run `dbsweep prepare {workload} --db {}` first",
-            path.display(),
-            target.display
-        )));
-    }
-    Ok(())
-}
-
 /// Installs the Ctrl-C / SIGTERM handler: the first signal stops the run
 /// cleanly (results so far are reported), a second one exits at once —
 /// stopping the workers a coordinator started first, so none is left
@@ -213,21 +189,12 @@ fn cancel_flag() -> Arc<AtomicBool> {
     let _ = ctrlc::set_handler(move || {
         if f.swap(true, Ordering::SeqCst) {
             eprintln!("\nInterrupted again: exiting now.");
-            nodes::launcher::stop_all();
+            crate::nodes::launcher::stop_all();
             std::process::exit(130);
         }
         eprintln!("\nInterrupted: finishing in-flight transactions and reporting what was measured (Ctrl-C again to exit now).");
     });
     flag
-}
-
-/// Writes `bytes` to `path` via a temporary file and a rename, so a reader
-/// never sees half a file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("Could not write '{}'", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("Could not move '{}' to '{}'", tmp.display(), path.display()))
 }
 
 /// The exit status of runs that each ended as `stops` say.

@@ -12,6 +12,7 @@ use super::{cancel_flag, check_sqlite_path, connect_checked, status_of, write_at
 use super::{JsonOut, RunStatus};
 use crate::driver::{self, Target};
 use crate::engine::point::{self, Point};
+use crate::engine::spec::PointSpec;
 use crate::engine::RunConfig;
 use crate::rand::RandConfig;
 use crate::report::{self, Exporter};
@@ -21,7 +22,7 @@ use crate::UsageError;
 
 /// A workload on a target: what `prepare` and `cleanup` act on, and what
 /// `run` measures.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone)]
 pub struct TargetRequest {
     /// The workload's name.
     pub workload: String,
@@ -35,10 +36,10 @@ pub struct TargetRequest {
     pub rand: RandConfig,
 }
 
-/// `dbsweep run`. A coordinator sends it to its workers (`nodes`), so it
-/// serialises; what only the coordinator does (write and report) stays
-/// behind.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+/// `dbsweep run`. With `--nodes`, its workers get its point
+/// ([`RunRequest::spec`]); what only the coordinator does (write and
+/// report) stays behind.
+#[derive(Debug, Clone)]
 pub struct RunRequest {
     pub target: TargetRequest,
     /// How the run is driven. When the command line gave no stop condition
@@ -48,16 +49,31 @@ pub struct RunRequest {
     pub open_ended: bool,
     /// `--percentiles`.
     pub percentiles: Vec<f64>,
-    #[serde(skip)]
     pub json: Option<JsonOut>,
     /// `--report FILE.html` (checked writable before the run).
-    #[serde(skip)]
     pub report: Option<PathBuf>,
     /// The interval of the machine and server sampling beside the run;
     /// `None`: `--metrics off`.
     pub metrics: Option<Duration>,
     /// `--check`: the workload's consistency conditions after the run.
     pub check: bool,
+}
+
+impl RunRequest {
+    /// The point this run measures on `target`, as its workers run it
+    /// (`--nodes`): what only this process does (write, report, check) is
+    /// left behind.
+    pub fn spec(&self, target: Target) -> PointSpec {
+        PointSpec {
+            workload: self.target.workload.clone(),
+            options: self.target.options.clone(),
+            target,
+            rand: self.target.rand,
+            config: self.config.clone(),
+            percentiles: self.percentiles.clone(),
+            metrics: self.metrics,
+        }
+    }
 }
 
 pub(super) fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
@@ -71,19 +87,6 @@ pub(super) fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, Us
 
 pub(super) fn build(t: &TargetRequest, target: &Target) -> anyhow::Result<Box<dyn Workload>> {
     workload::build(&t.workload, &t.options, target.dialect(), t.rand)
-}
-
-/// `--ramp-up` starts users one after another, so the run needs users:
-/// given (`--users`), or the workload's own (TPC-C's ten terminals per
-/// warehouse). Without them the option would pace nothing anyone asked for.
-pub(super) fn check_ramp_up(cfg: &RunConfig, w: &dyn Workload) -> Result<(), UsageError> {
-    match (cfg.pacing.ramp_up, cfg.pacing.users, w.default_users()) {
-        (Some(r), None, None) => Err(UsageError(format!(
-            "--ramp-up {r} starts emulated users one after another, and this run has none: \
-             add --users N (--eus N, at least --threads), or drop --ramp-up"
-        ))),
-        _ => Ok(()),
-    }
 }
 
 pub fn prepare(t: &TargetRequest) -> anyhow::Result<()> {
@@ -145,7 +148,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         return Err(UsageError(format!("--threads {}: {why}", t.threads)).into());
     }
     let w = build(t, &target)?;
-    check_ramp_up(&req.config, w.as_ref())?;
+    point::check_ramp_up(&req.config, w.as_ref())?;
     let mut cfg = req.config;
     if req.open_ended {
         if let Some(rounds) = w.default_rounds() {

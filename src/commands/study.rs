@@ -1,19 +1,13 @@
 //! `dbsweep study FILE`: a whole campaign — plan, servers, points — into a
 //! results database, and its report when it ends (also after Ctrl-C, of
-//! what is stored). Points with `nodes = N` run through `run --nodes`'
-//! coordinator ([`NodesCoordinator`], given to the study's runner, which
-//! sits a layer below and cannot call it: `study/sharded.rs` says why).
+//! what is stored).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::nodes::{self, Coordinated};
-use super::run::{RunRequest, TargetRequest};
 use super::{write_atomically, RunStatus};
-use crate::record::Run;
 use crate::report;
 use crate::server;
-use crate::study::{Coordinator, Launcher, Sharded};
 
 /// `dbsweep study FILE`.
 pub struct StudyRequest {
@@ -67,7 +61,6 @@ pub fn study(a: &StudyRequest) -> anyhow::Result<RunStatus> {
     let opts = crate::study::runner::Options {
         out: a.out.clone(),
         resume: a.resume,
-        coordinator: Some(&NodesCoordinator),
     };
     let o = crate::study::runner::run(&study, &plan, &opts, &STUDY_CANCEL)?;
     eprintln!(
@@ -109,59 +102,4 @@ pub fn study(a: &StudyRequest) -> anyhow::Result<RunStatus> {
     } else {
         RunStatus::Ok
     })
-}
-
-/// Runs a study's `nodes = N` points as `run --nodes N` runs them: the
-/// point becomes the `run` request every worker gets, and the merged
-/// record comes back.
-struct NodesCoordinator;
-
-impl Coordinator for NodesCoordinator {
-    fn run(&self, p: &Sharded<'_>, cancel: &AtomicBool) -> Result<Run, String> {
-        let req = RunRequest {
-            target: TargetRequest {
-                workload: p.workload.to_string(),
-                options: p.options.to_vec(),
-                db: Some(p.target.clone()),
-                threads: p.config.threads,
-                rand: p.rand,
-            },
-            config: p.config.clone(),
-            // The study resolved the stop condition (and a workload's own
-            // rounds) when it loaded.
-            open_ended: false,
-            percentiles: p.percentiles.to_vec(),
-            json: None,
-            report: None,
-            metrics: p.metrics,
-            // The runner checks consistency after the point, once.
-            check: false,
-        };
-        let (launcher, listen) = match p.nodes.launcher {
-            Launcher::Local => (nodes::Launcher::Local, "127.0.0.1:0"),
-            // Workers on other nodes reach this machine by its name.
-            Launcher::Slurm => (nodes::Launcher::Slurm, "0.0.0.0:0"),
-        };
-        let n = nodes::Nodes {
-            count: p.nodes.count as usize,
-            launcher,
-            listen: listen.into(),
-            shard_records: None,
-        };
-        match nodes::run_point(&req, &n, cancel) {
-            Ok(Coordinated::Merged(run)) => Ok(*run),
-            Ok(Coordinated::Partial { lost, .. }) => {
-                let lost: Vec<String> = lost
-                    .iter()
-                    .map(|(name, why)| format!("{name}: {why}"))
-                    .collect();
-                Err(format!(
-                    "partial run on {} nodes, no merged figures: {}",
-                    n.count,
-                    lost.join("; ")
-                ))
-            }
-            Err(e) => Err(format!("the coordinated run did not start: {e:#}")),
-        }
-    }
 }

@@ -372,3 +372,31 @@ pub fn connect(target: &Target) -> DbResult<Box<dyn Connection>> {
         TargetKind::Mysql(a) => mysql::MyConnection::connect(a),
     }
 }
+/// SQLite creates a missing database file on open; only `prepare` may do
+/// that, so a mistyped path elsewhere is reported instead of leaving an
+/// empty database behind.
+pub fn check_sqlite_path(
+    target: &Target,
+    creates: bool,
+    workload: &str,
+) -> Result<(), crate::UsageError> {
+    let TargetKind::Sqlite { path, .. } = &target.kind else {
+        return Ok(());
+    };
+    let dir = crate::util::paths::dir_of(path);
+    if !dir.is_dir() {
+        return Err(crate::UsageError(format!(
+            "cannot use {}: directory '{}' does not exist (create it, or fix the path)",
+            target.display,
+            dir.display()
+        )));
+    }
+    if !creates && !path.exists() {
+        return Err(crate::UsageError(format!(
+            "database file '{}' does not exist: run `dbsweep prepare {workload} --db {}` first",
+            path.display(),
+            target.display
+        )));
+    }
+    Ok(())
+}

@@ -32,6 +32,7 @@ pub mod release;
 mod result;
 mod run;
 pub mod shard;
+pub mod spec;
 pub mod users;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8};

@@ -231,6 +231,19 @@ pub fn check_memory(cfg: &RunConfig, instances: &[&dyn Workload]) -> Result<(), 
     }
 }
 
+/// `--ramp-up` starts users one after another, so the run needs users:
+/// given (`--users`), or the workload's own (TPC-C's ten terminals per
+/// warehouse). Without them the option would pace nothing anyone asked for.
+pub fn check_ramp_up(cfg: &RunConfig, w: &dyn Workload) -> Result<(), crate::UsageError> {
+    match (cfg.pacing.ramp_up, cfg.pacing.users, w.default_users()) {
+        (Some(r), None, None) => Err(crate::UsageError(format!(
+            "--ramp-up {r} starts emulated users one after another, and this run has none: \
+             add --users N (--eus N, at least --threads), or drop --ramp-up"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The point's config with what the workload and the pacing imply: the
 /// workload's think time and users when none are given (DBT-1's users
 /// think; TPC-C has ten terminals per warehouse), and with a ramp-up a

@@ -191,7 +191,7 @@ impl Plan {
             notes.push(format!("{} instances", wl.instances));
         }
         if let Some(n) = study.nodes(se.target, se.workload) {
-            let count = n.count as usize;
+            let count = n.count;
             notes.push(format!(
                 "{count} node{} ({})",
                 plural(count),

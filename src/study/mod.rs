@@ -37,8 +37,8 @@
 //!   point needs; `series.rs`: the stop rules' memory per series;
 //!   `progress.rs`: the live progress of a run.
 //! - `nodes.rs`: `nodes` and `launcher`, a point on several load machines
-//!   (validation); `sharded.rs`: what the runner hands such a point to,
-//!   a [`Coordinator`] that `dbsweep study` gives it (why: its doc).
+//!   (validation); `sharded.rs`: such a point run through the `nodes`
+//!   layer.
 
 pub mod clients;
 mod describe;
@@ -69,13 +69,12 @@ pub use design::{resolve as resolve_series, DesignSpec, SweepSpec, AGAIN, DEFAUL
 pub use key::PointKey;
 pub use load::{load, load_str};
 pub use model::{
-    Design, Launcher, ManagedServer, Nodes, NodesSpec, Order, ParameterSweep, Repeats, Reprepare,
-    Restart, StopRules, Study, TargetKind, TargetSpec, VariantOrigin, VariantSpec, WorkloadSpec,
+    Design, ManagedServer, NodesSpec, Order, ParameterSweep, Repeats, Reprepare, Restart,
+    StopRules, Study, TargetKind, TargetSpec, VariantOrigin, VariantSpec, WorkloadSpec,
 };
 pub use plan::{
     again_name, plan, Cell, Plan, Point, Series, LOAD_OVERHEAD, LOAD_ROWS_PER_SEC, POINT_OVERHEAD,
     SERVER_START,
 };
 pub use reference::{stored_reproduction, stored_sweep};
-pub use sharded::{Coordinator, Sharded};
 pub use stop::ErrorRates;

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use crate::driver::ErrorSet;
 use crate::driver::{PsMode, Target};
 use crate::engine::RunConfig;
+use crate::nodes::{Launcher, Nodes};
 use crate::rand::dist::{DistKind, DistParams};
 use crate::rand::pacing::{Arrival, ThinkTime};
 use crate::rand::RandConfig;
@@ -271,7 +272,7 @@ pub struct WorkloadSpec {
 /// target or workload); a level that gives none leaves the one above.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NodesSpec {
-    pub count: Option<u32>,
+    pub count: Option<usize>,
     pub launcher: Option<Launcher>,
 }
 
@@ -281,34 +282,6 @@ impl NodesSpec {
         NodesSpec {
             count: self.count.or(outer.count),
             launcher: self.launcher.or(outer.launcher),
-        }
-    }
-}
-
-/// How a point runs on several load machines: one coordinated run (`run
-/// --nodes N`) of `count` workers that `launcher` starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Nodes {
-    pub count: u32,
-    pub launcher: Launcher,
-}
-
-/// Who starts a coordinated point's workers: processes on this machine,
-/// or one task per node of a Slurm allocation (`srun`). Workers started by
-/// someone else (`run --launcher external`) cannot be, once per point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Launcher {
-    #[default]
-    Local,
-    Slurm,
-}
-
-impl Launcher {
-    /// The study file's spelling, and `run --launcher`'s.
-    pub fn name(self) -> &'static str {
-        match self {
-            Launcher::Local => "local",
-            Launcher::Slurm => "slurm",
         }
     }
 }

@@ -13,10 +13,11 @@
 use toml::Spanned;
 
 use super::load::{Loader, R};
-use super::model::{Launcher, Level, NodesSpec, Study, TargetKind};
+use super::model::{Level, NodesSpec, Study, TargetKind};
 use super::raw::RawStudy;
 use crate::driver::TargetKind as UrlKind;
 use crate::engine::Shard;
+use crate::nodes::Launcher;
 
 impl Loader<'_> {
     /// One level's `nodes` and `launcher`; `prefix` is its field path with
@@ -29,7 +30,7 @@ impl Loader<'_> {
     ) -> R<NodesSpec> {
         let count = match nodes {
             Some(n) => match u32::try_from(*n.get_ref()) {
-                Ok(c) if c >= 1 => Some(c),
+                Ok(c) if c >= 1 => Some(c as usize),
                 _ => {
                     return Err(self.src.at(
                         n,
@@ -133,7 +134,7 @@ impl Loader<'_> {
                     .variants_of(t)
                     .flat_map(|(v, _)| study.clients_for(v, w))
                     .min();
-                if let Some(c) = clients.filter(|&c| c < n) {
+                if let Some(c) = clients.filter(|&c| (c as usize) < n) {
                     return refuse(format!(
                         "{n} nodes split each point's clients between them, and workload[{w}] ({}) runs a point at {c} client{}: give every client count at least {n} (clients), or nodes = {c} or fewer",
                         wl.label,
@@ -153,7 +154,7 @@ impl Loader<'_> {
         study: &Study,
         t: usize,
         w: usize,
-        n: u32,
+        n: usize,
         span: &Spanned<i64>,
         field: &str,
     ) -> R<()> {
@@ -162,11 +163,8 @@ impl Loader<'_> {
             for c in study.clients_for(v, w) {
                 for level in &wl.pacing.levels {
                     let Level::Users(u) = *level else { continue };
-                    for i in 0..n as usize {
-                        let s = Shard {
-                            index: i,
-                            count: n as usize,
-                        };
+                    for i in 0..n {
+                        let s = Shard { index: i, count: n };
                         if s.check(c as usize, Some(u as usize)).is_err() {
                             return Err(self.src.at(
                                 span,

@@ -4,9 +4,8 @@
 //! it to the results database the moment it ends — so nothing finished is
 //! ever lost, and `--resume` continues with the first point not yet stored.
 //!
-//! A point with `nodes = N` runs as one coordinated run through the
-//! [`Coordinator`] `dbsweep study` gives (`sharded.rs` says why it is
-//! given, not called), and its merged record is stored like any other.
+//! A point with `nodes = N` runs as one coordinated run of the `nodes`
+//! layer (`sharded.rs`), and its merged record is stored like any other.
 //!
 //! Stop rules end a series (one target × variant × CPU set × workload over
 //! its client counts) early (`series.rs`); its remaining points are stored
@@ -25,8 +24,8 @@ use super::plan::{Plan, Point};
 use super::progress::{describe_point, Progress};
 use super::series::{replay_stop_rules, PointFigures, SeriesState};
 use super::setup::{check_memory, target_kind, Setup};
-use super::sharded::{Coordinator, Sharded};
 use crate::engine::point;
+use crate::engine::spec::PointSpec;
 use crate::engine::Pacing;
 use crate::engine::StopReason;
 use crate::record::Run;
@@ -40,13 +39,11 @@ use crate::workload::Workload;
 use crate::UsageError;
 
 /// How `dbsweep study` was asked to run.
-pub struct Options<'a> {
+pub struct Options {
     /// Output directory; None = the study's own.
     pub out: Option<PathBuf>,
     /// Continue a study whose results already exist.
     pub resume: bool,
-    /// Runs the points with `nodes = N`; None: they fail, saying so.
-    pub coordinator: Option<&'a dyn Coordinator>,
 }
 
 /// What a study run did, for the closing message.
@@ -70,7 +67,7 @@ pub struct Outcome {
 pub fn run(
     study: &Study,
     plan: &Plan,
-    opts: &Options<'_>,
+    opts: &Options,
     cancel: &AtomicBool,
 ) -> anyhow::Result<Outcome> {
     let started = Instant::now();
@@ -122,7 +119,6 @@ pub fn run(
         study_id,
         progress: Progress::new(plan.points.len(), done_before),
         setup: Setup::new(interleaved),
-        coordinator: opts.coordinator,
         series,
         outcome: Outcome {
             out: out.clone(),
@@ -205,7 +201,6 @@ struct Session<'a> {
     study_id: StudyId,
     progress: Progress,
     setup: Setup,
-    coordinator: Option<&'a dyn Coordinator>,
     /// Per series (its index in the plan): the stop rules' memory.
     series: HashMap<usize, SeriesState>,
     outcome: Outcome,
@@ -259,20 +254,16 @@ impl Session<'_> {
         };
         let run = match self.study.nodes(p.target, p.workload) {
             Some(nodes) => {
-                let sharded = Sharded {
-                    workload: &wl.name,
-                    options: &wl.options,
-                    target: &target,
+                let spec = PointSpec {
+                    workload: wl.name.clone(),
+                    options: wl.options.clone(),
+                    target: target.clone(),
                     rand,
-                    config: &cfg,
-                    percentiles: &DEFAULT_PERCENTILES,
+                    config: cfg.clone(),
+                    percentiles: DEFAULT_PERCENTILES.to_vec(),
                     metrics: self.study.metrics,
-                    nodes,
                 };
-                match self.coordinator {
-                    Some(c) => c.run(&sharded, cancel),
-                    None => Err("points with nodes = N run through `dbsweep study`, which starts their workers".into()),
-                }
+                super::sharded::run(&spec, nodes, cancel)
             }
             None => {
                 let refs: Vec<&dyn Workload> = instances.iter().map(|w| w.as_ref()).collect();

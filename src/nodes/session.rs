@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::launcher::Launched;
 use super::protocol::{self, Reader, ToCoordinator, ToWorker, Writer};
-use crate::commands::run::RunRequest;
+use crate::engine::spec::PointSpec;
 use crate::record;
 
 /// A worker silent this long (it beats every second) is lost.
@@ -68,7 +68,7 @@ enum Event {
 /// reports its points itself).
 pub fn run(
     listener: TcpListener,
-    spec: RunRequest,
+    spec: PointSpec,
     n: usize,
     launched: &mut Launched,
     cancel: &AtomicBool,
@@ -270,7 +270,7 @@ fn apply(shards: &mut [ShardState], event: Event) {
 /// One worker's connection, from its hello to its record.
 fn serve(
     stream: TcpStream,
-    spec: &RunRequest,
+    spec: &PointSpec,
     n: usize,
     taken: &Mutex<Vec<bool>>,
     tx: &Sender<Event>,

@@ -4,6 +4,7 @@
 //! ready, releases them at the coordinator's instant (corrected by the
 //! offset, through the engine's release hook) and sends its record back.
 //! It prints nothing on stdout; the coordinator reports.
+//! (`commands::nodes::worker` is the verb's glue: its exit status.)
 
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,12 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use super::protocol::{self, Reader, Round, ToCoordinator, ToWorker, Writer, PINGS};
-use crate::commands::run::{self, RunRequest};
-use crate::commands::{cancel_flag, status_of, RunStatus};
-use crate::engine::point::{self, Point};
+use crate::engine::point;
 use crate::engine::release::Release;
+use crate::engine::spec::PointSpec;
 use crate::engine::Shard;
-use crate::record;
+use crate::record::{self, StopReason};
 use crate::UsageError;
 
 /// `dbsweep worker`.
@@ -36,7 +36,13 @@ const CONNECT_FOR: Duration = Duration::from_secs(5 * 60);
 /// up on workers that are not ready sooner than this.
 const START_WITHIN: Duration = Duration::from_secs(15 * 60);
 
-pub fn worker(req: &WorkerRequest) -> anyhow::Result<RunStatus> {
+/// Runs the shard the coordinator of `req` assigns, and sends it its
+/// record; how the shard's run stopped. `cancel_flag` installs the Ctrl-C
+/// handler, once the coordinator has answered.
+pub fn work(
+    req: &WorkerRequest,
+    cancel_flag: impl FnOnce() -> Arc<AtomicBool>,
+) -> anyhow::Result<StopReason> {
     let wanted = match req.shard_index {
         Some(i) => Some(i),
         None => index_from_env(|k| std::env::var(k).ok())?,
@@ -75,11 +81,11 @@ pub fn worker(req: &WorkerRequest) -> anyhow::Result<RunStatus> {
     cancel.store(true, Ordering::SeqCst);
     match outcome {
         Ok(record) => {
-            let status = status_of([&record.result.stop_reason]);
+            let stop = record.result.stop_reason;
             writer.send(&ToCoordinator::Done {
                 run: Box::new(record),
             })?;
-            Ok(status)
+            Ok(stop)
         }
         Err(e) => {
             let _ = writer.send(&ToCoordinator::Failed {
@@ -237,36 +243,20 @@ fn listen(mut reader: Reader, cancel: &AtomicBool) {
     }
 }
 
-/// Runs `shard` of `req` as `dbsweep run --shard` would, released by
+/// Runs `shard` of `spec` as `dbsweep run --shard` would, released by
 /// `release`; the coordinator has checked the data and resolved the
-/// options (`open_ended` included).
+/// options (the stop condition included).
 fn run_shard(
-    mut req: RunRequest,
+    mut spec: PointSpec,
     shard: Shard,
     release: Release,
     cancel: &AtomicBool,
 ) -> anyhow::Result<record::Run> {
-    let target = req
-        .target
-        .db
-        .clone()
-        .ok_or_else(|| anyhow::anyhow!("the coordinator sent a run without --db"))?;
-    let w = run::build(&req.target, &target)?;
-    req.config.shard = Some(shard);
-    req.config.release = Some(release);
+    let w = spec.build()?;
+    spec.config.shard = Some(shard);
+    spec.config.release = Some(release);
     let instances = [w.as_ref()];
-    let mut p = Point::new(
-        &target,
-        &instances,
-        &req.config,
-        req.target.rand,
-        &req.percentiles,
-    );
-    p.metrics = req.metrics.map(|interval| point::Metrics {
-        interval,
-        server: point::server_ref(&target, Some(shard)),
-    });
-    point::execute(&p, cancel, &mut |_| {})
+    point::execute(&spec.point(&instances), cancel, &mut |_| {})
 }
 
 /// A thread that sends [`ToCoordinator::Beat`] every second until dropped,

@@ -18,9 +18,9 @@
 //!   … stops early, as Ctrl-C would …
 //!   Done {run}  (or Failed {error})    ──►
 //! ```
-//! `run` is the run's [`RunRequest`] as `dbsweep run` resolved it on the
-//! coordinator (the same for every worker: the shard is `index` of
-//! `count`), so a worker never parses options of its own.
+//! `run` is the point's [`PointSpec`] as the coordinator resolved it (the
+//! same for every worker: the shard is `index` of `count`), so a worker
+//! never parses options of its own.
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -30,7 +30,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::commands::run::RunRequest;
+use crate::engine::spec::PointSpec;
 use crate::record;
 
 /// Round trips a worker makes to measure its clock offset; the one with
@@ -77,7 +77,7 @@ pub enum ToWorker {
     Assign {
         index: usize,
         count: usize,
-        run: Box<RunRequest>,
+        run: Box<PointSpec>,
     },
     /// Not taken on (another version, a shard already taken, …).
     Refused {

@@ -1,7 +1,9 @@
-//! One run on several worker processes, started together and merged:
-//! `dbsweep run … --nodes N --launcher local|slurm|external` is the
-//! coordinator, `dbsweep worker --coordinator HOST:PORT` a worker
-//! (docs/distributed.md).
+//! The distributed runtime: one point on several worker processes, started
+//! together and merged. The process of `dbsweep run … --nodes N --launcher
+//! local|slurm|external` (or of `dbsweep study`, for a point with `nodes =
+//! N`) is the coordinator, `dbsweep worker --coordinator HOST:PORT` a
+//! worker (docs/distributed.md). What they exchange is the point's
+//! [`PointSpec`]; the commands layer only parses, prints and writes.
 //!
 //! - [`protocol`]: the messages, JSON lines over TCP, and the clock
 //!   arithmetic of the pings.
@@ -12,7 +14,7 @@
 //! - [`worker`]: a worker's side.
 //!
 //! The coordinator checks the data and resolves the options once, like
-//! `run`; every worker runs its shard of that one request (`--shard I/N`
+//! `run`; every worker runs its shard of that one point (`--shard I/N`
 //! under the coordinator's split), and the records are merged by
 //! `engine::merge`, the code `dbsweep merge` uses, then reported, stored
 //! with `--json` and rendered with `--report` like one process's. A shard
@@ -34,24 +36,32 @@ pub mod protocol;
 pub mod session;
 pub mod worker;
 
-use std::io::Write;
 use std::net::TcpListener;
 use std::sync::atomic::AtomicBool;
 
-use super::{check_sqlite_path, connect_checked, status_of, RunStatus};
-use crate::commands::run::{self, RunRequest};
+use crate::driver::{self, check_sqlite_path};
 use crate::engine::merge::{self, Input};
+use crate::engine::spec::PointSpec;
 use crate::record;
-use crate::report;
+use crate::util::paths::write_atomically;
 use crate::UsageError;
 pub use launcher::Launcher;
 use session::End;
 
-/// `--nodes N --launcher L --listen HOST:PORT`.
-#[derive(Debug, Clone)]
+/// How a point runs on several load machines: `count` workers that
+/// `launcher` starts (`run --nodes N --launcher L`, a study's `nodes` and
+/// `launcher`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Nodes {
     pub count: usize,
     pub launcher: Launcher,
+}
+
+/// A coordinator: the workers it starts, where it waits for them, and
+/// what it keeps of them.
+#[derive(Debug, Clone)]
+pub struct Coordinator {
+    pub nodes: Nodes,
     /// Where to listen (`127.0.0.1:0`: a free port on the loopback).
     pub listen: String,
     /// Where to keep every shard's own record (`--shard-records DIR`).
@@ -71,135 +81,75 @@ pub enum Coordinated {
     },
 }
 
-/// `dbsweep run … --nodes N`: the coordinator.
-pub fn coordinate(mut req: RunRequest, nodes: Nodes) -> anyhow::Result<RunStatus> {
-    let t = &req.target;
-    let target = t.db.clone().ok_or_else(|| {
-        UsageError("--nodes needs --db URL: every worker runs against the same database".into())
-    })?;
-    let (w, info) = check_data(&req)?;
-    // Resolved once here, so every worker runs exactly this.
-    if req.open_ended {
-        if let Some(rounds) = w.default_rounds() {
-            req.config.time = None;
-            req.config.rounds = Some(rounds);
-        }
-        req.open_ended = false;
-    }
-    if req.report.is_some() && req.config.report_interval.is_none() {
-        req.config.report_interval = Some(run::report_interval(req.config.time));
-    }
-    let (listener, addr) = listen(&nodes)?;
-    print!(
-        "{}",
-        report::live::preamble(
-            w.name(),
-            &target.display,
-            &info.version,
-            &req.config,
-            t.rand.seed
-        )
-    );
-    println!(
-        "Coordinator at {addr}: {} workers, started by the {} launcher",
-        nodes.count,
-        nodes.launcher.name()
-    );
-    if nodes.launcher == Launcher::External {
-        println!(
-            "Waiting for {} workers: start each with `dbsweep worker --coordinator {addr}` (--shard-index I, or JOB_COMPLETION_INDEX)",
-            nodes.count
-        );
-    }
-    let _ = std::io::stdout().flush();
-    let cancel = super::cancel_flag();
-    match run_workers(&req, &nodes, listener, &addr, &cancel, true)? {
-        Coordinated::Merged(mut merged) => {
-            super::emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
-            Ok(status_of([&merged.result.stop_reason]))
-        }
-        Coordinated::Partial { report, lost } => {
-            print!("{report}");
-            if req.json.is_some() || req.report.is_some() {
-                println!("(--json and --report not written: the run is partial)");
-            }
-            if nodes.shard_records.is_none() {
-                println!("(--shard-records DIR keeps the records of the shards that finished)");
-            }
-            let names: Vec<&str> = lost.iter().map(|(name, _)| name.as_str()).collect();
-            eprintln!("error: partial run: {} without a record", names.join(", "));
-            Ok(RunStatus::Aborted)
-        }
-    }
-}
-
 /// A study's point on `nodes` workers (`nodes = N`): `req` resolved by
 /// the study (its data loaded, its stop condition and seed set), nothing
 /// printed — the study reports its points itself. `Err`: the run did not
 /// start.
 pub fn run_point(
-    req: &RunRequest,
-    nodes: &Nodes,
+    spec: &PointSpec,
+    c: &Coordinator,
     cancel: &AtomicBool,
 ) -> anyhow::Result<Coordinated> {
-    check_data(req)?;
-    let (listener, addr) = listen(nodes)?;
-    run_workers(req, nodes, listener, &addr, cancel, false)
+    check_data(spec)?;
+    let (listener, addr) = listen(c)?;
+    run_workers(spec, c, listener, &addr, cancel, false)
 }
 
-/// Checks, as shard 0 would, that the data of `req` is in place, once for
+/// Checks, as shard 0 would, that the data of `spec` is in place, once for
 /// every worker; the workload it checked with and the server's description.
-fn check_data(
-    req: &RunRequest,
+pub fn check_data(
+    spec: &PointSpec,
 ) -> anyhow::Result<(
     Box<dyn crate::workload::Workload>,
     crate::driver::ServerInfo,
 )> {
-    let target = req.target.db.as_ref().ok_or_else(|| {
-        UsageError("a coordinated run needs a database every worker reaches".into())
-    })?;
-    let w = run::build(&req.target, target)?;
-    run::check_ramp_up(&req.config, w.as_ref())?;
+    let target = &spec.target;
+    let w = spec.build()?;
+    crate::engine::point::check_ramp_up(&spec.config, w.as_ref())?;
     check_sqlite_path(target, false, w.name())?;
-    let mut probe = connect_checked(target)?;
+    let mut probe = driver::connect(target).map_err(|e| UsageError(e.message))?;
     w.check_prepared(probe.as_mut())?;
     let info = probe.server_info().unwrap_or_default();
     Ok((w, info))
 }
 
 /// The listening socket and the address workers are told.
-fn listen(nodes: &Nodes) -> anyhow::Result<(TcpListener, String)> {
-    let listener = TcpListener::bind(&nodes.listen).map_err(|e| {
+pub fn listen(c: &Coordinator) -> anyhow::Result<(TcpListener, String)> {
+    let listener = TcpListener::bind(&c.listen).map_err(|e| {
         UsageError(format!(
             "cannot listen on {}: {e} (give --listen HOST:PORT with an address of this machine and a free port)",
-            nodes.listen
+            c.listen
         ))
     })?;
     let addr = advertised(&listener)?;
     Ok((listener, addr))
 }
 
-/// Starts the workers of `req`, releases them together and merges their
+/// Starts the workers of `spec`, releases them together and merges their
 /// records — on Ctrl-C (`cancel`) after asking them to stop early;
 /// `announce`: say when the start is sent. `Err` when the run did not
 /// start (a usage error when a worker refused the options).
-fn run_workers(
-    req: &RunRequest,
-    nodes: &Nodes,
+pub fn run_workers(
+    spec: &PointSpec,
+    c: &Coordinator,
     listener: TcpListener,
     addr: &str,
     cancel: &AtomicBool,
     announce: bool,
 ) -> anyhow::Result<Coordinated> {
-    // The workers' request: the coordinator writes, reports and checks.
-    let spec = RunRequest {
-        json: None,
-        report: None,
-        check: false,
-        ..req.clone()
-    };
-    let mut launched = launcher::launch(nodes.launcher, nodes.count, addr)?;
-    let outcome = session::run(listener, spec, nodes.count, &mut launched, cancel, announce);
+    let Nodes {
+        count,
+        launcher: how,
+    } = c.nodes;
+    let mut launched = launcher::launch(how, count, addr)?;
+    let outcome = session::run(
+        listener,
+        spec.clone(),
+        count,
+        &mut launched,
+        cancel,
+        announce,
+    );
     launched.finish(std::time::Duration::from_secs(5));
 
     let Some(start_us) = outcome.start_us else {
@@ -214,10 +164,10 @@ fn run_workers(
         }
         anyhow::bail!("the run did not start: {why}");
     };
-    if let Some(dir) = &nodes.shard_records {
+    if let Some(dir) = &c.shard_records {
         keep_shard_records(&outcome, dir)?;
     }
-    if let Some(merged) = merge_shards(&outcome, start_us, nodes.launcher)? {
+    if let Some(merged) = merge_shards(&outcome, start_us, how)? {
         return Ok(Coordinated::Merged(Box::new(merged)));
     }
     let lost = outcome
@@ -270,7 +220,7 @@ fn keep_shard_records(outcome: &session::Outcome, dir: &std::path::Path) -> anyh
     for (i, s) in outcome.shards.iter().enumerate() {
         if let Some(End::Done(run)) = &s.end {
             let path = dir.join(format!("shard-{i}.json"));
-            super::write_atomically(&path, &record::to_vec(run)?)?;
+            write_atomically(&path, &record::to_vec(run)?)?;
             kept += 1;
         }
     }

@@ -19,16 +19,18 @@ use std::time::{Duration, Instant};
 
 use crate::UsageError;
 
-/// How the workers are started (`run --launcher`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the workers are started (`run --launcher`, a study's `launcher`,
+/// which refuses `external`: no one would start them at each point).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Launcher {
+    #[default]
     Local,
     Slurm,
     External,
 }
 
 impl Launcher {
-    /// The name `--launcher` takes and the record keeps.
+    /// The name `--launcher` and a study file take, and the record keeps.
     pub fn name(self) -> &'static str {
         match self {
             Launcher::Local => "local",

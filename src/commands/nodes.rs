@@ -1,0 +1,80 @@
+//! `run --nodes N` and `worker`: the glue between their requests and the
+//! distributed runtime (`crate::nodes`) — what the coordinator prints
+//! before and after its workers run, and a worker's exit status.
+
+use std::io::Write;
+
+use super::run::{self, RunRequest};
+use super::{cancel_flag, emit_run, status_of, RunStatus};
+use crate::nodes::{self, worker::WorkerRequest, Coordinator, Launcher};
+use crate::report;
+use crate::UsageError;
+
+/// `dbsweep run … --nodes N`: the coordinator.
+pub fn coordinate(req: RunRequest, c: Coordinator) -> anyhow::Result<RunStatus> {
+    let target = req.target.db.clone().ok_or_else(|| {
+        UsageError("--nodes needs --db URL: every worker runs against the same database".into())
+    })?;
+    // The workers' point: the coordinator writes, reports and checks.
+    let mut spec = req.spec(target);
+    let (w, info) = nodes::check_data(&spec)?;
+    // Resolved once here, so every worker runs exactly this.
+    if req.open_ended {
+        if let Some(rounds) = w.default_rounds() {
+            spec.config.time = None;
+            spec.config.rounds = Some(rounds);
+        }
+    }
+    if req.report.is_some() && spec.config.report_interval.is_none() {
+        spec.config.report_interval = Some(run::report_interval(spec.config.time));
+    }
+    let (listener, addr) = nodes::listen(&c)?;
+    print!(
+        "{}",
+        report::live::preamble(
+            w.name(),
+            &spec.target.display,
+            &info.version,
+            &spec.config,
+            spec.rand.seed
+        )
+    );
+    println!(
+        "Coordinator at {addr}: {} workers, started by the {} launcher",
+        c.nodes.count,
+        c.nodes.launcher.name()
+    );
+    if c.nodes.launcher == Launcher::External {
+        println!(
+            "Waiting for {} workers: start each with `dbsweep worker --coordinator {addr}` (--shard-index I, or JOB_COMPLETION_INDEX)",
+            c.nodes.count
+        );
+    }
+    let _ = std::io::stdout().flush();
+    let cancel = cancel_flag();
+    match nodes::run_workers(&spec, &c, listener, &addr, &cancel, true)? {
+        nodes::Coordinated::Merged(mut merged) => {
+            emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
+            Ok(status_of([&merged.result.stop_reason]))
+        }
+        nodes::Coordinated::Partial { report, lost } => {
+            print!("{report}");
+            if req.json.is_some() || req.report.is_some() {
+                println!("(--json and --report not written: the run is partial)");
+            }
+            if c.shard_records.is_none() {
+                println!("(--shard-records DIR keeps the records of the shards that finished)");
+            }
+            let names: Vec<&str> = lost.iter().map(|(name, _)| name.as_str()).collect();
+            eprintln!("error: partial run: {} without a record", names.join(", "));
+            Ok(RunStatus::Aborted)
+        }
+    }
+}
+
+/// `dbsweep worker`: one shard of a coordinated run, its exit status the
+/// shard's.
+pub fn worker(req: &WorkerRequest) -> anyhow::Result<RunStatus> {
+    let stop = nodes::worker::work(req, cancel_flag)?;
+    Ok(status_of([&stop]))
+}
