@@ -14,7 +14,11 @@
 //! parts of a folder look one way too.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+mod util;
+
+use std::path::Path;
+
+use util::rust_files;
 
 /// The layers from the bottom up; modules of one entry share a layer.
 const LAYERS: &[&[&str]] = &[
@@ -44,17 +48,6 @@ fn order() -> String {
         .map(|l| l.join("/"))
         .collect::<Vec<_>>()
         .join(" → ")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// The source with comments blanked (line numbers kept): doc links and

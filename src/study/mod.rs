@@ -50,6 +50,7 @@ mod model;
 mod nodes;
 mod pacing;
 mod plan;
+mod precision;
 mod progress;
 mod rates;
 mod raw;

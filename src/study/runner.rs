@@ -9,7 +9,9 @@
 //!
 //! Stop rules end a series (one target × variant × CPU set × workload over
 //! its client counts) early (`series.rs`); its remaining points are stored
-//! as skipped with the reason.
+//! as skipped with the reason. Beyond a workload's `repeats.min`, a cell
+//! gets another block only while its comparisons are less precise than
+//! asked (`precision.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -19,7 +21,6 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use super::model::{Level, Order, Study};
-use super::plan::Cell;
 use super::plan::{Plan, Point};
 use super::progress::{describe_point, Progress};
 use super::series::{replay_stop_rules, PointFigures, SeriesState};
@@ -30,7 +31,6 @@ use crate::engine::Pacing;
 use crate::engine::StopReason;
 use crate::record::Run;
 use crate::server::format_cpu_list;
-use crate::stats::paired::Ratio;
 use crate::stats::summary::DEFAULT_PERCENTILES;
 use crate::store::{PointRow, PointStatus, Store, StudyId};
 use crate::util::duration;
@@ -131,7 +131,15 @@ pub fn run(
             // Beyond the minimum, a block only while the cell's
             // comparisons are less precise than asked.
             if let (true, Some(precision)) = (b as u32 >= repeats.min, repeats.precision) {
-                if let Some(line) = session.precise(plan, cell, b, precision)? {
+                if let Some(line) = super::precision::precise(
+                    &session.store,
+                    session.study_id,
+                    study,
+                    plan,
+                    cell,
+                    b,
+                    precision,
+                )? {
                     let left: usize = cell.blocks[b..].iter().map(|r| r.len()).sum();
                     session.outcome.not_needed += left;
                     session.progress.not_needed(left, &line);
@@ -395,63 +403,6 @@ impl Session<'_> {
         Ok(tps.iter().sum::<f64>() / tps.len() as f64)
     }
 
-    /// Whether `cell`'s first `done` blocks (this session's and an earlier
-    /// one's) measure each of its comparisons within `precision` already:
-    /// the line that says so, else None. A comparison is a series'
-    /// throughput (a paced cell's mean latency) against the baseline's,
-    /// block by block (or the first series', where the baseline is not in
-    /// the cell), and the control's against itself; a cell of one series
-    /// compares its repeats' mean with its interval.
-    fn precise(
-        &self,
-        plan: &Plan,
-        cell: &Cell,
-        done: usize,
-        precision: f64,
-    ) -> anyhow::Result<Option<String>> {
-        let mut members: Vec<usize> = Vec::new();
-        let mut wanted: HashMap<String, (usize, u32)> = HashMap::new();
-        for i in cell.blocks[..done].iter().flat_map(|b| b.clone()) {
-            let p = &plan.points[i];
-            if !members.contains(&p.series) {
-                members.push(p.series);
-            }
-            wanted.insert(p.key.to_string(), (p.series, p.repeat));
-        }
-        let mut values: HashMap<usize, HashMap<u32, f64>> = HashMap::new();
-        for sp in self.store.point_figures(Some(self.study_id))? {
-            let Some(&(series, block)) = wanted.get(&sp.row.key) else {
-                continue;
-            };
-            let figure = match (&sp.metrics, sp.row.status) {
-                (Some(m), PointStatus::Finished) if sp.row.load_level.is_some() => m.lat_avg_us,
-                (Some(m), PointStatus::Finished) => Some(m.tps),
-                _ => None,
-            };
-            if let Some(v) = figure {
-                values.entry(series).or_default().insert(block, v);
-            }
-        }
-        let Some(widest) = widest_half_width(self.study, plan, &members, &values) else {
-            return Ok(None);
-        };
-        if widest > precision {
-            return Ok(None);
-        }
-        let p = &plan.points[cell.points().start];
-        Ok(Some(format!(
-            "{} clients={}{}{}: every comparison within ±{:.2} % after {done} blocks (precision ±{} %): no more blocks",
-            self.study.workloads[p.workload].label,
-            p.clients,
-            p.level.map_or(String::new(), |l| format!(" {}", l.key())),
-            p.cpus
-                .as_deref()
-                .map_or(String::new(), |c| format!(" cpus={}", format_cpu_list(c))),
-            widest * 100.0,
-            precision * 100.0
-        )))
-    }
-
     /// Why a run that ended is not a finished point, if it is not.
     fn failure(&self, run: &Run) -> Option<String> {
         let res = &run.result;
@@ -550,53 +501,6 @@ impl Session<'_> {
         self.progress.done(&line);
         Ok(())
     }
-}
-
-/// The widest interval half-width (a share) among a cell's comparisons
-/// (see [`Session::precise`]); None while one has no interval yet.
-fn widest_half_width(
-    study: &Study,
-    plan: &Plan,
-    members: &[usize],
-    values: &HashMap<usize, HashMap<u32, f64>>,
-) -> Option<f64> {
-    let empty = HashMap::new();
-    let of = |s: usize| values.get(&s).unwrap_or(&empty);
-    if let [only] = members {
-        let xs: Vec<f64> = of(*only).values().copied().collect();
-        let (mean, half) = crate::stats::mean_ci95(&xs)?;
-        return (mean > 0.0).then(|| half / mean);
-    }
-    let mut widest: f64 = 0.0;
-    for &s in members {
-        let se = &plan.series[s];
-        // The control's second measurement against its first; every other
-        // series against its baseline (or the cell's first series, where
-        // that is not in the cell).
-        let against = if se.again {
-            members
-                .iter()
-                .copied()
-                .find(|&o| !plan.series[o].again && plan.series[o].variant == se.variant)?
-        } else {
-            let wanted = study.baseline_for(se.variant);
-            let b = members
-                .iter()
-                .copied()
-                .find(|&o| plan.series[o].variant == wanted && !plan.series[o].again)
-                .or(members.first().copied())?;
-            if b == s {
-                continue;
-            }
-            b
-        };
-        let pairs: Vec<(f64, f64)> = of(s)
-            .iter()
-            .filter_map(|(b, v)| Some((*v, *of(against).get(b)?)))
-            .collect();
-        widest = widest.max(Ratio::of(&pairs)?.half_width()?);
-    }
-    Some(widest)
 }
 
 /// `row` ending otherwise than finished: skipped or failed, with why.

@@ -154,6 +154,18 @@ pub fn shared_dir(sub: &str, what: &str) -> Option<PathBuf> {
     None
 }
 
+/// Every `.rs` file under `dir`, recursively, appended to `out`.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
 /// Parses a JSON file written by `--json`.
 pub fn read_json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path)
