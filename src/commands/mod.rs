@@ -101,12 +101,9 @@ pub enum JsonOut {
 
 impl JsonOut {
     /// Writes a run record there, streamed (its series is read from its
-    /// file as it is written, never held whole); a file atomically. The
-    /// figures the report layer derives from the record (TPC-C's) are
-    /// filled in first.
-    fn write_run(&self, run: &mut crate::record::Run) -> anyhow::Result<()> {
+    /// file as it is written, never held whole); a file atomically.
+    fn write_run(&self, run: &crate::record::Run) -> anyhow::Result<()> {
         use std::io::Write;
-        crate::report::json::complete(run);
         match self {
             JsonOut::Stdout => {
                 let mut out = std::io::BufWriter::new(std::io::stdout().lock());

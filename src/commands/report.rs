@@ -124,12 +124,13 @@ fn emit(out: Option<PathBuf>, bytes: &[u8]) -> anyhow::Result<()> {
 fn run_file(a: &ReportRequest) -> anyhow::Result<()> {
     let file = std::fs::File::open(&a.path)
         .map_err(|e| UsageError(format!("cannot read '{}': {e}", a.path.display())))?;
-    let run = record::read(std::io::BufReader::new(file)).map_err(|e| {
+    let mut run = record::read(std::io::BufReader::new(file)).map_err(|e| {
         UsageError(format!(
             "'{}' is not a run file dbsweep can read: {e:#}",
             a.path.display()
         ))
     })?;
+    crate::engine::derive::older(&mut run);
     render_run(a, &run)
 }
 

@@ -219,7 +219,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     let mut record = record;
     let consistent = check_after(req.check, w.as_ref(), &target, &mut record)?;
     if let Some(out) = &req.json {
-        out.write_run(&mut record)?;
+        out.write_run(&record)?;
         // The record holds the series now; its file has served.
         if let Some(f) = record.result.intervals.file() {
             f.remove_when_dropped(true);
@@ -254,7 +254,10 @@ fn check_after(
     match w.consistency(conn.as_mut())? {
         Some(conditions) => {
             let ok = super::print_conditions(&conditions, &target.display, started, "    ");
-            record.result.consistency = Some(conditions.iter().map(|c| c.to_record()).collect());
+            crate::engine::derive::checked(
+                record,
+                conditions.iter().map(|c| c.to_record()).collect(),
+            );
             Ok(ok)
         }
         None => {

@@ -1,7 +1,8 @@
 //! Every figure of a run record that is derived from others: rates per
 //! second of the window, latency summaries read from the histograms beside
 //! them, transaction types' shares, client CPU per transaction, the
-//! intervals' percentiles.
+//! intervals' percentiles, and a workload's own results page (TPC-C's,
+//! `workload::tpcc::figures`).
 //!
 //! [`derive`] reads only the record, never the engine's `RunResult`: the
 //! record of one process (`point::record`) and the merge of shards'
@@ -87,7 +88,37 @@ pub fn derive(run: &mut record::Run) -> Result<(), String> {
             interval(i)?;
         }
     }
+    workload_figures(run);
     Ok(())
+}
+
+/// The workload's own results page from the derived figures, the server's
+/// metrics and the consistency check: TPC-C's.
+fn workload_figures(run: &mut record::Run) {
+    run.result.tpcc = crate::workload::tpcc::figures::of(run);
+}
+
+/// Puts the consistency conditions checked after the run into its record,
+/// with the figures that state them (TPC-C's verdict).
+pub fn checked(run: &mut record::Run, conditions: Vec<record::ConditionResult>) {
+    run.result.consistency = Some(conditions);
+    workload_figures(run);
+}
+
+/// Puts the server's and the machine's metrics into the run's record, with
+/// the figures read from them (TPC-C's NOPM and TPM by the database).
+pub fn measured(run: &mut record::Run, metrics: record::Metrics) {
+    run.result.metrics = Some(metrics);
+    workload_figures(run);
+}
+
+/// A record written before a workload's figures were derived into it (a
+/// results database or a run file of an older version) gets them from the
+/// rest of the record; one that has them keeps them.
+pub fn older(run: &mut record::Run) {
+    if run.result.tpcc.is_none() {
+        workload_figures(run);
+    }
 }
 
 /// Fills in one interval's percentiles from its histograms: done as each
@@ -145,5 +176,44 @@ fn latency(l: &LatencySummary) -> record::Latency {
                 us: us(p.ns),
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::tpcc::figures::tests::run;
+
+    #[test]
+    fn a_tpcc_record_carries_its_results_page_and_keeps_it_current() {
+        let mut r = run("off", [88, 86, 8, 8, 8, 2]);
+        derive(&mut r).unwrap();
+        let t = r.result.tpcc.clone().expect("derived with the record");
+        assert_eq!((t.tpmc, t.nopm), (45.0, 44.0));
+        assert!(!t.consistency.checked);
+        // The check after the run changes the verdict it carries.
+        let failed = record::ConditionResult {
+            name: "3.3.2.9".into(),
+            holds: false,
+            broken: 1,
+            detail: Vec::new(),
+        };
+        checked(&mut r, vec![failed]);
+        let c = &r.result.tpcc.as_ref().unwrap().consistency;
+        assert_eq!((c.checked, c.holds), (true, Some(false)));
+        // A record of an older version, without them, gets them; one that
+        // has them keeps its own.
+        let mut old = r.clone();
+        old.result.tpcc = None;
+        older(&mut old);
+        assert_eq!(old.result.tpcc, r.result.tpcc);
+        let mut kept = r.clone();
+        kept.result.tpcc.as_mut().unwrap().tpmc = 1.0;
+        older(&mut kept);
+        assert_eq!(kept.result.tpcc.unwrap().tpmc, 1.0);
+        // Not TPC-C: nothing.
+        let mut other = record::Run::sample();
+        derive(&mut other).unwrap();
+        assert_eq!(other.result.tpcc, None);
     }
 }

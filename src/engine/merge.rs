@@ -57,8 +57,8 @@ pub fn merge(inputs: &[Input<'_>]) -> Result<record::Run, String> {
     out.released_unix_us = Some(first_release as u64);
 
     let r = &mut out.result;
-    // Derived by the report layer from the merged figures as the record is
-    // written; the first shard's would be its own.
+    // Derived below from the merged figures; the first shard's would be
+    // its own.
     r.tpcc = None;
     r.measured_s = (last_end - first_start) as f64 / 1e6;
     r.stop_reason = stop_reason(all().map(|r| r.result.stop_reason));

@@ -157,7 +157,7 @@ pub fn execute(
     let mut run = record(point, &result, started_unix_s, writer.intervals());
     if let Some(s) = sampler {
         let c = &result.counters;
-        run.result.metrics = Some(s.finish(c.transactions, c.queries()));
+        super::derive::measured(&mut run, s.finish(c.transactions, c.queries()));
     }
     if let Some(why) = writer.error() {
         eprintln!("warning: the run's time series is incomplete ({why}); its totals are whole");

@@ -1,8 +1,8 @@
 //! TPC-C's figures of a run as the record's JSON carries them: the
 //! results page in numbers, for a script reading `--json` or a study's
-//! JSON report. Derived from the rest of the record by the report layer
-//! (`report::tpcc`, the same code the text and HTML reports state them
-//! with) as the record is written, so they are never a second measurement.
+//! JSON report. Derived once from the rest of the record
+//! (`workload::tpcc::figures`, called by `engine::derive`) and read by
+//! every report, so they are never a second measurement.
 //! A figure that could not be measured is null beside the reason.
 
 use schemars::JsonSchema;
@@ -58,6 +58,18 @@ pub struct Tpcc {
     /// Each type with a minimum share (clause 5.2.3) against it.
     pub mix: Vec<TpccShare>,
     pub consistency: TpccConsistency,
+}
+
+impl Tpcc {
+    /// The types whose share is below the spec's minimum.
+    pub fn mix_short(&self) -> impl Iterator<Item = &TpccShare> {
+        self.mix.iter().filter(|m| !m.meets)
+    }
+
+    /// Whether Delivery was queued for deferred execution.
+    pub fn deferred(&self) -> bool {
+        self.delivery == "deferred"
+    }
 }
 
 /// One transaction type's 90th percentile against its limit.

@@ -121,8 +121,8 @@ pub(super) fn point_lines(
             });
         }
     }
-    if let Some(t) = run.and_then(super::tpcc::record) {
-        tpcc_lines(&t, base, lines);
+    if let Some(t) = run.and_then(|r| r.result.tpcc.as_ref()) {
+        tpcc_lines(t, base, lines);
     }
 }
 

@@ -68,7 +68,7 @@ fn point(p: &StoredPoint) -> Value {
     });
     // Only a TPC-C point has TPC-C's results, derived as its record's
     // JSON carries them.
-    if let Some(t) = r.run.as_ref().and_then(super::tpcc::record) {
+    if let Some(t) = r.run.as_ref().and_then(|r| r.result.tpcc.as_ref()) {
         v["tpcc"] = serde_json::to_value(t).expect("TPC-C's figures serialize");
     }
     // Only a point that ran on several workers has shards.

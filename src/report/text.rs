@@ -100,10 +100,10 @@ fn types_section(s: &mut String, r: &Run) {
     if types.is_empty() {
         return;
     }
-    let tpcc = super::tpcc::figures(r);
-    if let Some(f) = &tpcc {
+    let tpcc = r.result.tpcc.as_ref();
+    if let Some(f) = tpcc {
         let _ = writeln!(s, "TPC-C:");
-        for l in super::tpcc::lines(f) {
+        for l in super::tpcc::lines(f, r) {
             let _ = writeln!(s, "    {l}");
         }
         let _ = writeln!(
@@ -149,8 +149,8 @@ fn types_section(s: &mut String, r: &Run) {
         };
         let _ = writeln!(s, "    * the 90th percentile exceeds the limit ({clause})");
     }
-    if let Some(f) = &tpcc {
-        let delivery = if f.deferred {
+    if let Some(f) = tpcc {
+        let delivery = if f.deferred() {
             "Delivery queued 5 s, its deferred completion 80 s"
         } else {
             "Delivery (inline, all ten districts) 80 s"

@@ -35,11 +35,11 @@ pub fn doc_section(r: &Run) -> Option<Section> {
                 .collect(),
         })
         .collect();
-    if let Some(f) = super::tpcc::figures(r) {
+    if let Some(f) = &r.result.tpcc {
         return Some(Section {
             title: "TPC-C".into(),
             blocks: vec![
-                Block::Paragraph(super::tpcc::lines(&f).join(". ") + "."),
+                Block::Paragraph(super::tpcc::lines(f, r).join(". ") + "."),
                 Block::Table(Table {
                     caption: "Each transaction type: count, share of the mix beside its share \
                               of the deck, and response time (ms, from the end of its keying time)"

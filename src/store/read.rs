@@ -97,6 +97,7 @@ impl Store {
                     .with_context(|| format!("point {id} of '{}'", self.path.display()))?;
                 attach_series(run, intervals.remove(&id), samples.remove(&id))
                     .with_context(|| format!("point {id} of '{}'", self.path.display()))?;
+                crate::engine::derive::older(run);
             }
             sp.row.settings = settings.remove(&id).unwrap_or_default();
             sp.errors = errors

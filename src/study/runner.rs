@@ -306,7 +306,9 @@ impl Session<'_> {
         row.restart_s = restart_s;
         let mut run = run;
         if wl.check {
-            run.result.consistency = consistency(instances[0].as_ref(), &target);
+            if let Some(c) = consistency(instances[0].as_ref(), &target) {
+                crate::engine::derive::checked(&mut run, c);
+            }
         }
         if let (Some(settings), Some(goal)) = (run.run.pacing.as_mut(), wl.pacing.p99_goal) {
             settings.p99_goal_ms = Some(goal.as_secs_f64() * 1e3);

@@ -12,7 +12,7 @@
 //!   `start_skew_ms`, `clock_offset_ms`, and its machine's
 //!   `cpu_busy_pct` and the client's `client_cpu_pct` (empty when not
 //!   measured).
-//! - on a TPC-C point, also its results (`report::tpcc`, as the record's
+//! - on a TPC-C point, also its results (`result.tpcc`, as the record's
 //!   JSON carries them): `tpmc`, `efficiency_pct`, `nopm`, `nopm_server`,
 //!   `tpm`, `tpm_server`, `warehouses`, `terminals`, per type
 //!   `TYPE:p90_ms` (its limit and verdict in `note`) and `TYPE:share_pct`

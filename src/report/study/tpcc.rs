@@ -5,20 +5,21 @@
 //! so), each type's 90th-percentile response time against the spec's
 //! limit, the mix against its minimums, and the consistency verdict of
 //! the runs that were checked. Means over the finished repeats; every
-//! figure comes from `report::tpcc`, the run report's.
+//! figure is the record's (`result.tpcc`), the run report's.
 
 use super::load::StudyData;
+use crate::record::tpcc::Tpcc;
 use crate::record::{consistency, Run};
 use crate::report::doc::{Block, Cell, Mark, Row, Section, Table};
-use crate::report::tpcc::{figures, Figures, NO_EFFICIENCY};
 use crate::store::{PointStatus, StoredPoint};
 use crate::util::units::ms_ms;
+use crate::workload::tpcc::figures::NO_EFFICIENCY;
 use crate::workload::tpcc::terminal::{Txn, DEFERRED_NAME, ROLLED_BACK_NAME};
 
 /// One configuration's finished repeats.
 struct Level<'a> {
     label: String,
-    runs: Vec<(&'a Run, Figures)>,
+    runs: Vec<(&'a Run, &'a Tpcc)>,
 }
 
 /// The configurations of the study's TPC-C points, in the order they
@@ -30,7 +31,7 @@ fn levels(data: &StudyData) -> Vec<Level<'_>> {
         let Some(run) = p.row.run.as_ref() else {
             continue;
         };
-        let Some(f) = figures(run) else {
+        let Some(f) = run.result.tpcc.as_ref() else {
             continue;
         };
         let key = label(p);
@@ -107,8 +108,8 @@ fn results(levels: &[Level<'_>]) -> Table {
         .iter()
         .map(|l| {
             let of =
-                |f: &dyn Fn(&Figures) -> Option<f64>| mean(l.runs.iter().filter_map(|(_, x)| f(x)));
-            let efficiency = of(&|f| f.efficiency.clone().ok());
+                |f: &dyn Fn(&Tpcc) -> Option<f64>| mean(l.runs.iter().filter_map(|(_, x)| f(x)));
+            let efficiency = of(&|f| f.efficiency_pct);
             let (w, t) = l
                 .runs
                 .first()
@@ -120,9 +121,9 @@ fn results(levels: &[Level<'_>]) -> Table {
                     Cell::plain(t.to_string()),
                     num(of(&|f| Some(f.tpmc))),
                     num(of(&|f| Some(f.nopm))),
-                    num(of(&|f| f.server_nopm.clone().ok())),
+                    num(of(&|f| f.server_nopm)),
                     num(of(&|f| Some(f.tpm))),
-                    num(of(&|f| f.server_tpm.clone().ok().map(|(v, _)| v))),
+                    num(of(&|f| f.server_tpm)),
                     match efficiency {
                         Some(e) => Cell::plain(format!("{e:.1}")),
                         None => Cell {
@@ -130,7 +131,7 @@ fn results(levels: &[Level<'_>]) -> Table {
                             detail: Some(
                                 l.runs
                                     .iter()
-                                    .find_map(|(_, f)| f.efficiency.clone().err())
+                                    .find_map(|(_, f)| f.efficiency_absent.clone())
                                     .unwrap_or_else(|| NO_EFFICIENCY.into()),
                             ),
                             mark: Mark::None,
@@ -184,7 +185,7 @@ fn limit_types(levels: &[Level<'_>]) -> Vec<String> {
 
 /// The limits `name` had in the runs, e.g. `80 s`, or `5 s / 80 s` where
 /// runs differ (Delivery inline and deferred).
-fn limits_text<'a>(runs: impl Iterator<Item = &'a Figures>, name: &str) -> String {
+fn limits_text<'a>(runs: impl Iterator<Item = &'a Tpcc>, name: &str) -> String {
     let mut v: Vec<f64> = runs
         .flat_map(|f| &f.types)
         .filter(|t| t.name == name)
@@ -203,7 +204,7 @@ fn limits_text<'a>(runs: impl Iterator<Item = &'a Figures>, name: &str) -> Strin
 
 fn limits(levels: &[Level<'_>]) -> Table {
     let names = limit_types(levels);
-    let every = || levels.iter().flat_map(|l| l.runs.iter().map(|(_, f)| f));
+    let every = || levels.iter().flat_map(|l| l.runs.iter().map(|(_, f)| *f));
     let mut rows = vec![Row {
         label: "limit (clause 5.2.5.3)".into(),
         cells: names
@@ -230,7 +231,7 @@ fn limits(levels: &[Level<'_>]) -> Table {
                         detail: (above > 0).then(|| {
                             format!(
                                 "above TPC-C's 90th-percentile limit ({}) in {above} of {} repeats",
-                                limits_text(l.runs.iter().map(|(_, f)| f), n),
+                                limits_text(l.runs.iter().map(|(_, f)| *f), n),
                                 l.runs.len()
                             )
                         }),
@@ -267,10 +268,12 @@ fn mix(levels: &[Level<'_>]) -> Table {
             cells: types
                 .iter()
                 .map(|t| {
-                    let share =
-                        mean(l.runs.iter().filter_map(|(_, f)| {
-                            f.mix.iter().find(|m| m.0 == t.name()).map(|m| m.1)
-                        }));
+                    let share = mean(l.runs.iter().filter_map(|(_, f)| {
+                        f.mix
+                            .iter()
+                            .find(|m| m.name == t.name())
+                            .map(|m| m.share_pct)
+                    }));
                     let short = share.is_some_and(|s| s < t.min_pct());
                     Cell {
                         text: share.map_or("-".into(), |s| format!("{s:.2}")),
@@ -301,7 +304,7 @@ fn verdicts(levels: &[Level<'_>]) -> Table {
             let checked: Vec<_> = l
                 .runs
                 .iter()
-                .filter_map(|(_, f)| f.consistency.as_ref())
+                .filter_map(|(r, _)| r.result.consistency.as_ref())
                 .collect();
             let failing: Vec<String> = checked
                 .iter()

@@ -17,6 +17,7 @@
 //! 3.3.2 (`dbsweep check tpcc`).
 
 pub mod check;
+pub mod figures;
 pub mod load;
 pub mod random;
 pub mod rows;
