@@ -5,7 +5,7 @@
 //! --test charts`).
 
 use dbsweep::report::doc::{Axis, Block, Chart, ChartKind, Doc, Section, Series};
-use dbsweep::report::{html, plot};
+use dbsweep::report::{doc::html, plot};
 
 #[test]
 fn a_chart_title_longer_than_the_plot_wraps_whole() {

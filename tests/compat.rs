@@ -139,6 +139,26 @@ fn a_version_1_run_file_renders_the_report_its_run_printed() {
     for fact in ["oltp_read_write", "SQLite 3.46.0", "2265.59"] {
         assert!(html.contains(fact), "{fact} missing");
     }
+
+    // As Markdown too: the same document, each chart a file beside it.
+    let r = dbsweep_in(
+        dir.path(),
+        &["report", "run.json", "--format", "md", "--out", "run.md"],
+    );
+    r.ok();
+    let md = read(&dir.join("run.md"));
+    for fact in ["# oltp_read_write", "SQLite 3.46.0", "2265.59"] {
+        assert!(md.contains(fact), "{fact} missing:\n{md}");
+    }
+    let charts: Vec<&str> = md
+        .lines()
+        .filter_map(|l| l.strip_prefix("![")?.split("](").nth(1)?.strip_suffix(')'))
+        .collect();
+    assert!(!charts.is_empty(), "no chart in:\n{md}");
+    for c in charts {
+        assert!(c.starts_with("run-"), "{c}");
+        assert!(read(&dir.join(c)).starts_with("<svg"), "{c} is not an SVG");
+    }
 }
 
 /// What 0.1.0 rendered, with the changes made on purpose since: 0.1.0

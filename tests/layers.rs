@@ -12,6 +12,10 @@
 //! naming the file, the line and the rule. It also fails when sibling
 //! modules of one folder import each other in a cycle: within a layer the
 //! parts of a folder look one way too.
+//!
+//! Within `report`, the rooms look one way too (`REPORT_ROOMS`): charts,
+//! the document, the tidy CSV, then a run's and a study's reports (which
+//! never use each other), then the exporters of every format.
 
 use std::collections::{BTreeMap, BTreeSet};
 mod util;
@@ -393,5 +397,87 @@ fn the_scanner_reads_grouped_and_inline_paths() {
             "4:h",
             "4:i::j"
         ]
+    );
+}
+
+/// The rooms of the report layer from the bottom up (docs/architecture.md):
+/// each may use only itself and the rooms before it, and the rooms of one
+/// entry do not use each other (a run's report and a study's share only
+/// what lies below both).
+const REPORT_ROOMS: &[&[&str]] = &[
+    &["plot"],
+    &["doc"],
+    &["csv", "dist"],
+    &["run", "study", "results"],
+    &["export"],
+];
+
+/// `text` with every `super::` made absolute for the module `module` of a
+/// file (a mod.rs's module is its folder, so `super` is one up either way).
+fn absolute_supers(text: &str, module: &[String]) -> String {
+    let own = module.len();
+    let up = |n: usize| -> String {
+        let keep = own.saturating_sub(n);
+        let mut p = vec!["crate".to_string()];
+        p.extend(module[..keep].iter().cloned());
+        p.join("::") + "::"
+    };
+    text.replace("super::super::", &up(2))
+        .replace("super::", &up(1))
+}
+
+#[test]
+fn the_report_rooms_look_one_way() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join("report"), &mut files);
+    files.sort();
+    let room_of = |name: &str| REPORT_ROOMS.iter().position(|r| r.contains(&name));
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let module = module_of(&src, file);
+        let Some(own) = module.get(1) else { continue };
+        let Some(mine) = room_of(own) else {
+            problems.push(format!(
+                "{}: report::{own} is in no room: add it to REPORT_ROOMS in tests/layers.rs and to docs/architecture.md",
+                file.display()
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        let text = absolute_supers(&code_lines(&text).join("\n"), &module);
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        for (line, path) in crate_paths(&lines) {
+            if path.len() < 2 || path[0] != "report" || path[1] == *own {
+                continue;
+            }
+            checked += 1;
+            let Some(theirs) = room_of(&path[1]) else {
+                continue;
+            };
+            if theirs >= mine {
+                problems.push(format!(
+                    "src/{}:{line}: report::{own} uses crate::{}: a room may use only the rooms before it ({})",
+                    file.strip_prefix(&src).unwrap().display(),
+                    path.join("::"),
+                    REPORT_ROOMS
+                        .iter()
+                        .map(|r| r.join("/"))
+                        .collect::<Vec<_>>()
+                        .join(" → ")
+                ));
+            }
+        }
+    }
+    assert!(
+        checked > 30,
+        "only {checked} paths between rooms: is the scanner broken?"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} use(s) between the report's rooms go the wrong way:\n{}",
+        problems.len(),
+        problems.join("\n")
     );
 }

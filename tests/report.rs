@@ -15,9 +15,9 @@ mod util;
 use std::path::Path;
 
 use dbsweep::record::Machine;
+use dbsweep::report::doc::{markdown, text as table_text};
 use dbsweep::report::doc::{Block, Mark};
 use dbsweep::report::study::{self, Metric, Options, StudyData};
-use dbsweep::report::{markdown, table_text};
 use dbsweep::store::{self, PointRow, PointStatus, Store};
 use serde_json::{json, Value};
 

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use dbsweep::report::doc::{
     Axis, Block, Cell, Chart, ChartKind, Doc, Mark, Row, Section, Series, Table,
 };
-use dbsweep::report::{html, plot};
+use dbsweep::report::{doc::html, plot};
 use util::{dbsweep_in, Dir};
 
 const WIDTH: u32 = 1280;

@@ -156,15 +156,14 @@ fn emit_run(
     json: Option<&JsonOut>,
     report: Option<&Path>,
 ) -> anyhow::Result<()> {
-    use crate::report::Exporter;
+    use crate::report::export::{Exporter, Html, Text};
     use std::io::Write;
-    std::io::stdout().write_all(&crate::report::text::Text.render(run)?)?;
+    std::io::stdout().write_all(&Text.run(run)?.report)?;
     if let Some(out) = json {
         out.write_run(run)?;
     }
     if let Some(p) = report {
-        let html = crate::report::html::render(&crate::report::run_doc::build(run));
-        write_atomically(p, html.as_bytes())?;
+        write_atomically(p, &Html.run(run)?.report)?;
         eprintln!("Report written to {}", p.display());
     }
     Ok(())

@@ -31,7 +31,7 @@ pub fn coordinate(req: RunRequest, c: Coordinator) -> anyhow::Result<RunStatus> 
     let (listener, addr) = nodes::listen(&c)?;
     print!(
         "{}",
-        report::live::preamble(
+        report::run::live::preamble(
             w.name(),
             &spec.target.display,
             &info.version,

@@ -7,45 +7,12 @@ use std::path::{Path, PathBuf};
 
 use super::write_atomically;
 use crate::record;
+pub use crate::report::export::Format;
+use crate::report::export::{exporter, Study};
 use crate::report::study::{self, Metric};
-use crate::report::{self, csv, html, markdown, report_json, run_doc, table_text, Exporter};
+use crate::report::{self};
 use crate::util::paths::dir_of;
 use crate::UsageError;
-
-/// A report format (`--format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Html,
-    Md,
-    Text,
-    Csv,
-    Json,
-}
-
-impl Format {
-    /// The name `--format` takes, also the file extension it writes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Html => "html",
-            Format::Md => "md",
-            Format::Text => "text",
-            Format::Csv => "csv",
-            Format::Json => "json",
-        }
-    }
-
-    /// The format a file name asks for by its extension.
-    pub fn of_path(p: &Path) -> Option<Format> {
-        match p.extension().and_then(|e| e.to_str())? {
-            "html" | "htm" => Some(Format::Html),
-            "md" | "markdown" => Some(Format::Md),
-            "txt" => Some(Format::Text),
-            "csv" => Some(Format::Csv),
-            "json" => Some(Format::Json),
-            _ => None,
-        }
-    }
-}
 
 /// `dbsweep report [DIR|results.db|RUN.json]`.
 pub struct ReportRequest {
@@ -109,11 +76,26 @@ fn destination(a: &ReportRequest, dir: &Path) -> Result<Option<PathBuf>, UsageEr
     Ok(out)
 }
 
-fn emit(out: Option<PathBuf>, bytes: &[u8]) -> anyhow::Result<()> {
+/// The exporter of the format asked for, naming the files it writes
+/// beside the report after the report's.
+fn exporter_for(a: &ReportRequest, out: Option<&Path>) -> Box<dyn report::export::Exporter> {
+    let stem = out
+        .and_then(|o| o.file_stem())
+        .map(|s| s.to_string_lossy().into_owned());
+    exporter(a.format, stem.as_deref())
+}
+
+/// Writes the report there (None: standard output), with the files that
+/// go beside it (Markdown's charts) next to it.
+fn emit(out: Option<PathBuf>, o: report::export::Output) -> anyhow::Result<()> {
     match out {
-        None => std::io::stdout().write_all(bytes)?,
+        None => std::io::stdout().write_all(&o.report)?,
         Some(path) => {
-            write_atomically(&path, bytes)?;
+            let dir = dir_of(&path);
+            for (name, bytes) in &o.beside {
+                write_atomically(&dir.join(name), bytes)?;
+            }
+            write_atomically(&path, &o.report)?;
             eprintln!("Report written to {}", path.display());
         }
     }
@@ -149,20 +131,9 @@ fn series_file(a: &ReportRequest) -> anyhow::Result<()> {
 /// One run's report in the format asked for.
 fn render_run(a: &ReportRequest, run: &record::Run) -> anyhow::Result<()> {
     let dir = a.path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let bytes = match a.format {
-        Format::Html => html::render(&run_doc::build(run)).into_bytes(),
-        Format::Text => report::text::Text.render(run)?,
-        Format::Json => report::json::Json.render(run)?,
-        Format::Csv => csv::render_run(run).into_bytes(),
-        Format::Md => {
-            return Err(UsageError(format!(
-                "a run file renders as html, text, csv or json, not {}: give --format html|text|csv|json",
-                a.format.name()
-            ))
-            .into())
-        }
-    };
-    emit(destination(a, &dir)?, &bytes)
+    let out = destination(a, &dir)?;
+    let o = exporter_for(a, out.as_deref()).run(run)?;
+    emit(out, o)
 }
 
 /// What the study reproduces, with `--reference` files in place of the
@@ -302,24 +273,11 @@ pub fn report(a: &ReportRequest) -> anyhow::Result<()> {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let out = destination(a, &dir)?;
-    let bytes = match a.format {
-        Format::Html => html::render(&doc).into_bytes(),
-        Format::Md => {
-            let stem = out
-                .as_ref()
-                .and_then(|o| o.file_stem())
-                .map(|s| s.to_string_lossy().into_owned());
-            if let (Some(out), Some(stem)) = (&out, &stem) {
-                let charts_dir = dir_of(out);
-                for (name, svg) in markdown::charts(&doc, stem) {
-                    write_atomically(&charts_dir.join(name), svg.as_bytes())?;
-                }
-            }
-            markdown::render(&doc, stem.as_deref()).into_bytes()
-        }
-        Format::Text => table_text::render(&doc).into_bytes(),
-        Format::Csv => study::csv::render(&data, &report).into_bytes(),
-        Format::Json => report_json::render(&data, &report)?,
+    let study = Study {
+        data: &data,
+        report: &report,
+        doc: &doc,
     };
-    emit(out, &bytes)
+    let o = exporter_for(a, out.as_deref()).study(&study)?;
+    emit(out, o)
 }

@@ -15,7 +15,8 @@ use crate::engine::point::{self, Point};
 use crate::engine::spec::PointSpec;
 use crate::engine::RunConfig;
 use crate::rand::RandConfig;
-use crate::report::{self, Exporter};
+use crate::report::export::{Exporter, Html, Text};
+use crate::report::{self};
 use crate::util::progress::Bar;
 use crate::workload::{self, Workload};
 use crate::UsageError;
@@ -181,7 +182,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     let cancel = cancel_flag();
     print!(
         "{}",
-        report::live::preamble(w.name(), &target.display, &info.version, &cfg, t.rand.seed)
+        report::run::live::preamble(w.name(), &target.display, &info.version, &cfg, t.rand.seed)
     );
     // SQLite: how transactions take their locks decides whether writers
     // collide (see the driver); say which it was.
@@ -209,13 +210,13 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         // The tail after the last full interval is kept in the result but
         // not printed when it is too short for its rates to mean anything.
         if print_intervals && s.duration_s >= 0.5 * interval {
-            println!("{}", report::live::interval_line(s));
+            println!("{}", report::run::live::interval_line(s));
         }
     })?;
     if print_intervals && !record.result.intervals.is_empty() {
         println!();
     }
-    std::io::stdout().write_all(&report::text::Text.render(&record)?)?;
+    std::io::stdout().write_all(&Text.run(&record)?.report)?;
     let mut record = record;
     let consistent = check_after(req.check, w.as_ref(), &target, &mut record)?;
     if let Some(out) = &req.json {
@@ -226,8 +227,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         }
     }
     if let Some(p) = &req.report {
-        let html = report::html::render(&report::run_doc::build(&record));
-        write_atomically(p, html.as_bytes())?;
+        write_atomically(p, &Html.run(&record)?.report)?;
         eprintln!("Report written to {}", p.display());
     }
     let status = status_of([&record.result.stop_reason]);

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{write_atomically, RunStatus};
-use crate::report;
 use crate::server;
 
 /// `dbsweep study FILE`.
@@ -24,12 +23,18 @@ pub struct StudyRequest {
 
 /// Writes `DIR/report.html` for study `name` stored in `dir`.
 fn study_report(dir: &Path, name: &str) -> anyhow::Result<PathBuf> {
+    use crate::report::export::{Exporter, Html, Study};
     use crate::report::study;
     let data = study::load(dir, Some(name))?;
     let report = study::analyze(&data, None, &study::Options::default());
     let doc = study::document(&data, &report);
     let path = dir.join("report.html");
-    write_atomically(&path, report::html::render(&doc).as_bytes())?;
+    let study = Study {
+        data: &data,
+        report: &report,
+        doc: &doc,
+    };
+    write_atomically(&path, &Html.study(&study)?.report)?;
     Ok(path)
 }
 

@@ -3,10 +3,10 @@
 //!
 //! `record,panel,workload,cpus,series,clients,repeat,shard,figure,value,n,stddev,ci95,min,max,note`
 //!
-//! — its [`Line`], RFC 4180 quoting, a finished point's figures and a
+//! — its `Line`, RFC 4180 quoting, a finished point's figures and a
 //! TPC-C point's results (as a study's `point` lines and a run's lines
-//! share them), and a run as CSV ([`render_run`]). The study's records
-//! are `report::study::csv`'s. Empty fields are absent values.
+//! share them). A run's lines are `report::run::csv`'s, a study's records
+//! `report::study::csv`'s. Empty fields are absent values.
 
 use crate::record::{Run, Tpcc};
 use crate::store::Metrics;
@@ -124,30 +124,6 @@ pub(super) fn point_lines(
     if let Some(t) = run.and_then(|r| r.result.tpcc.as_ref()) {
         tpcc_lines(t, base, lines);
     }
-}
-
-/// One run file (`dbsweep report RUN.json --format csv`) in the study
-/// report's columns: its `point` lines, as a study's point would have
-/// them (`series` is the target, `repeat` empty, `note` the stop reason;
-/// a queued run's offered and achieved rates too).
-pub fn render_run(run: &Run) -> String {
-    let m = crate::store::extract(run).metrics;
-    let base = Line {
-        record: "point",
-        workload: run.workload.name.clone(),
-        series: run.target.url.clone(),
-        clients: run.run.threads.to_string(),
-        note: run.result.stop_reason.name().to_string(),
-        ..Line::default()
-    };
-    let mut lines = Vec::new();
-    let queued = run
-        .result
-        .pacing
-        .as_ref()
-        .is_some_and(|p| p.offered.is_some());
-    point_lines(&base, &m, queued, Some(run), &mut lines);
-    to_csv(lines)
 }
 
 /// A TPC-C point's results, one figure per line; an absent one with its

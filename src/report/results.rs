@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use super::csv::csv_line;
-use super::table_text::columns;
+use super::doc::text::columns;
 use crate::driver::ErrorKind;
 use crate::stats::Spread;
 use crate::store::{Metrics, PointStatus, StoredPoint, Summary};

@@ -24,6 +24,7 @@ pub mod slots;
 pub mod smack;
 pub mod sysbench;
 pub mod tpcc;
+pub mod unit;
 
 use std::borrow::Cow;
 

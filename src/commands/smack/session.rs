@@ -239,7 +239,7 @@ impl Shared<'_> {
                         continue;
                     };
                     let types = client::barrel_types(self.program, client);
-                    let text = report::smack::render(client, &types, &record);
+                    let text = report::run::smack::render(client, &types, &record);
                     {
                         let _g = self.stdout.lock().unwrap();
                         let mut out = std::io::stdout().lock();
@@ -328,7 +328,7 @@ impl Shared<'_> {
                     let run = runs.iter().rev().find(|r| r.client == path[0]);
                     s.push_str(&run.map_or_else(
                         || "0".to_string(),
-                        |r| report::smack::figure(&r.record, &path[1..]),
+                        |r| report::run::smack::figure(&r.record, &path[1..]),
                     ));
                 }
             }

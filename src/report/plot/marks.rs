@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
+use super::chart::Series;
 use super::scale::Kind;
 use super::*;
-use crate::report::doc::Series;
 
 /// A marker of shape `shape` centred on (x, y), as path data.
 pub(super) fn marker_path(shape: usize, x: f64, y: f64) -> String {

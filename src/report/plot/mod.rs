@@ -1,5 +1,5 @@
 //! Charts drawn as self-contained SVG (and PNG on request) from a
-//! [`Chart`]: axes with round ticks and labelled units, linear, logarithmic
+//! [`chart::Chart`]: axes with round ticks and labelled units, linear, logarithmic
 //! or percentile scales, lines with markers and spread, step functions,
 //! a legend and a title.
 //!
@@ -7,22 +7,23 @@
 //! and deterministic (tests assert on its structure), and no JavaScript or
 //! font is embedded — text uses the system font stack.
 //!
-//! The parts: `scale` (the three scales, round ticks and their labels),
+//! The parts: `chart` (the model: series on two axes), `scale` (the three scales, round ticks and their labels),
 //! `marks` (markers, line styles, what of a series can be drawn), `svg`
 //! (the drawing), `png` (the SVG rasterised), `thin` (series longer than
 //! the plot is wide, aggregated to its width keeping each bucket's max).
 //!
 //! Conventions the report builders rely on:
-//! - An axis of [`doc::Scale::Percentile`] is HdrHistogram's percentile scale:
+//! - An axis of [`chart::Scale::Percentile`] is HdrHistogram's percentile scale:
 //!   0, 90, 99, 99.9 … equally spaced, so the tail of a latency
 //!   distribution is visible. 100 is drawn one "nine" beyond the highest
 //!   percentile below it.
-//! - [`ChartKind::Step`] draws a step function in which each point's y holds
+//! - [`chart::ChartKind::Step`] draws a step function in which each point's y holds
 //!   until the next point's x ("step after"); the last point ends the line.
 //! - Points with a NaN or infinite coordinate (or ≤ 0 on a log axis) are
 //!   left out: a line has a gap there rather than an invented value.
 //! - Linear y axes start at zero, so bars of throughput are not exaggerated.
 
+pub mod chart;
 mod marks;
 mod png;
 mod scale;

@@ -1,8 +1,8 @@
 //! The chart as PNG: its SVG rasterised with resvg, text in the system's
 //! fonts.
 
+use super::chart::Chart;
 use super::svg;
-use crate::report::doc::Chart;
 
 /// The chart as a PNG, rasterised at twice the SVG's size. Text is drawn
 /// with the system's fonts (DejaVu Sans on Debian).

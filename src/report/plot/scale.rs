@@ -1,7 +1,7 @@
 //! The three scales an axis can have (linear, logarithmic, percentile),
 //! and round ticks with their labels for each.
 
-use crate::report::doc::{self, Axis};
+use super::chart::{self as doc, Axis};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Kind {

@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
+use super::chart::{Chart, ChartKind};
 use super::marks::*;
 use super::scale::*;
 use super::*;
-use crate::report::doc::{Chart, ChartKind};
 
 /// The chart as a standalone SVG document (no XML declaration, so it can
 /// also be inlined into HTML).

@@ -1,9 +1,9 @@
 //! Tests of the charts: scales, ticks, markers and the SVG's structure.
 
+use super::chart::{self as doc, Axis, Chart, ChartKind, Series};
 use super::marks::*;
 use super::scale::*;
 use super::*;
-use crate::report::doc::{self, Axis, Chart, ChartKind, Series};
 
 fn chart(kind: ChartKind, x: Axis, y: Axis, series: Vec<Series>) -> Chart {
     Chart {

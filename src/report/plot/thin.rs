@@ -7,7 +7,7 @@
 //! would smooth it away. Every series of a chart shares the buckets, so
 //! stacked series still meet point for point.
 
-use crate::report::doc::{Chart, ChartKind, Scale, Series};
+use super::chart::{Chart, ChartKind, Scale, Series};
 
 /// The most points a line is drawn with before it is thinned: about one
 /// per pixel of the plot.
@@ -79,7 +79,7 @@ fn thin_series(s: &Series, lo: f64, width: f64, bucket: &dyn Fn(f64) -> usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::doc::Axis;
+    use crate::report::plot::chart::Axis;
 
     fn chart(points: Vec<(f64, f64)>) -> Chart {
         Chart {

@@ -4,8 +4,8 @@
 use super::figures::merged;
 use super::names::{finished, panel_key};
 use super::{CellData, Metric, Panel, Stat, StudyData};
-use crate::report::analysis::{self};
 use crate::report::doc::{Axis, Chart, ChartKind, Scale, Series};
+use crate::report::study::analysis::{self};
 use crate::store::StoredPoint;
 
 /// Points of a latency CDF drawn at most.

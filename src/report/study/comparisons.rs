@@ -9,7 +9,7 @@ use super::model::{
 };
 use super::names::{cpus_label, distinct, workload_title};
 use super::{Options, StudyData};
-use crate::report::analysis::{self};
+use crate::report::study::analysis::{self};
 
 /// Per workload entry with more than one CPU set: each series' peaks by CPU
 /// set and the factors.

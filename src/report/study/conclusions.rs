@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::names::{cpus_label, distinct, finished, panel_title, several_cpus, workload_title};
 use super::usage::bound_sentence;
 use super::{Metric, Report, StudyData};
-use crate::report::analysis::{Scaling, Verdict};
+use crate::report::study::analysis::{Scaling, Verdict};
 use crate::util::civil::utc_minutes as utc;
 
 /// The report's sentences: per panel the ranking (seed 002's "X is slower

@@ -45,8 +45,8 @@
 //! Empty fields are absent values. RFC 4180 quoting.
 
 use super::{sharded, Report, Stat, StudyData};
-use crate::report::analysis::{Change, Verdict};
 use crate::report::csv::{num, opt, point_lines, to_csv, Line, Spread};
+use crate::report::study::analysis::{Change, Verdict};
 use crate::store::PointStatus;
 
 /// The spread columns of a cell's repeats.

@@ -16,7 +16,7 @@ use super::names::{
 };
 use super::usage::point_cpu;
 use super::{Metric, Options, StudyData};
-use crate::report::analysis::{self};
+use crate::report::study::analysis::{self};
 use crate::stats::histogram::Histogram;
 use crate::store::{Metrics, Repeats, StoredPoint};
 use crate::study::SweepSpec;

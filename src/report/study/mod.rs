@@ -7,7 +7,7 @@
 //! column per client count — summarises the repeats of each cell and
 //! derives peaks, sag, collapse points, rankings, CPU scalability, the
 //! parameter sweep and the comparison with a baseline study, using the pure
-//! functions of [`super::analysis`], and words them as conclusions.
+//! functions of [`analysis`], and words them as conclusions.
 //! [`document`] lays that out as a [`Doc`](crate::report::doc::Doc) with
 //! tables, charts and conclusions; every format (HTML, Markdown, text)
 //! renders that one document, and CSV and JSON serialise the [`Report`]
@@ -16,6 +16,8 @@
 //! Skipped and failed points are shown with their reason, never as zero.
 //!
 //! The parts, one file each, each using only those listed before it:
+//! - `analysis`: the pure functions every figure is derived with (peak,
+//!   sag, collapse, ranking, scalability, change beyond the noise).
 //! - `servers`: each target's server — its release, the `--version`
 //!   lines of its programs, the name the report gives it.
 //! - `load`: [`StudyData`] and [`load()`], reading from the results store.
@@ -34,10 +36,13 @@
 //! - `tables`, `charts`, `sections`, `machine`: the blocks of the document.
 //! - `sharded`: the coordinated points (`nodes = N`) beside their shards.
 //! - `layout`: [`document`], the blocks in the order a reader wants them.
+//! - `csv` and `json`: the study's own CSV records and its JSON
+//!   (`dbsweep-report/1`), both serialising the [`Report`].
 //!
 //! This file holds what they all speak of: the [`Metric`] a report shows
 //! and the [`Options`] it is asked with.
 
+pub mod analysis;
 mod analyze;
 mod charts;
 mod compared;
@@ -45,6 +50,7 @@ mod comparisons;
 mod conclusions;
 pub mod csv;
 mod figures;
+pub mod json;
 mod judged;
 mod layout;
 mod load;
@@ -52,8 +58,7 @@ mod machine;
 mod measured;
 mod model;
 mod names;
-pub use model::Unit;
-pub use names::unit;
+pub use crate::workload::unit::{unit, Unit};
 mod offered;
 pub mod paired;
 mod pairs;

@@ -4,12 +4,13 @@
 //! `figures` derives, `conclusions` words, `layout` lays out and CSV and
 //! JSON serialise.
 
+use crate::workload::unit::Unit;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::Metric;
-use crate::report::analysis::{Change, Peak, Rank, Sag, Scaling};
+use crate::report::study::analysis::{Change, Peak, Rank, Sag, Scaling};
 
 /// Identifies the JSON format of a report and its version.
 pub const SCHEMA_ID: &str = "dbsweep-report/1";
@@ -210,21 +211,6 @@ pub struct Panel {
     pub focus_clients: Option<u32>,
     pub statements: Vec<StatementLatency>,
     pub sweep: Option<Sweep>,
-}
-
-/// What a workload's throughput counts, in the workload's own words:
-/// DBT-1 completes web interactions (its BT/s), Super Smack rounds of its
-/// query barrel (each several queries), sysbench transactions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unit {
-    /// Plural: "transactions".
-    pub noun: &'static str,
-    /// A rate, for axes and figures: "transactions/s".
-    pub per_s: &'static str,
-    /// A rate in words, for captions: "transactions per second".
-    pub per_second: &'static str,
-    /// A rate in a sentence's figures: "tps".
-    pub short: &'static str,
 }
 
 /// A workload entry's offered-load sweep on one CPU set (its `rates` or

@@ -4,37 +4,10 @@
 
 use std::fmt::Write;
 
-use super::model::{Panel, Unit};
+use super::model::Panel;
 use super::{Metric, Options};
-use crate::report::analysis;
+use crate::report::study::analysis;
 use crate::store::{Metrics, PointStatus, StoredPoint};
-
-/// The unit of the workload named `workload` (its name in the registry,
-/// not a study's label).
-pub fn unit(workload: &str) -> Unit {
-    if workload == "dbt1" {
-        Unit {
-            noun: "web interactions",
-            per_s: "web interactions/s (BT/s)",
-            per_second: "web interactions per second (BT/s)",
-            short: "BT/s",
-        }
-    } else if workload.starts_with("smack") || workload.ends_with(".smack") {
-        Unit {
-            noun: "query barrel rounds",
-            per_s: "rounds/s",
-            per_second: "query barrel rounds per second",
-            short: "rounds/s",
-        }
-    } else {
-        Unit {
-            noun: "transactions",
-            per_s: "transactions/s",
-            per_second: "transactions per second",
-            short: "tps",
-        }
-    }
-}
 
 pub(super) fn finished(p: &StoredPoint) -> Option<&Metrics> {
     (p.row.status == PointStatus::Finished)
@@ -162,18 +135,5 @@ mod tests {
         assert_eq!(cpus_label(&Some("0".into())), "1 CPU (0)");
         assert_eq!(cpus_label(&Some("0-3".into())), "4 CPUs (0-3)");
         assert_eq!(cpus_label(&None), "all CPUs");
-    }
-
-    #[test]
-    fn each_workload_counts_in_its_own_unit() {
-        assert_eq!(unit("dbt1").per_s, "web interactions/s (BT/s)");
-        assert_eq!(unit("dbt1").short, "BT/s");
-        for smack in ["smack_select", "smack_oltp", "select-key.smack"] {
-            assert_eq!(unit(smack).noun, "query barrel rounds", "{smack}");
-        }
-        for w in ["oltp_read_write", "oltp_point_select", "bulk_insert"] {
-            assert_eq!(unit(w).per_s, "transactions/s", "{w}");
-            assert_eq!(unit(w).short, "tps");
-        }
     }
 }

@@ -5,8 +5,8 @@ use super::tables::{text_cell, wrap};
 
 use super::names::{cpus_label, distinct};
 use super::{Comparison, Scalability, Sweep, Unit};
-use crate::report::analysis::{Scaling, Verdict};
 use crate::report::doc::{Block, Cell, Mark, Row, Table};
+use crate::report::study::analysis::{Scaling, Verdict};
 use crate::util::units::ms_ms;
 
 /// The parameter sweep's table and note; throughput in `unit`.

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::names::unit;
+use super::unit;
 use super::StudyData;
 use crate::record::metrics::{Figure, Figures};
 use crate::report::doc::{Block, Cell, Mark, Row, Section, Table};

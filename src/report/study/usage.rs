@@ -164,7 +164,7 @@ mod tests {
         SeriesData {
             label: "mariadb".into(),
             cells: vec![cell(1, 100.0), cell(8, 300.0)],
-            peak: Some(crate::report::analysis::Peak {
+            peak: Some(crate::report::study::analysis::Peak {
                 value: 300.0,
                 clients: 8,
             }),

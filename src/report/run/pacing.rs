@@ -4,8 +4,8 @@
 //! beside the service time and the schedule lag, and the offered and
 //! achieved rate and the lag over time.
 
-use super::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Section, Series, Table};
 use crate::record::{Latency, PacingOutcome, Run};
+use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Section, Series, Table};
 use crate::util::units::ms_us;
 
 /// The section, for a run that was paced; None for a plain closed loop.

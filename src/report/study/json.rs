@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::study::{Metric, Report, StudyData};
+use super::{Metric, Report, StudyData};
 use crate::store::StoredPoint;
 
 pub fn render(data: &StudyData, r: &Report) -> anyhow::Result<Vec<u8>> {
@@ -63,7 +63,7 @@ fn point(p: &StoredPoint) -> Value {
         "errors": errors,
         "started_unix_us": p.metrics.as_ref().and_then(|m| m.started_unix_us),
         "ended_unix_us": p.metrics.as_ref().and_then(|m| m.ended_unix_us),
-        "machine": p.metrics.as_ref().map(|_| super::study::paired::machine_of(p)),
+        "machine": p.metrics.as_ref().map(|_| super::paired::machine_of(p)),
         "restart_s": r.restart_s,
     });
     // Only a TPC-C point has TPC-C's results, derived as its record's
@@ -72,7 +72,7 @@ fn point(p: &StoredPoint) -> Value {
         v["tpcc"] = serde_json::to_value(t).expect("TPC-C's figures serialize");
     }
     // Only a point that ran on several workers has shards.
-    if let Some(shards) = super::study::sharded::json(p) {
+    if let Some(shards) = super::sharded::json(p) {
         v["shards"] = shards;
     }
     v

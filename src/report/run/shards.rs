@@ -8,8 +8,8 @@
 
 use std::fmt::Write;
 
-use super::doc::{Block, Cell, Row, Section, Table};
 use crate::record::{Run, Shards};
+use crate::report::doc::{Block, Cell, Row, Section, Table};
 
 const COLUMNS: [&str; 11] = [
     "host",

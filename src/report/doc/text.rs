@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use super::doc::{Block, Cell, Doc, Mark, Table};
+use super::{Block, Cell, Doc, Mark, Table};
 
 pub fn render(doc: &Doc) -> String {
     let mut out = String::new();

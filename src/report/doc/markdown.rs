@@ -9,8 +9,8 @@
 
 use std::fmt::Write;
 
-use super::doc::{Block, Cell, Chart, Doc, Mark, Table};
-use super::plot;
+use super::{Block, Cell, Chart, Doc, Mark, Table};
+use crate::report::plot;
 
 /// The file name of `chart` next to a report whose file stem is `stem`.
 pub fn chart_file(stem: &str, chart: &Chart) -> String {

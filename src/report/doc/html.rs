@@ -11,8 +11,8 @@
 
 use std::fmt::Write;
 
-use super::doc::{Block, Cell, Doc, Mark, Table};
-use super::plot::{self, escape};
+use super::{Block, Cell, Doc, Mark, Table};
+use crate::report::plot::{self, escape};
 
 /// From this many sections on, the page starts with a table of contents.
 const TOC_MIN_SECTIONS: usize = 3;

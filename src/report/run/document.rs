@@ -7,11 +7,11 @@
 //! same report as the run that wrote it. A record without histograms
 //! (format version 1) has no latency distribution to draw, and says so.
 
-use super::doc::{
-    Axis, Block, Cell, Chart, ChartKind, Doc, Mark, Row, Scale, Section, Series, Table,
-};
 use super::{per_second, CPU_WARN_SHARE};
 use crate::record::{Dialect, Interval, Latency, Run, StopReason};
+use crate::report::doc::{
+    Axis, Block, Cell, Chart, ChartKind, Doc, Mark, Row, Scale, Section, Series, Table,
+};
 use crate::stats::histogram::Histogram;
 use crate::util::civil::utc_minutes as utc;
 use crate::util::units::ms_us;
@@ -196,7 +196,7 @@ fn summary(r: &Run) -> Section {
     blocks.push(Block::Paragraph(format!(
         "{:.2} {} and {:.2} queries/s with {} client(s) over {:.2} s{}.",
         res.tps,
-        super::study::unit(&r.workload.name).per_s,
+        crate::workload::unit::unit(&r.workload.name).per_s,
         res.qps,
         r.run.threads,
         res.measured_s,
@@ -392,7 +392,7 @@ fn over_time(r: &Run) -> Section {
             .iter()
             .map(|s| (s.t_s, per_s(s.failed, s.duration_s)))
             .collect();
-        let unit = super::study::unit(&r.workload.name);
+        let unit = crate::workload::unit::unit(&r.workload.name);
         let mut tseries = vec![Series {
             name: unit.per_s.into(),
             points: tps,

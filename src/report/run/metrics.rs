@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use super::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Section, Series, Table};
 use crate::record::metrics::{Figure, MergedFrom, Metrics, Usage};
+use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Row, Section, Series, Table};
 
 /// A figure's value with its unit, or why it is absent.
 fn value(f: &Option<Figure>, unit: &str, decimals: usize) -> Option<String> {

@@ -5,9 +5,9 @@
 //! the run's completed interactions per second BT/s. (The text report's
 //! section is in `text.rs`, which this one shares its cells with.)
 
-use super::doc::{Block, Cell, Mark, Row, Section, Table};
 use super::text::{type_cells as cells, type_label as label, TYPE_COLUMNS as COLUMNS};
 use crate::record::Run;
+use crate::report::doc::{Block, Cell, Mark, Row, Section, Table};
 
 /// The HTML and Markdown reports' section; None for a workload without
 /// types.

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{per_second, Exporter, CPU_WARN_SHARE};
+use super::{per_second, CPU_WARN_SHARE};
 use crate::record::{Latency, Run, StopReason, TransactionType};
 use crate::util::units::ms_us;
 
@@ -36,13 +36,10 @@ fn pct_label(p: f64) -> String {
     format!("{s}{suffix} percentile")
 }
 
-/// The summary printed after the run.
-pub struct Text;
-
-impl Exporter for Text {
-    fn render(&self, r: &Run) -> anyhow::Result<Vec<u8>> {
-        Ok((summary(r) + &super::shards::text(r)).into_bytes())
-    }
+/// The report printed after the run: its summary and, for a run over
+/// several processes, its shards.
+pub fn report(r: &Run) -> String {
+    summary(r) + &super::shards::text(r)
 }
 
 /// The table's columns.

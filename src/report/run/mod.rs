@@ -1,0 +1,38 @@
+//! One run's reports, from its record ([`crate::record::Run`]), where
+//! every figure was derived once when it was measured, so they cannot
+//! disagree:
+//!
+//! - [`text`]: the human report in sysbench's sections.
+//! - [`live`]: the preamble and the interval lines printed as it runs.
+//! - [`document`]: the run's [`crate::report::doc::Doc`] (HTML, Markdown),
+//!   with its sections from [`pacing`], [`types`], [`shards`] and
+//!   [`metrics`] (the machine-and-server part, also of the text report).
+//! - [`tpcc`]: TPC-C's results page in sentences.
+//! - [`csv`]: the run in the study report's CSV columns.
+//! - [`smack`]: Super Smack's query barrel report (`dbsweep smack`).
+
+pub mod csv;
+pub mod document;
+pub mod live;
+pub mod metrics;
+pub mod pacing;
+pub mod shards;
+pub mod smack;
+pub mod text;
+pub mod tpcc;
+pub mod types;
+
+use crate::record::Run;
+
+/// The share of the machine's CPU above which the client may be the bottleneck.
+pub const CPU_WARN_SHARE: f64 = 0.25;
+
+/// Per second of the record's measured window (0 for an empty window).
+pub fn per_second(run: &Run, n: u64) -> f64 {
+    let seconds = run.result.measured_s;
+    if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
+    }
+}
