@@ -324,3 +324,100 @@ fn a_point_a_stop_rule_skipped_leaves_its_block_its_peak() {
     assert_eq!(peak.blocks, 2, "{peak:?}");
     assert!((peak.ratio.unwrap() - 1.1).abs() < 1e-9, "{peak:?}");
 }
+
+#[test]
+fn variants_measured_only_at_offered_loads_are_compared_as_series() {
+    // One target, two variants, each measured at a level of 32 users (a
+    // closed loop: DBT-1 without think time) and at an offered rate, over
+    // four blocks. At the users level the throughput is the server's
+    // answer and is compared; at the rate it is the rate and is not.
+    let dir = Dir::new();
+    let path = dir.join("results.db");
+    let mut s = Store::create_or_open(&path).unwrap();
+    let id = s
+        .begin_study("p", "", "name = \"p\"\n", &Machine::default())
+        .unwrap();
+    let design = DesignSpec {
+        order: "interleaved".into(),
+        baseline: ("a".into(), "base".into()),
+        baselines: vec![],
+        control: None,
+        equivalence: 0.02,
+        seed: 1,
+        sweep: None,
+    };
+    s.save_design(id, &serde_json::to_string(&design).unwrap())
+        .unwrap();
+    let at = |variant: &str, level: &str, k: u32, tps: f64, t: u64| {
+        let mut p = point("a", k, tps, t, "cpu");
+        p.variant = variant.into();
+        p.load_level = Some(level.into());
+        p.key = p
+            .key
+            .replace("variant=base", &format!("variant={variant}"))
+            .replace("/repeat=", &format!("/level={level}/repeat="));
+        let run = p.run.as_mut().unwrap();
+        // A p95 that tracks the throughput's ratio, so every level has a
+        // latency to compare.
+        run.result.latency = Some(dbsweep::record::Latency {
+            count: 10,
+            min_us: 1.0,
+            avg_us: 2.0,
+            max_us: 1e6,
+            sum_us: 20.0,
+            percentiles: vec![dbsweep::record::Percentile {
+                p: 95.0,
+                us: 1e6 / tps,
+            }],
+        });
+        if level.starts_with("rate") {
+            run.result.pacing = Some(dbsweep::record::PacingOutcome {
+                offered: Some(1000),
+                offered_per_s: Some(100.0),
+                achieved_per_s: tps,
+                late: None,
+                skipped: None,
+                unstarted: None,
+                service: None,
+                lag: None,
+                setup_s: None,
+            });
+        }
+        p
+    };
+    for k in 1..=4u32 {
+        let t = u64::from(k) * 60;
+        let drift = 1.0 + 0.1 * f64::from(k);
+        s.commit_point(id, &at("base", "users=32", k, 300.0 * drift, t))
+            .unwrap();
+        s.commit_point(id, &at("x", "users=32", k, 240.0 * drift, t + 1))
+            .unwrap();
+        s.commit_point(id, &at("base", "rate=100", k, 100.0, t + 2))
+            .unwrap();
+        s.commit_point(id, &at("x", "rate=100", k, 100.0, t + 3))
+            .unwrap();
+    }
+    drop(s);
+    let data = study::load(Path::new(&path), None).unwrap();
+    assert!(data.points.is_empty() && data.paced.len() == 16);
+    let r = study::analyze(&data, None, &OPTS);
+    let c = &r.paired.comparisons;
+    let users = c
+        .iter()
+        .find(|c| c.series == "a / x" && c.metric == "tps" && c.cell.starts_with("users=32"))
+        .unwrap_or_else(|| panic!("{c:?}"));
+    assert_eq!(users.baseline, "a / base");
+    assert_eq!(users.blocks, 4);
+    assert!((users.ratio.unwrap() - 0.8).abs() < 1e-9, "{users:?}");
+    assert_eq!(users.verdict, Verdict::Worse);
+    assert!(
+        !c.iter()
+            .any(|c| c.metric == "tps" && c.cell.starts_with("rate=100")),
+        "{c:?}"
+    );
+    assert!(
+        c.iter()
+            .any(|c| c.metric == "p95" && c.cell.starts_with("rate=100")),
+        "{c:?}"
+    );
+}

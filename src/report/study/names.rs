@@ -39,10 +39,10 @@ pub(super) fn distinct<T: PartialEq + Clone>(items: impl IntoIterator<Item = T>)
 
 /// Whether series need their variant in their label: some target of the
 /// study has more than one.
-pub(super) fn show_variant(points: &[StoredPoint]) -> bool {
+pub(super) fn show_variant<'a>(points: impl IntoIterator<Item = &'a StoredPoint>) -> bool {
     let pairs = distinct(
         points
-            .iter()
+            .into_iter()
             .map(|p| (p.row.target.clone(), p.row.variant.clone())),
     );
     let targets = distinct(pairs.iter().map(|(t, _)| t.clone()));

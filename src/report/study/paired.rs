@@ -64,7 +64,9 @@ const METRICS: [(&str, MetricFn, bool); 4] = [
 /// The study's panels seen block by block.
 pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
     let all: Vec<&StoredPoint> = data.points.iter().chain(&data.paced).collect();
-    let with_variant = show_variant(&data.points);
+    // Over every point: a study of offered loads only (DBT-1's users, say)
+    // has its variants there, and each must be a series of its own.
+    let with_variant = show_variant(all.iter().copied());
     let label = |p: &StoredPoint| {
         series_label(
             data.target_label(&p.row.target),
@@ -253,9 +255,15 @@ fn compare(pb: &PanelBlocks<'_>, a: &str, b: &str, margin: f64) -> Vec<PairedCom
             Some(l) => format!("{l} at clients={clients}"),
             None => format!("clients={clients}"),
         };
+        // At an offered rate the throughput is the rate (while sustained):
+        // not compared. A level of users is a closed loop whose throughput
+        // is the server's answer, as at a client count.
+        let at_rate = [mine, theirs]
+            .iter()
+            .flat_map(|c| c.values())
+            .any(|p| finished(p).is_some_and(|m| m.offered_per_s.is_some()));
         for (name, f, higher) in METRICS {
-            // A paced point's throughput is its offered load: not compared.
-            if level.is_some() && name == "tps" {
+            if at_rate && name == "tps" {
                 continue;
             }
             let pairs: Vec<(u32, BlockValue, BlockValue)> = mine
