@@ -558,11 +558,20 @@ fn a_parameter_sweep_marks_only_changes_beyond_the_noise() {
         marks,
         [
             (String::new(), Mark::None),
-            ("+10.00 %".into(), Mark::Better),
-            ("+1.00 % (noise)".into(), Mark::None),
+            // Repeats that pair (three of each): the ratio block by block.
+            ("1.100 [1.098, 1.102]".into(), Mark::Better),
+            ("1.010 [1.010, 1.010]".into(), Mark::None),
+            // One repeat: no pairs to speak of, the means' difference.
             ("-10.00 % (too few repeats)".into(), Mark::None),
         ]
     );
+    let note = |needle: &str| {
+        doc.sections
+            .iter()
+            .flat_map(|s| &s.blocks)
+            .any(|b| matches!(b, Block::Note(n) if n.contains(needle)))
+    };
+    assert!(note("block by block"));
     let text = table_text::render(&doc);
     assert!(text.contains("fewer than two times"), "{text}");
     assert!(r.conclusions.iter().any(|c| c.contains(

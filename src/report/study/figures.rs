@@ -107,7 +107,9 @@ pub(super) fn panels(data: &StudyData, opts: &Options) -> Vec<Panel> {
                 let _ = write!(id, " cpus {}", cpus.as_deref().unwrap_or("all"));
             }
             let id = slug(&id);
-            let sweep = sweep.as_ref().and_then(|sp| sweep_table(sp, &series, data));
+            let sweep = sweep
+                .as_ref()
+                .and_then(|sp| sweep_table(sp, &series, data, None));
             Panel {
                 id,
                 workload: label,
@@ -268,12 +270,14 @@ fn paired_verdict(
     target: &str,
     baseline: &str,
     variant: &str,
-    clients: u32,
-) -> Option<analysis::Verdict> {
+    (clients, level): (u32, Option<&str>),
+) -> Option<(analysis::Verdict, crate::stats::paired::Ratio)> {
     let by_repeat = |v: &str| -> BTreeMap<u32, (f64, String)> {
         data.points
             .iter()
+            .chain(&data.paced)
             .filter(|p| p.row.target == target && p.row.variant == v && p.row.clients == clients)
+            .filter(|p| p.row.load_level.as_deref() == level)
             .filter_map(|p| {
                 Some((
                     p.row.repeat,
@@ -296,18 +300,20 @@ fn paired_verdict(
         .as_ref()
         .map_or(crate::study::DEFAULT_EQUIVALENCE, |d| d.equivalence);
     use crate::stats::paired::Verdict as V;
-    Some(match r.verdict(margin, true) {
+    let verdict = match r.verdict(margin, true) {
         V::Better => analysis::Verdict::Better,
         V::Worse => analysis::Verdict::Worse,
         V::Equivalent | V::Inconclusive => analysis::Verdict::Within,
         V::TooFewRepeats | V::DifferentMachines => analysis::Verdict::TooFewRepeats,
-    })
+    };
+    Some((verdict, r))
 }
 
 pub(super) fn sweep_table(
     spec: &SweepSpec,
     series: &[SeriesData],
     data: &StudyData,
+    level: Option<&str>,
 ) -> Option<Sweep> {
     fn at_clients(s: &SeriesData, clients: u32) -> Option<&CellData> {
         s.cells.iter().find(|c| c.clients == clients)
@@ -325,6 +331,7 @@ pub(super) fn sweep_table(
             tps: base_tps.clone(),
             p95_ms: at(base).and_then(|c| c.p95_ms.clone()),
             change: None,
+            paired: None,
         });
         for s in series
             .iter()
@@ -343,10 +350,14 @@ pub(super) fn sweep_table(
             // Where the repeats pair block by block, their interval
             // decides (the unpaired rule is for a study of one repeat
             // order it does not know).
-            if let (Some(c), Some(v)) = (
-                change.as_mut(),
-                paired_verdict(data, &base.target, &spec.baseline, &s.variant, spec.clients),
-            ) {
+            let paired = paired_verdict(
+                data,
+                &base.target,
+                &spec.baseline,
+                &s.variant,
+                (spec.clients, level),
+            );
+            if let (Some(c), Some((v, _))) = (change.as_mut(), paired) {
                 c.verdict = v;
             }
             rows.push(SweepRow {
@@ -358,6 +369,7 @@ pub(super) fn sweep_table(
                 tps,
                 p95_ms: at(s).and_then(|c| c.p95_ms.clone()),
                 change,
+                paired: paired.map(|(_, r)| r),
             });
         }
     }

@@ -176,6 +176,11 @@ pub struct SweepRow {
     pub p95_ms: Option<Stat>,
     /// Throughput against the baseline's; `None` for the baseline.
     pub change: Option<Change>,
+    /// Throughput against the baseline's block by block, where the
+    /// repeats pair (an interleaved study): the ratio's geometric mean and
+    /// its 95 % interval; it decides `change`'s verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<crate::stats::paired::Ratio>,
 }
 
 /// `[sweep.parameter]`: each variant at the sweep's client count.

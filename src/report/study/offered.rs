@@ -147,7 +147,7 @@ fn sweeps(data: &StudyData, points: &[&StoredPoint], with_variant: bool) -> Vec<
                     )
                 })
                 .collect();
-            let mut sweep = figures::sweep_table(&spec, &series, data)?;
+            let mut sweep = figures::sweep_table(&spec, &series, data, Some(&level))?;
             sweep.level = Some(level);
             Some(sweep)
         })

@@ -21,9 +21,22 @@ pub(super) fn sweep_blocks(sw: &Sweep, unit: Unit) -> Vec<Block> {
                 format!("{} / {} = {}", r.target_label, r.setting, r.value)
             };
             let tps = r.tps.as_ref();
-            let (change, mark) = match r.change {
-                None => (String::new(), Mark::None),
-                Some(c) => {
+            let (change, mark) = match (r.change, r.paired) {
+                (None, _) => (String::new(), Mark::None),
+                // Block by block: the ratio and its interval, marked where
+                // the interval decides.
+                (Some(c), Some(p)) => {
+                    let text = match p.ci {
+                        Some((lo, hi)) => format!("{:.3} [{lo:.3}, {hi:.3}]", p.ratio),
+                        None => format!("{:.3}", p.ratio),
+                    };
+                    match c.verdict {
+                        Verdict::Better => (text, Mark::Better),
+                        Verdict::Worse => (text, Mark::Worse),
+                        _ => (text, Mark::None),
+                    }
+                }
+                (Some(c), None) => {
                     let pct = c.pct.map_or("-".to_string(), |p| format!("{p:+.2} %"));
                     match c.verdict {
                         Verdict::Better => (pct, Mark::Better),
@@ -79,9 +92,11 @@ pub(super) fn sweep_blocks(sw: &Sweep, unit: Unit) -> Vec<Block> {
         wrap: None,
         prose: false,
     })];
-    blocks.push(Block::Note(
-        "A change is marked only when it exceeds the repeat noise: when the 95 % confidence intervals of the two means do not overlap.".into(),
-    ));
+    blocks.push(Block::Note(if sw.rows.iter().any(|r| r.paired.is_some()) {
+        "The change is the throughput's ratio to the baseline's block by block (geometric mean, [95 % interval], over the blocks both ran), marked only where the interval excludes 1; the means beside it are of repeats that ran at different times.".into()
+    } else {
+        "A change is marked only when it exceeds the repeat noise: when the 95 % confidence intervals of the two means do not overlap (the repeats did not run in blocks, so they are not paired).".into()
+    }));
     if sw.too_few_repeats {
         blocks.push(Block::Note(
             "Some values were measured fewer than two times: their noise is unknown and their change is not judged. Set `repeats = 3` or more for the sweep.".into(),
