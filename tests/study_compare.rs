@@ -312,3 +312,84 @@ fn bad_comparison_keys_exit_2_with_the_fix() {
         assert!(r.stderr.contains(words), "{}", r.stderr);
     }
 }
+
+#[test]
+fn the_shape_table_states_ours_over_the_blocks_never_a_rank_they_do_not_all_give() {
+    // Two fake targets, b ten times slower per statement, four blocks, beside
+    // a publication's two series: our figures in the reproduction's shape
+    // table are the blocks' (an amount with its interval, a position as
+    // the range the blocks gave), the publication's its own.
+    let dir = Dir::new();
+    std::fs::write(
+        dir.join("paper.csv"),
+        "series,clients,metric,value\nOld A,1,tps,100\nOld A,2,tps,180\nOld B,1,tps,90\nOld B,2,tps,150\n",
+    )
+    .unwrap();
+    let text = study("interleaved", "")
+        .replace("clients = [2]", "clients = [1, 2]")
+        .replace("repeats = 6", "repeats = 4")
+        .replacen(
+            "fake://?latency=250us&drift=4x/10s",
+            "fake://?latency=250us",
+            1,
+        )
+        .replacen(
+            "fake://?latency=250us&drift=4x/10s",
+            "fake://?latency=2500us",
+            1,
+        )
+        + "\n[[reference]]\nfile = \"paper.csv\"\nlabel = \"the paper\"\nmap = { \"a/base\" = \"Old A\", \"b/base\" = \"Old B\" }\n";
+    std::fs::write(dir.join("s.toml"), text).unwrap();
+    dbsweep_in(dir.path(), &["study", "s.toml"]).ok();
+    dbsweep_in(
+        dir.path(),
+        &["report", "out", "--format", "md", "--out", "r.md"],
+    )
+    .ok();
+    let md = std::fs::read_to_string(dir.join("r.md")).unwrap();
+    let caption = md
+        .lines()
+        .position(|l| l.contains("the same figures for both"))
+        .unwrap_or_else(|| panic!("no shape table:\n{md}"));
+    assert!(
+        md.lines()
+            .nth(caption)
+            .unwrap()
+            .contains("over the interleaved blocks"),
+        "{md}"
+    );
+    let row = |label: &str| -> Vec<String> {
+        let l = md
+            .lines()
+            .skip(caption)
+            .find(|l| l.starts_with(&format!("| {label}")))
+            .unwrap_or_else(|| panic!("no row {label}:\n{md}"));
+        l.trim_matches('|')
+            .split(" | ")
+            .map(|c| c.trim().replace('\\', ""))
+            .collect()
+    };
+    // series | peak | at | sag % | collapse | rank | slower % | scalability
+    let published = row("Old A (published)");
+    assert_eq!(
+        (published[1].as_str(), published[5].as_str()),
+        ("180.00", "1")
+    );
+    for ours in ["a/base (here)", "b/base (here)"] {
+        let r = row(ours);
+        let peak = &r[1];
+        assert!(
+            peak.contains(" [") && peak.ends_with(']'),
+            "{ours}: peak {peak} is not a mean with its interval"
+        );
+        let rank = &r[5];
+        assert!(
+            ["1", "2", "1–2"].contains(&rank.as_str()),
+            "{ours}: rank {rank}"
+        );
+    }
+    // b is ten times slower per statement, far beyond this machine's
+    // noise: every block ranks a first.
+    assert_eq!(row("a/base (here)")[5], "1");
+    assert_eq!(row("b/base (here)")[5], "2");
+}

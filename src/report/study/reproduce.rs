@@ -373,7 +373,7 @@ fn shape_table(
 ) -> Table {
     // Sag at the highest client count both sides measured, so the two
     // sags compare like with like; scalability over every CPU set.
-    let figure = |d: &dyn Curves, s: &str, f: statement::Func, n: Option<u32>| -> String {
+    let value = |d: &dyn Curves, s: &str, f: statement::Func, n: Option<u32>| -> Option<f64> {
         let every_cpus = f == statement::Func::Scalability;
         let t = statement::Term::Call {
             func: f,
@@ -387,18 +387,58 @@ fn shape_table(
             },
             metric: Some(metric.to_string()),
         };
-        match statement::eval(&t, d) {
-            Ok((v, _)) if v.is_infinite() => "never".into(),
-            Ok((v, _))
-                if f == statement::Func::PeakClients
-                    || f == statement::Func::Collapse
-                    || f == statement::Func::Rank =>
-            {
-                format!("{v:.0}")
-            }
-            Ok((v, _)) => format!("{v:.2}"),
-            Err(_) => "-".into(),
+        statement::eval(&t, d).ok().map(|(v, _)| v)
+    };
+    let position = |f: statement::Func| {
+        matches!(
+            f,
+            statement::Func::PeakClients | statement::Func::Collapse | statement::Func::Rank
+        )
+    };
+    let shown = |f: statement::Func, v: f64| -> String {
+        if v.is_infinite() {
+            "never".into()
+        } else if position(f) {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.2}")
         }
+    };
+    let figure = |d: &dyn Curves, s: &str, f: statement::Func, n: Option<u32>| -> String {
+        value(d, s, f, n).map_or("-".into(), |v| shown(f, v))
+    };
+    // Ours over the blocks, where repeats ran interleaved: an amount as
+    // its mean with a 95 % interval, a position (a rank, the clients at
+    // the peak) as a range where the blocks disagree: never a rank the
+    // blocks do not all give.
+    let blocks: Vec<Measured<'_>> = match ours.data.design.as_ref() {
+        Some(d) if d.order == "interleaved" && ours.blocks() >= 2 => {
+            (0..ours.blocks()).map(|k| ours.block(k)).collect()
+        }
+        _ => Vec::new(),
+    };
+    let over_blocks = |s: &str, f: statement::Func, n: Option<u32>| -> Option<String> {
+        let vs: Vec<f64> = blocks.iter().filter_map(|b| value(b, s, f, n)).collect();
+        if vs.len() < 2 {
+            return None;
+        }
+        if position(f) || vs.iter().any(|v| v.is_infinite()) {
+            let (lo, hi) = vs
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
+            return Some(if lo == hi {
+                shown(f, lo)
+            } else {
+                format!("{}–{}", shown(f, lo), shown(f, hi))
+            });
+        }
+        let (m, ci) = crate::stats::paired::mean_interval(&vs)?;
+        Some(match ci {
+            Some((lo, hi)) => format!("{m:.2} [{lo:.2}, {hi:.2}]"),
+            None => format!("{m:.2}"),
+        })
     };
     use statement::Func::*;
     let funcs = [Peak, PeakClients, Sag, Collapse, Rank, Slower, Scalability];
@@ -426,6 +466,11 @@ fn shape_table(
                     if *f == Scalability && published && mapped.len() >= 2 {
                         return Cell::plain(their_scalability(theirs, s, metric, workload, mapped));
                     }
+                    if !published {
+                        if let Some(text) = over_blocks(s, *f, n) {
+                            return Cell::plain(text);
+                        }
+                    }
                     Cell::plain(figure(d, s, *f, n))
                 })
                 .collect()
@@ -443,7 +488,12 @@ fn shape_table(
     }
     Table {
         caption: format!(
-            "{label}{title}: the same figures for both — peak, clients at the peak, sag % at the highest client count both measured, collapse (below half the peak), rank and % slower than the best, CPU scalability (peak on the last CPU configuration over the first; the publication's over the configurations ours stand for)"
+            "{label}{title}: the same figures for both — peak, clients at the peak, sag % at the highest client count both measured, collapse (below half the peak), rank and % slower than the best, CPU scalability (peak on the last CPU configuration over the first; the publication's over the configurations ours stand for){}",
+            if blocks.is_empty() {
+                ""
+            } else {
+                "; ours over the interleaved blocks: an amount as its mean [95 % interval], a position (clients at the peak, collapse, rank) as the range the blocks gave"
+            }
         ),
         corner: "series".into(),
         columns: ["peak", "at", "sag %", "collapse", "rank", "slower %", "scalability"]
