@@ -24,7 +24,6 @@ const FILES_OVER: &[(&str, usize)] = &[("engine/run.rs", 620)];
 const FNS_OVER: &[(&str, usize)] = &[
     ("engine/client.rs::run", 230),
     ("report/plot/svg.rs::svg", 399),
-    ("report/study/reproduce.rs::reference_blocks", 152),
     ("store/write.rs::commit_point", 180),
     ("study/workloads.rs::workloads", 180),
     ("workload/smack/program.rs::check", 238),

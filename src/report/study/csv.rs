@@ -124,7 +124,7 @@ fn point_records(data: &StudyData, lines: &mut Vec<Line>) {
                         });
                     }
                 }
-                let machine = super::paired::machine_of(p);
+                let machine = super::names::machine_of(p);
                 if !machine.is_empty() {
                     lines.push(Line {
                         figure: "machine".into(),

@@ -281,7 +281,7 @@ fn paired_verdict(
             .filter_map(|p| {
                 Some((
                     p.row.repeat,
-                    (finished(p)?.tps, super::paired::machine_of(p)),
+                    (finished(p)?.tps, super::names::machine_of(p)),
                 ))
             })
             .collect()

@@ -63,7 +63,7 @@ fn point(p: &StoredPoint) -> Value {
         "errors": errors,
         "started_unix_us": p.metrics.as_ref().and_then(|m| m.started_unix_us),
         "ended_unix_us": p.metrics.as_ref().and_then(|m| m.ended_unix_us),
-        "machine": p.metrics.as_ref().map(|_| super::paired::machine_of(p)),
+        "machine": p.metrics.as_ref().map(|_| super::names::machine_of(p)),
         "restart_s": r.restart_s,
     });
     // Only a TPC-C point has TPC-C's results, derived as its record's

@@ -9,6 +9,20 @@ use super::{Metric, Options};
 use crate::report::study::analysis;
 use crate::store::{Metrics, PointStatus, StoredPoint};
 
+/// What tells the machine a point ran on: the stored fingerprint, or one
+/// made from its run document (a point stored before dbsweep kept it).
+pub fn machine_of(p: &StoredPoint) -> String {
+    match p.metrics.as_ref().map(|m| m.machine.as_str()) {
+        Some(m) if !m.is_empty() => m.to_string(),
+        _ => p
+            .row
+            .run
+            .as_ref()
+            .map(|r| crate::store::machine_fingerprint(&r.machine))
+            .unwrap_or_default(),
+    }
+}
+
 pub(super) fn finished(p: &StoredPoint) -> Option<&Metrics> {
     (p.row.status == PointStatus::Finished)
         .then_some(p.metrics.as_ref())

@@ -13,7 +13,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::names::{distinct, finished, panel_key, series_label, show_variant, workload_title};
+use super::names::{
+    distinct, finished, machine_of, panel_key, series_label, show_variant, workload_title,
+};
 pub use super::pairs::{
     Drift, MachineUse, NoiseFloor, Paired, PairedComparison, SagJudged, CONTROL_FAILS_BELOW,
 };
@@ -514,20 +516,6 @@ fn sags(pb: &PanelBlocks<'_>, margin: f64) -> Vec<SagJudged> {
         });
     }
     out
-}
-
-/// What tells the machine a point ran on: the stored fingerprint, or one
-/// made from its run document (a point stored before dbsweep kept it).
-pub fn machine_of(p: &StoredPoint) -> String {
-    match p.metrics.as_ref().map(|m| m.machine.as_str()) {
-        Some(m) if !m.is_empty() => m.to_string(),
-        _ => p
-            .row
-            .run
-            .as_ref()
-            .map(|r| crate::store::machine_fingerprint(&r.machine))
-            .unwrap_or_default(),
-    }
 }
 
 fn machines(data: &StudyData) -> Vec<MachineUse> {

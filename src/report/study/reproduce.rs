@@ -277,62 +277,8 @@ fn reference_blocks(r: &RefCompared, data: &StudyData) -> Vec<Block> {
                 }
             }
         }
-        let xs: BTreeSet<u32> = curves
-            .iter()
-            .flat_map(|c| c.2.iter().map(|p| p.0))
-            .collect();
-        let rows = xs
-            .iter()
-            .map(|x| Row {
-                label: x.to_string(),
-                cells: curves
-                    .iter()
-                    .map(|c| Cell::plain(fmt(c.2.iter().find(|p| p.0 == *x).map(|p| p.1))))
-                    .collect(),
-            })
-            .collect();
-        blocks.push(Block::Table(Table {
-            caption: format!(
-                "{}: {}{title}, published beside measured",
-                r.label, r.metric
-            ),
-            corner: "clients".into(),
-            columns,
-            rows,
-            ..Table::default()
-        }));
-        let series = curves
-            .iter()
-            .map(|(name, reference, c)| {
-                let peak = c.iter().map(|p| p.1).fold(0.0, f64::max);
-                Series {
-                    name: name.clone(),
-                    points: c
-                        .iter()
-                        .filter(|_| peak > 0.0)
-                        .map(|p| (f64::from(p.0), p.1 / peak))
-                        .collect(),
-                    spread: None,
-                    reference: *reference,
-                }
-            })
-            .filter(|s| !s.points.is_empty())
-            .collect();
-        let wide = xs
-            .first()
-            .zip(xs.last())
-            .is_some_and(|(a, b)| *b >= 20 * (*a).max(1));
-        blocks.push(Block::Chart(Chart {
-            id: format!("ref-{}", super::names::slug(&format!("{}-{title}", r.file))),
-            title: format!(
-                "{}{title}: shape, each series over its own peak (published dashed)",
-                r.label
-            ),
-            x: Axis::new("clients", Scale::log_if(wide)),
-            y: Axis::linear("share of the series' peak"),
-            kind: ChartKind::Line,
-            series,
-        }));
+        blocks.push(Block::Table(beside(r, &title, columns, &curves)));
+        blocks.push(Block::Chart(shape_chart(r, &title, &curves)));
         // The seed's CPU configurations ours stand for, in its order: its
         // scalability is taken over these (its 2 CPU HT over its 1 CPU
         // beside our 2 over 1), not over every configuration it ran.
@@ -355,6 +301,76 @@ fn reference_blocks(r: &RefCompared, data: &StudyData) -> Vec<Block> {
         )));
     }
     blocks
+}
+
+/// The clients of any of `curves`, in order.
+fn clients_of(curves: &[Labelled]) -> BTreeSet<u32> {
+    curves
+        .iter()
+        .flat_map(|c| c.2.iter().map(|p| p.0))
+        .collect()
+}
+
+/// The published and measured curves of one slice side by side, a row
+/// per client count.
+fn beside(r: &RefCompared, title: &str, columns: Vec<String>, curves: &[Labelled]) -> Table {
+    let rows = clients_of(curves)
+        .iter()
+        .map(|x| Row {
+            label: x.to_string(),
+            cells: curves
+                .iter()
+                .map(|c| Cell::plain(fmt(c.2.iter().find(|p| p.0 == *x).map(|p| p.1))))
+                .collect(),
+        })
+        .collect();
+    Table {
+        caption: format!(
+            "{}: {}{title}, published beside measured",
+            r.label, r.metric
+        ),
+        corner: "clients".into(),
+        columns,
+        rows,
+        ..Table::default()
+    }
+}
+
+/// The curves' shapes: each over its own peak, published ones dashed.
+fn shape_chart(r: &RefCompared, title: &str, curves: &[Labelled]) -> Chart {
+    let xs = clients_of(curves);
+    let series = curves
+        .iter()
+        .map(|(name, reference, c)| {
+            let peak = c.iter().map(|p| p.1).fold(0.0, f64::max);
+            Series {
+                name: name.clone(),
+                points: c
+                    .iter()
+                    .filter(|_| peak > 0.0)
+                    .map(|p| (f64::from(p.0), p.1 / peak))
+                    .collect(),
+                spread: None,
+                reference: *reference,
+            }
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let wide = xs
+        .first()
+        .zip(xs.last())
+        .is_some_and(|(a, b)| *b >= 20 * (*a).max(1));
+    Chart {
+        id: format!("ref-{}", super::names::slug(&format!("{}-{title}", r.file))),
+        title: format!(
+            "{}{title}: shape, each series over its own peak (published dashed)",
+            r.label
+        ),
+        x: Axis::new("clients", Scale::log_if(wide)),
+        y: Axis::linear("share of the series' peak"),
+        kind: ChartKind::Line,
+        series,
+    }
 }
 
 /// The derived figures of each published series and its measured
