@@ -9,9 +9,11 @@ use crate::workload::tpcc::terminal::DEFERRED_NAME;
 
 /// The figures in sentences, one per line.
 pub fn lines(f: &Tpcc, r: &Run) -> Vec<String> {
-    let server = |v: Option<f64>, why: &Option<String>| match (v, why) {
+    let server = |v: Option<f64>, why: &Option<String>| match (v, why.as_deref()) {
         (Some(v), _) => format!("{v:.2}"),
-        (None, why) => format!("not measured: {}", why.as_deref().unwrap_or("not read")),
+        // A reason that says so already is not said twice.
+        (None, Some(why)) if why.starts_with("not ") => why.to_string(),
+        (None, why) => format!("not measured: {}", why.unwrap_or("not read")),
     };
     let mut out = vec![
         format!(
@@ -113,7 +115,7 @@ mod tests {
     fn the_databases_counts_or_why_they_are_absent() {
         let l = said(&run("off", [88, 86, 8, 8, 8, 2]));
         assert!(
-            l[2].contains("the database's: not measured: not measured (--metrics off)"),
+            l[2].contains("the database's: not measured (--metrics off) (the window's"),
             "{l:?}"
         );
         let mut r = run("off", [88, 86, 8, 8, 8, 2]);
