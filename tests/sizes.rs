@@ -18,7 +18,7 @@ const MAX_FILE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 150;
 
 /// Files over the limit today: (path under src/, lines).
-const FILES_OVER: &[(&str, usize)] = &[("engine/run.rs", 620), ("report/tpcc.rs", 669)];
+const FILES_OVER: &[(&str, usize)] = &[("report/tpcc.rs", 669)];
 
 /// Functions over the limit today: (path under src/ :: name, lines).
 const FNS_OVER: &[(&str, usize)] = &[

@@ -18,11 +18,13 @@
 //!
 //! Here are the types the parts share; `run.rs` drives one run (`Run`: its
 //! set-up, release, coordination and result), `client.rs` is one client's
-//! loop, and `point.rs` runs a resolved point through them into its record.
+//! loop, `kinds.rs` the statement kinds their latencies are kept under, and
+//! `point.rs` runs a resolved point through them into its record.
 
 mod client;
 mod connect;
 pub mod derive;
+mod kinds;
 pub mod merge;
 pub mod pacing;
 pub mod point;

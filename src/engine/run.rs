@@ -22,6 +22,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::connect::connect_all;
+use super::kinds::Kinds;
 use super::recorder::{self, IntervalAcc, Recorder};
 use super::result::sample;
 use super::shard::Part;
@@ -100,44 +101,6 @@ pub(super) struct Ended {
     abandoned: u64,
     /// Of the abandoned, the measured window's arrivals (queued runs).
     abandoned_arrivals: u64,
-}
-
-/// The run's statement kinds and, per instance, each statement's kind.
-struct Kinds {
-    names: Vec<String>,
-    /// Per instance: statement id → kind index.
-    of_statement: Vec<Vec<u16>>,
-    begin: u16,
-    commit: u16,
-}
-
-impl Kinds {
-    fn of(instances: &[&dyn Workload]) -> Kinds {
-        let mut names: Vec<String> = Vec::new();
-        let mut kind_of = |name: &str| -> u16 {
-            match names.iter().position(|k| k == name) {
-                Some(i) => i as u16,
-                None => {
-                    names.push(name.to_string());
-                    (names.len() - 1) as u16
-                }
-            }
-        };
-        // Statement kinds are shared by name across instances, so their
-        // latencies merge (point_select of every instance is one row).
-        let of_statement = instances
-            .iter()
-            .map(|w| w.statements().iter().map(|s| kind_of(&s.kind)).collect())
-            .collect();
-        let begin = kind_of("begin");
-        let commit = kind_of("commit");
-        Kinds {
-            names,
-            of_statement,
-            begin,
-            commit,
-        }
-    }
 }
 
 impl<'a> Run<'a> {
