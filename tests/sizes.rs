@@ -21,15 +21,7 @@ const MAX_FN_LINES: usize = 150;
 const FILES_OVER: &[(&str, usize)] = &[("report/tpcc.rs", 669)];
 
 /// Functions over the limit today: (path under src/ :: name, lines).
-const FNS_OVER: &[(&str, usize)] = &[
-    ("engine/client.rs::run", 230),
-    ("report/plot/svg.rs::svg", 399),
-    ("report/study/reproduce.rs::reference_blocks", 152),
-    ("store/write.rs::commit_point", 180),
-    ("study/workloads.rs::workloads", 180),
-    ("workload/smack/program.rs::check", 238),
-    ("workload/tpcc/check.rs::check", 276),
-];
+const FNS_OVER: &[(&str, usize)] = &[("report/study/reproduce.rs::reference_blocks", 152)];
 
 /// The name of the function a line declares, with its indentation.
 fn fn_name(line: &str) -> Option<(&str, &str)> {

@@ -18,8 +18,9 @@
 //!
 //! Here are the types the parts share; `run.rs` drives one run (`Run`: its
 //! set-up, release, coordination and result), `client.rs` is one client's
-//! loop, `kinds.rs` the statement kinds their latencies are kept under, and
-//! `point.rs` runs a resolved point through them into its record.
+//! loop and `transaction.rs` one transaction of it, `kinds.rs` names the
+//! statement kinds their latencies are kept under, and `point.rs` runs a
+//! resolved point through them into its record.
 
 mod client;
 mod connect;
@@ -35,6 +36,7 @@ mod result;
 mod run;
 pub mod shard;
 pub mod spec;
+mod transaction;
 pub mod users;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8};
