@@ -38,7 +38,7 @@ pub(super) fn run(
     let mut c = Client::new(id, shared);
     let timeline = c.timeline;
     loop {
-        if shared.stop.load(Ordering::Relaxed) {
+        if shared.lifecycle.stop.load(Ordering::Relaxed) {
             break;
         }
         let deferred = c.deferred_from.take();
@@ -175,8 +175,8 @@ impl<'a> Client<'a> {
             g,
             shared,
             timeline: shared.timeline.get().expect("timeline set before release"),
-            stmt_kind: shared.stmt_kind[g / shared.per_instance].as_slice(),
-            retry_also: shared.retry_also[g / shared.per_instance],
+            stmt_kind: shared.kinds.of_statement[g / shared.per_instance].as_slice(),
+            retry_also: shared.rules.retry_also[g / shared.per_instance],
             think_rng: Rng::for_client(shared.seed ^ 0x7468_696e_6b74_696d, g as u64),
             buf: TxnBuffer::default(),
             measured_txns: 0,
@@ -199,7 +199,7 @@ impl<'a> Client<'a> {
             // Users start one after another, `rate` per second.
             let at = self.timeline.t0
                 + Duration::from_secs_f64((self.g % shared.per_instance) as f64 / rate);
-            if !sleep_until(at, &shared.stop) {
+            if !sleep_until(at, &shared.lifecycle.stop) {
                 return false;
             }
         }
@@ -218,7 +218,7 @@ impl<'a> Client<'a> {
         let from = self.pause_from.take().or(self.last_finish);
         if let Some(pause) = pause {
             let from = from.unwrap_or_else(clock::now);
-            if !sleep_until(from + pause, &shared.stop) {
+            if !sleep_until(from + pause, &shared.lifecycle.stop) {
                 return false;
             }
         }
@@ -252,11 +252,11 @@ impl<'a> Client<'a> {
     #[inline]
     fn count_exhausted(&mut self) -> bool {
         let shared = self.shared;
-        if shared.rounds.is_some_and(|r| self.measured_txns >= r) {
+        if shared.rules.rounds.is_some_and(|r| self.measured_txns >= r) {
             self.counted_out = true;
             return true;
         }
-        if let Some(max) = shared.events {
+        if let Some(max) = shared.rules.events {
             if shared.tickets.fetch_add(1, Ordering::Relaxed) >= max {
                 self.counted_out = true;
                 return true;
@@ -289,6 +289,7 @@ impl<'a> Client<'a> {
     #[inline]
     fn reconnect_due(&self) -> bool {
         self.shared
+            .rules
             .reconnect_every
             .is_some_and(|n| self.on_this_connection >= n)
     }
@@ -357,12 +358,12 @@ impl<'a> Client<'a> {
     /// fatal error (if it is), and every client told to stop.
     fn record_fatal(&mut self, e: &DbError, timing: Timing, measured: bool) {
         self.flush(timing, measured);
-        let shared = self.shared;
-        let mut f = shared.fatal.lock().unwrap_or_else(|p| p.into_inner());
+        let life = &self.shared.lifecycle;
+        let mut f = life.fatal.lock().unwrap_or_else(|p| p.into_inner());
         if f.is_none() {
             *f = Some(format!("client {}: {e}", self.g));
         }
-        shared.stop.store(true, Ordering::Relaxed);
+        life.stop.store(true, Ordering::Relaxed);
     }
 
     #[inline]
@@ -395,22 +396,22 @@ impl<'a> Client<'a> {
     /// reading of the server (bounded, should the coordinator be gone).
     fn leave(&self) {
         let shared = self.shared;
+        let life = &shared.lifecycle;
         shared.slots[self.id].state.store(DONE, Ordering::Release);
         // Not stopped, not done with its count: the client left because the
         // run's time was up (its next transaction would start after the end,
         // or the queue had nothing more before it).
-        let by_end = !shared.stop.load(Ordering::Relaxed)
-            && !self.counted_out
-            && self.timeline.end.is_some();
-        let mut done = shared.done.lock().unwrap_or_else(|p| p.into_inner());
+        let by_end =
+            !life.stop.load(Ordering::Relaxed) && !self.counted_out && self.timeline.end.is_some();
+        let mut done = life.done.lock().unwrap_or_else(|p| p.into_inner());
         done.count += 1;
         done.last = done.last.max(self.last_finish);
         done.by_end |= by_end;
-        shared.done_cv.notify_all();
-        let _ = shared
+        life.done_cv.notify_all();
+        let _ = life
             .done_cv
             .wait_timeout_while(done, Duration::from_secs(60), |_| {
-                !shared.closing.load(Ordering::Acquire)
+                !life.closing.load(Ordering::Acquire)
             });
     }
 }
@@ -424,15 +425,17 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
         .store(RECONNECTING, Ordering::Release);
     let timeline = shared.timeline.get().expect("timeline set before release");
     loop {
-        if shared.stop.load(Ordering::Relaxed) || timeline.end.is_some_and(|e| Instant::now() >= e)
+        if shared.lifecycle.stop.load(Ordering::Relaxed)
+            || timeline.end.is_some_and(|e| Instant::now() >= e)
         {
             return None;
         }
-        let sql = &shared.sql[(shared.first_client + id) / shared.per_instance];
-        let attempt = (shared.connect)().and_then(|mut c| c.prepare_all(sql).map(|_| c));
+        let sql = &shared.connections.sql[(shared.first_client + id) / shared.per_instance];
+        let attempt =
+            (shared.connections.connect)().and_then(|mut c| c.prepare_all(sql).map(|_| c));
         match attempt {
             Ok(c) => {
-                *shared.interrupters[id]
+                *shared.connections.interrupters[id]
                     .lock()
                     .unwrap_or_else(|p| p.into_inner()) = c.interrupter();
                 buf.clear();
@@ -452,8 +455,8 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
 /// record), tells their clients to give up, and interrupts their
 /// statements.
 pub(super) fn abandon(shared: &Shared) -> (u64, u64) {
-    shared.stop.store(true, Ordering::Relaxed);
-    shared.abandon.store(true, Ordering::Release);
+    shared.lifecycle.stop.store(true, Ordering::Relaxed);
+    shared.lifecycle.abandon.store(true, Ordering::Release);
     let (mut n, mut arrivals) = (0, 0);
     for (id, slot) in shared.slots.iter().enumerate() {
         let s = slot.state.load(Ordering::Acquire);
@@ -464,7 +467,7 @@ pub(super) fn abandon(shared: &Shared) -> (u64, u64) {
             arrivals += 1;
         }
         if s == IN_TXN || s == IN_ARRIVAL || s == RECONNECTING {
-            if let Some(i) = &*shared.interrupters[id]
+            if let Some(i) = &*shared.connections.interrupters[id]
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
             {

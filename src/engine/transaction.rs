@@ -41,7 +41,7 @@ pub(super) fn transaction(
             Ok(()) => return TxnEnd::Done,
             Err(e) => e,
         };
-        if shared.abandon.load(Ordering::Acquire) {
+        if shared.lifecycle.abandon.load(Ordering::Acquire) {
             return TxnEnd::Abandoned;
         }
         buf.counters.count_error(err.kind);
@@ -54,14 +54,14 @@ pub(super) fn transaction(
         if err.kind.is_retryable() || retry_also.contains(err.kind) {
             // Retrying continues past the end of the run: the transaction is
             // in flight, and the deadline (which abandons it) bounds the wait.
-            if shared.max_retries.is_some_and(|m| retries >= m) {
+            if shared.rules.max_retries.is_some_and(|m| retries >= m) {
                 return TxnEnd::Failed;
             }
             retries += 1;
             buf.counters.retries += 1;
             continue;
         }
-        if shared.ignore.contains(err.kind) {
+        if shared.rules.ignore.contains(err.kind) {
             return TxnEnd::Failed;
         }
         return TxnEnd::Fatal(err);
@@ -82,9 +82,9 @@ fn attempt(
         // statement, as sysbench counts queries; the batch is one entry of
         // its statement's times.
         let (result, kind, executions) = match op {
-            Op::Begin { writes } => (conn.begin(writes), shared.begin_kind, 1),
-            Op::Commit => (conn.commit(), shared.commit_kind, 1),
-            Op::Rollback => (conn.rollback(), shared.commit_kind, 1),
+            Op::Begin { writes } => (conn.begin(writes), shared.kinds.begin, 1),
+            Op::Commit => (conn.commit(), shared.kinds.commit, 1),
+            Op::Rollback => (conn.rollback(), shared.kinds.commit, 1),
             Op::Exec(stmt, params) => (conn.execute(stmt, params), stmt_kind[stmt], 1),
             Op::Fetch(stmt, params, fetch) => {
                 (conn.execute_fetch(stmt, params, fetch), stmt_kind[stmt], 1)
