@@ -18,17 +18,10 @@ const MAX_FILE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 150;
 
 /// Files over the limit today: (path under src/, lines).
-const FILES_OVER: &[(&str, usize)] = &[("engine/run.rs", 620)];
+const FILES_OVER: &[(&str, usize)] = &[];
 
 /// Functions over the limit today: (path under src/ :: name, lines).
-const FNS_OVER: &[(&str, usize)] = &[
-    ("engine/client.rs::run", 230),
-    ("report/plot/svg.rs::svg", 399),
-    ("store/write.rs::commit_point", 180),
-    ("study/workloads.rs::workloads", 180),
-    ("workload/smack/program.rs::check", 238),
-    ("workload/tpcc/check.rs::check", 276),
-];
+const FNS_OVER: &[(&str, usize)] = &[];
 
 /// The name of the function a line declares, with its indentation.
 fn fn_name(line: &str) -> Option<(&str, &str)> {

@@ -1,6 +1,7 @@
 //! One client: a connection and a workload script, run in a loop until the
-//! stop condition. This is the hot path: per statement it reads the clock
-//! twice, calls the driver, and pushes one sample into a reused buffer.
+//! stop condition. This is the hot path, with `transaction.rs`: per
+//! statement it reads the clock twice, calls the driver, and pushes one
+//! sample into a reused buffer.
 //!
 //! Each transaction has an intended start: when the client is ready (a
 //! closed loop, after its think time), or when the pacing's schedule or
@@ -14,67 +15,33 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::driver::{Connection, DbError, ErrorKind};
-use crate::workload::{ClientScript, Op, Workload};
+use crate::driver::{Connection, DbError};
+use crate::workload::{ClientScript, Workload};
 
-use super::pacing::sleep_until;
+use super::pacing::{sleep_until, Ticket};
 use super::recorder::{Timing, TxnBuffer};
 use super::shard::Part;
-use super::{Shared, DONE, IDLE, IN_ARRIVAL, IN_TXN, RECONNECTING};
+use super::transaction::{transaction, TxnEnd};
+use super::{Shared, Timeline, DONE, IDLE, IN_ARRIVAL, IN_TXN, RECONNECTING};
 use crate::driver::ErrorSet;
 use crate::rand::Rng;
 use crate::util::clock;
 
-/// How one transaction ended.
-enum TxnEnd {
-    Done,
-    Failed,
-    /// The deadline passed while it ran: abandoned, not recorded.
-    Abandoned,
-    /// The connection was lost: the transaction failed; reconnect.
-    Lost,
-    /// An error that is neither retryable nor ignored: the run stops.
-    Fatal(DbError),
-}
-
+/// One client's loop: waits for each transaction's start, runs it, records
+/// it, until the stop condition; then says it is done.
 pub(super) fn run(
     id: usize,
     mut conn: Box<dyn Connection>,
     mut script: Box<dyn ClientScript>,
     shared: &Shared,
 ) {
-    let timeline = shared.timeline.get().expect("timeline set before release");
-    // `id` numbers this process's clients (slots, shards of the recorder);
-    // `g` is the client's number in the whole run, which decides its
-    // instance, its streams and its user, so a shard's client behaves as
-    // it would in one process.
-    let g = shared.first_client + id;
-    let stmt_kind = shared.stmt_kind[g / shared.per_instance].as_slice();
-    let retry_also = shared.retry_also[g / shared.per_instance];
-    let pacing = &shared.pacing;
-    // A closed loop's think times come from a stream of the client's own.
-    let mut think_rng = Rng::for_client(shared.seed ^ 0x7468_696e_6b74_696d, g as u64);
-    let mut buf = TxnBuffer::default();
-    let mut measured_txns = 0u64;
-    let mut on_this_connection = 0u64;
-    let mut first = true;
-    let mut pause = None;
-    // Work the last transaction queued (TPC-C's deferred Delivery): it
-    // runs next on this connection, timed from its queueing (the clock
-    // reading); a closed loop's user counts its pause from then too (the
-    // real clock, which its sleep reads).
-    let mut deferred_from: Option<Instant> = None;
-    let mut pause_from: Option<Instant> = None;
-    // When this client's last transaction ended (the run's end is the
-    // latest of these, or the time limit).
-    let mut last_finish: Option<Instant> = None;
-    // It stopped because its rounds or the run's events were done.
-    let mut counted_out = false;
+    let mut c = Client::new(id, shared);
+    let timeline = c.timeline;
     loop {
-        if shared.stop.load(Ordering::Relaxed) {
+        if shared.lifecycle.stop.load(Ordering::Relaxed) {
             break;
         }
-        let deferred = deferred_from.take();
+        let deferred = c.deferred_from.take();
         // When this transaction should start, and for which user.
         let ticket = match shared.dispatch.get() {
             _ if deferred.is_some() => None,
@@ -83,83 +50,36 @@ pub(super) fn run(
                 None => break,
             },
             None => {
-                if let (Some(rate), true) = (pacing.ramp_up, first) {
-                    // Users start one after another, `rate` per second.
-                    let at = timeline.t0
-                        + Duration::from_secs_f64((g % shared.per_instance) as f64 / rate);
-                    if !sleep_until(at, &shared.stop) {
-                        break;
-                    }
-                }
-                // The workload's pause for this user, or the run's think time.
-                let pause = match (pause.take(), first) {
-                    (_, true) => None,
-                    (Some(p), false) => Some(p),
-                    (None, false) => pacing.think_time.map(|t| t.draw(&mut think_rng)),
-                };
-                // The clock is read only for a pause: a closed loop without
-                // think time reads none here.
-                // A user thinks from its transaction's end.
-                let from = pause_from.take().or(last_finish);
-                if let Some(pause) = pause {
-                    let from = from.unwrap_or_else(clock::now);
-                    if !sleep_until(from + pause, &shared.stop) {
-                        break;
-                    }
+                if !c.closed_loop_wait() {
+                    break;
                 }
                 None
             }
         };
-        first = false;
+        c.first = false;
         let start = clock::now();
         let intended = deferred.or(ticket.map(|t| t.intended)).unwrap_or(start);
         let measured = intended >= timeline.measure_start;
-        buf.clear();
-        if ticket.is_some() {
-            buf.counters.arrivals = 1;
-        }
-        if timeline.end.is_some_and(|end| start >= end) {
-            if ticket.is_some() {
-                buf.counters.unstarted = 1;
-                shared.recorder.flush(id, &buf, Timing::default(), measured);
-            }
+        c.clear_buffer(ticket);
+        if c.past_end(start, ticket, measured) {
             break;
         }
         // Deferred work is part of the transaction that queued it: it takes
         // no round and no event of its own.
-        if measured && deferred.is_none() {
-            if shared.rounds.is_some_and(|r| measured_txns >= r) {
-                counted_out = true;
-                break;
-            }
-            if let Some(max) = shared.events {
-                if shared.tickets.fetch_add(1, Ordering::Relaxed) >= max {
-                    counted_out = true;
-                    break;
-                }
-            }
+        if measured && deferred.is_none() && c.count_exhausted() {
+            break;
         }
-        if let (Some(limit), Some(_)) = (shared.skip_after, ticket) {
-            if start - intended > limit {
-                buf.counters.skipped = 1;
-                shared.recorder.flush(id, &buf, Timing::default(), measured);
-                continue;
-            }
+        if c.skip_late(ticket, start, intended, measured) {
+            continue;
         }
-        if shared
-            .reconnect_every
-            .is_some_and(|n| on_this_connection >= n)
-        {
+        if c.reconnect_due() {
             drop(conn);
-            match reconnect(id, shared, &mut buf) {
-                Some(c) => conn = c,
+            match reconnect(id, shared, &mut c.buf) {
+                Some(new) => conn = new,
                 None => break,
             }
-            on_this_connection = 0;
-            buf.clear();
-            if ticket.is_some() {
-                buf.counters.arrivals = 1;
-            }
+            c.on_this_connection = 0;
+            c.clear_buffer(ticket);
         }
         let in_txn = if ticket.is_some() && measured {
             IN_ARRIVAL
@@ -168,148 +88,331 @@ pub(super) fn run(
         };
         shared.slots[id].state.store(in_txn, Ordering::Release);
         if deferred.is_none() {
-            script.user(ticket.map_or((g % shared.per_instance) as u32, |t| t.user));
+            script.user(ticket.map_or((c.g % shared.per_instance) as u32, |t| t.user));
         }
         let end = transaction(
             conn.as_mut(),
             script.as_mut(),
             shared,
-            stmt_kind,
-            retry_also,
-            &mut buf,
+            c.stmt_kind,
+            c.retry_also,
+            &mut c.buf,
         );
         let finished = clock::now();
-        last_finish = Some(finished);
+        c.last_finish = Some(finished);
         let mut timing = Timing::default();
         if ticket.is_some() {
             timing.lag = Some((start - intended).as_nanos() as u64);
         }
-        script.end(matches!(end, TxnEnd::Done));
-        if deferred.is_none() {
-            pause = script.pause();
-            if matches!(end, TxnEnd::Done) && script.deferred() {
-                deferred_from = Some(finished);
-                pause_from = Some(clock::now());
-            }
-        }
+        let completed = matches!(end, TxnEnd::Done);
+        c.script_ended(script.as_mut(), completed, finished, deferred.is_some());
         match end {
             TxnEnd::Abandoned => return, // state stays in the transaction: counted by the coordinator
-            TxnEnd::Done => {
-                let service = (finished - start).as_nanos() as u64;
-                let latency = (finished - intended).as_nanos() as u64;
-                timing.latency = Some(latency);
-                timing.service = Some(service);
-                buf.counters.transactions = 1;
-                if pacing
-                    .latency_limit
-                    .is_some_and(|l| latency > l.as_nanos() as u64)
-                {
-                    buf.counters.late = 1;
-                }
-                shared.recorder.flush(id, &buf, timing, measured);
-                if measured {
-                    let slot = &shared.slots[id];
-                    slot.txns.fetch_add(1, Ordering::Relaxed);
-                    slot.busy_ns.fetch_add(service, Ordering::Relaxed);
-                }
-            }
-            TxnEnd::Failed => {
-                buf.counters.failed = 1;
-                shared.recorder.flush(id, &buf, timing, measured);
-            }
+            TxnEnd::Done => c.record_done(timing, start, intended, finished, measured),
+            TxnEnd::Failed => c.record_failed(timing, measured),
             TxnEnd::Lost => {
-                buf.counters.failed = 1;
-                shared.recorder.flush(id, &buf, timing, measured);
+                c.record_failed(timing, measured);
                 drop(conn);
-                match reconnect(id, shared, &mut buf) {
-                    Some(c) => conn = c,
+                match reconnect(id, shared, &mut c.buf) {
+                    Some(new) => conn = new,
                     None => break,
                 }
-                on_this_connection = 0;
+                c.on_this_connection = 0;
             }
             TxnEnd::Fatal(e) => {
-                shared.recorder.flush(id, &buf, timing, measured);
-                let mut f = shared.fatal.lock().unwrap_or_else(|p| p.into_inner());
-                if f.is_none() {
-                    *f = Some(format!("client {g}: {e}"));
-                }
-                shared.stop.store(true, Ordering::Relaxed);
+                c.record_fatal(&e, timing, measured);
                 break;
             }
         }
-        if let (Some(d), Some(t)) = (shared.dispatch.get(), ticket) {
-            // The user thinks from its transaction's end, not from when
-            // this connection got round to telling the queue.
-            d.user_done(t.user, finished, pause.take());
-        }
-        if measured && deferred.is_none() {
-            measured_txns += 1;
-        }
-        on_this_connection += 1;
-        shared.slots[id].state.store(IDLE, Ordering::Release);
+        c.transaction_done(ticket, finished, measured && deferred.is_none());
     }
-    shared.slots[id].state.store(DONE, Ordering::Release);
-    // Not stopped, not done with its count: the client left because the
-    // run's time was up (its next transaction would start after the end,
-    // or the queue had nothing more before it).
-    let by_end = !shared.stop.load(Ordering::Relaxed) && !counted_out && timeline.end.is_some();
-    let mut done = shared.done.lock().unwrap_or_else(|p| p.into_inner());
-    done.count += 1;
-    done.last = done.last.max(last_finish);
-    done.by_end |= by_end;
-    shared.done_cv.notify_all();
-    // The connection (dropped on return) closes, and its server session
-    // ends, only after the run's last reading of the server; bounded,
-    // should the coordinator be gone.
-    let _ = shared
-        .done_cv
-        .wait_timeout_while(done, Duration::from_secs(60), |_| {
-            !shared.closing.load(Ordering::Acquire)
-        });
+    c.leave();
+    // The connection closes (dropped here), and its server session ends,
+    // only once `leave` returns: after the run's last reading of the server.
 }
 
-/// Runs one transaction to its end, retrying after retryable errors (and
-/// the workload's `retry_also` kinds) with fresh random values (the script's `start`), as an application would.
-fn transaction(
-    conn: &mut dyn Connection,
-    script: &mut dyn ClientScript,
-    shared: &Shared,
-    stmt_kind: &[u16],
+/// One client as its loop sees it: who it is, what it reads of the shared
+/// state, and what one transaction leaves for the next.
+struct Client<'a> {
+    /// This process's number of the client (its slot, its recorder shard).
+    id: usize,
+    /// The client's number in the whole run, which decides its instance,
+    /// its streams and its user, so a shard's client behaves as it would in
+    /// one process.
+    g: usize,
+    shared: &'a Shared,
+    timeline: &'a Timeline,
+    /// Its instance's statement kinds, and the error kinds its workload
+    /// retries besides the usual ones.
+    stmt_kind: &'a [u16],
     retry_also: ErrorSet,
-    buf: &mut TxnBuffer,
-) -> TxnEnd {
-    let mut retries = 0u64;
-    loop {
-        script.start();
-        buf.kind = script.kind();
-        let err = match attempt(conn, script, shared, stmt_kind, buf) {
-            Ok(()) => return TxnEnd::Done,
-            Err(e) => e,
-        };
-        if shared.abandon.load(Ordering::Acquire) {
-            return TxnEnd::Abandoned;
+    /// A closed loop's think times come from a stream of the client's own.
+    think_rng: Rng,
+    buf: TxnBuffer,
+    measured_txns: u64,
+    on_this_connection: u64,
+    first: bool,
+    /// The workload's pause after the last transaction.
+    pause: Option<Duration>,
+    /// Work the last transaction queued (TPC-C's deferred Delivery): it
+    /// runs next on this connection, timed from its queueing (the clock
+    /// reading); a closed loop's user counts its pause from then too (the
+    /// real clock, which its sleep reads).
+    deferred_from: Option<Instant>,
+    pause_from: Option<Instant>,
+    /// When this client's last transaction ended (the run's end is the
+    /// latest of these, or the time limit).
+    last_finish: Option<Instant>,
+    /// It stopped because its rounds or the run's events were done.
+    counted_out: bool,
+}
+
+impl<'a> Client<'a> {
+    fn new(id: usize, shared: &'a Shared) -> Client<'a> {
+        let g = shared.first_client + id;
+        Client {
+            id,
+            g,
+            shared,
+            timeline: shared.timeline.get().expect("timeline set before release"),
+            stmt_kind: shared.kinds.of_statement[g / shared.per_instance].as_slice(),
+            retry_also: shared.rules.retry_also[g / shared.per_instance],
+            think_rng: Rng::for_client(shared.seed ^ 0x7468_696e_6b74_696d, g as u64),
+            buf: TxnBuffer::default(),
+            measured_txns: 0,
+            on_this_connection: 0,
+            first: true,
+            pause: None,
+            deferred_from: None,
+            pause_from: None,
+            last_finish: None,
+            counted_out: false,
         }
-        buf.counters.count_error(err.kind);
-        if err.kind == ErrorKind::ConnectionLost {
-            return TxnEnd::Lost;
-        }
-        // Best effort: the statement that failed may have ended the
-        // transaction already, and a dead connection cannot roll back.
-        let _ = conn.rollback();
-        if err.kind.is_retryable() || retry_also.contains(err.kind) {
-            // Retrying continues past the end of the run: the transaction is
-            // in flight, and the deadline (which abandons it) bounds the wait.
-            if shared.max_retries.is_some_and(|m| retries >= m) {
-                return TxnEnd::Failed;
+    }
+
+    /// A closed loop's wait before its next transaction: a ramped-up
+    /// user's start, then the workload's pause or the run's think time.
+    /// False when the run stops meanwhile.
+    fn closed_loop_wait(&mut self) -> bool {
+        let shared = self.shared;
+        if let (Some(rate), true) = (shared.pacing.ramp_up, self.first) {
+            // Users start one after another, `rate` per second.
+            let at = self.timeline.t0
+                + Duration::from_secs_f64((self.g % shared.per_instance) as f64 / rate);
+            if !sleep_until(at, &shared.lifecycle.stop) {
+                return false;
             }
-            retries += 1;
-            buf.counters.retries += 1;
-            continue;
         }
-        if shared.ignore.contains(err.kind) {
-            return TxnEnd::Failed;
+        // The workload's pause for this user, or the run's think time.
+        let pause = match (self.pause.take(), self.first) {
+            (_, true) => None,
+            (Some(p), false) => Some(p),
+            (None, false) => shared
+                .pacing
+                .think_time
+                .map(|t| t.draw(&mut self.think_rng)),
+        };
+        // The clock is read only for a pause: a closed loop without
+        // think time reads none here.
+        // A user thinks from its transaction's end.
+        let from = self.pause_from.take().or(self.last_finish);
+        if let Some(pause) = pause {
+            let from = from.unwrap_or_else(clock::now);
+            if !sleep_until(from + pause, &shared.lifecycle.stop) {
+                return false;
+            }
         }
-        return TxnEnd::Fatal(err);
+        true
+    }
+
+    /// Empties the buffer for the next transaction; an arrival counts as
+    /// one in it.
+    #[inline]
+    fn clear_buffer(&mut self, ticket: Option<Ticket>) {
+        self.buf.clear();
+        if ticket.is_some() {
+            self.buf.counters.arrivals = 1;
+        }
+    }
+
+    /// Past the run's end no transaction starts: true when the client is
+    /// to leave (an arrival it took is recorded as never started).
+    #[inline]
+    fn past_end(&mut self, start: Instant, ticket: Option<Ticket>, measured: bool) -> bool {
+        let past = self.timeline.end.is_some_and(|end| start >= end);
+        if past && ticket.is_some() {
+            self.buf.counters.unstarted = 1;
+            self.flush(Timing::default(), measured);
+        }
+        past
+    }
+
+    /// Takes a round of the client's, and an event of the run's, for a
+    /// measured transaction: true when none is left (the client leaves).
+    #[inline]
+    fn count_exhausted(&mut self) -> bool {
+        let shared = self.shared;
+        if shared.rules.rounds.is_some_and(|r| self.measured_txns >= r) {
+            self.counted_out = true;
+            return true;
+        }
+        if let Some(max) = shared.rules.events {
+            if shared.tickets.fetch_add(1, Ordering::Relaxed) >= max {
+                self.counted_out = true;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// An arrival further behind schedule than the latency limit allows
+    /// (a rate with one) is skipped: recorded as such, not sent.
+    #[inline]
+    fn skip_late(
+        &mut self,
+        ticket: Option<Ticket>,
+        start: Instant,
+        intended: Instant,
+        measured: bool,
+    ) -> bool {
+        if let (Some(limit), Some(_)) = (self.shared.skip_after, ticket) {
+            if start - intended > limit {
+                self.buf.counters.skipped = 1;
+                self.flush(Timing::default(), measured);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The connection has served its `--reconnect` count of transactions.
+    #[inline]
+    fn reconnect_due(&self) -> bool {
+        self.shared
+            .rules
+            .reconnect_every
+            .is_some_and(|n| self.on_this_connection >= n)
+    }
+
+    /// Tells the script how its transaction ended and, unless it was
+    /// deferred work, takes what the script asks of the next: a pause, or
+    /// work deferred to run next on this connection.
+    #[inline]
+    fn script_ended(
+        &mut self,
+        script: &mut dyn ClientScript,
+        completed: bool,
+        finished: Instant,
+        deferred: bool,
+    ) {
+        script.end(completed);
+        if !deferred {
+            self.pause = script.pause();
+            if completed && script.deferred() {
+                self.deferred_from = Some(finished);
+                self.pause_from = Some(clock::now());
+            }
+        }
+    }
+
+    /// A completed transaction: its latency from the intended start, its
+    /// service time from the actual one, late or not; a measured one also
+    /// counts in the client's slot.
+    #[inline]
+    fn record_done(
+        &mut self,
+        mut timing: Timing,
+        start: Instant,
+        intended: Instant,
+        finished: Instant,
+        measured: bool,
+    ) {
+        let service = (finished - start).as_nanos() as u64;
+        let latency = (finished - intended).as_nanos() as u64;
+        timing.latency = Some(latency);
+        timing.service = Some(service);
+        self.buf.counters.transactions = 1;
+        if self
+            .shared
+            .pacing
+            .latency_limit
+            .is_some_and(|l| latency > l.as_nanos() as u64)
+        {
+            self.buf.counters.late = 1;
+        }
+        self.flush(timing, measured);
+        if measured {
+            let slot = &self.shared.slots[self.id];
+            slot.txns.fetch_add(1, Ordering::Relaxed);
+            slot.busy_ns.fetch_add(service, Ordering::Relaxed);
+        }
+    }
+
+    #[inline]
+    fn record_failed(&mut self, timing: Timing, measured: bool) {
+        self.buf.counters.failed = 1;
+        self.flush(timing, measured);
+    }
+
+    /// An error that stops the run: recorded, kept as the run's first
+    /// fatal error (if it is), and every client told to stop.
+    fn record_fatal(&mut self, e: &DbError, timing: Timing, measured: bool) {
+        self.flush(timing, measured);
+        let life = &self.shared.lifecycle;
+        let mut f = life.fatal.lock().unwrap_or_else(|p| p.into_inner());
+        if f.is_none() {
+            *f = Some(format!("client {}: {e}", self.g));
+        }
+        life.stop.store(true, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn flush(&self, timing: Timing, measured: bool) {
+        self.shared
+            .recorder
+            .flush(self.id, &self.buf, timing, measured);
+    }
+
+    /// After a transaction is recorded: a queued user goes back to the
+    /// queue, a round is counted, and the client is idle again.
+    #[inline]
+    fn transaction_done(&mut self, ticket: Option<Ticket>, finished: Instant, a_round: bool) {
+        if let (Some(d), Some(t)) = (self.shared.dispatch.get(), ticket) {
+            // The user thinks from its transaction's end, not from when
+            // this connection got round to telling the queue.
+            d.user_done(t.user, finished, self.pause.take());
+        }
+        if a_round {
+            self.measured_txns += 1;
+        }
+        self.on_this_connection += 1;
+        self.shared.slots[self.id]
+            .state
+            .store(IDLE, Ordering::Release);
+    }
+
+    /// The client is done: it says so, and when its work ended, then keeps
+    /// its connection until the coordinator has taken the run's last
+    /// reading of the server (bounded, should the coordinator be gone).
+    fn leave(&self) {
+        let shared = self.shared;
+        let life = &shared.lifecycle;
+        shared.slots[self.id].state.store(DONE, Ordering::Release);
+        // Not stopped, not done with its count: the client left because the
+        // run's time was up (its next transaction would start after the end,
+        // or the queue had nothing more before it).
+        let by_end =
+            !life.stop.load(Ordering::Relaxed) && !self.counted_out && self.timeline.end.is_some();
+        let mut done = life.done.lock().unwrap_or_else(|p| p.into_inner());
+        done.count += 1;
+        done.last = done.last.max(self.last_finish);
+        done.by_end |= by_end;
+        life.done_cv.notify_all();
+        let _ = life
+            .done_cv
+            .wait_timeout_while(done, Duration::from_secs(60), |_| {
+                !life.closing.load(Ordering::Acquire)
+            });
     }
 }
 
@@ -322,15 +425,17 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
         .store(RECONNECTING, Ordering::Release);
     let timeline = shared.timeline.get().expect("timeline set before release");
     loop {
-        if shared.stop.load(Ordering::Relaxed) || timeline.end.is_some_and(|e| Instant::now() >= e)
+        if shared.lifecycle.stop.load(Ordering::Relaxed)
+            || timeline.end.is_some_and(|e| Instant::now() >= e)
         {
             return None;
         }
-        let sql = &shared.sql[(shared.first_client + id) / shared.per_instance];
-        let attempt = (shared.connect)().and_then(|mut c| c.prepare_all(sql).map(|_| c));
+        let sql = &shared.connections.sql[(shared.first_client + id) / shared.per_instance];
+        let attempt =
+            (shared.connections.connect)().and_then(|mut c| c.prepare_all(sql).map(|_| c));
         match attempt {
             Ok(c) => {
-                *shared.interrupters[id]
+                *shared.connections.interrupters[id]
                     .lock()
                     .unwrap_or_else(|p| p.into_inner()) = c.interrupter();
                 buf.clear();
@@ -345,48 +450,13 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
     }
 }
 
-/// Executes the script's operations once, timing each.
-fn attempt(
-    conn: &mut dyn Connection,
-    script: &mut dyn ClientScript,
-    shared: &Shared,
-    stmt_kind: &[u16],
-    buf: &mut TxnBuffer,
-) -> Result<(), DbError> {
-    while let Some(op) = script.next() {
-        let t = clock::now();
-        // `executions`: a batch's rows are each one execution of its
-        // statement, as sysbench counts queries; the batch is one entry of
-        // its statement's times.
-        let (result, kind, executions) = match op {
-            Op::Begin { writes } => (conn.begin(writes), shared.begin_kind, 1),
-            Op::Commit => (conn.commit(), shared.commit_kind, 1),
-            Op::Rollback => (conn.rollback(), shared.commit_kind, 1),
-            Op::Exec(stmt, params) => (conn.execute(stmt, params), stmt_kind[stmt], 1),
-            Op::Fetch(stmt, params, fetch) => {
-                (conn.execute_fetch(stmt, params, fetch), stmt_kind[stmt], 1)
-            }
-            Op::Batch(stmt, params, rows) => (
-                conn.execute_batch(stmt, params, rows),
-                stmt_kind[stmt],
-                rows as u64,
-            ),
-        };
-        let ns = (clock::now() - t).as_nanos() as u64;
-        let outcome = result?;
-        buf.counters.count_queries(outcome.class(), executions);
-        buf.statements.push((kind, ns));
-    }
-    Ok(())
-}
-
 /// At the deadline: counts the transactions still in flight (and, of
 /// them, the measured window's arrivals, which their clients never
 /// record), tells their clients to give up, and interrupts their
 /// statements.
 pub(super) fn abandon(shared: &Shared) -> (u64, u64) {
-    shared.stop.store(true, Ordering::Relaxed);
-    shared.abandon.store(true, Ordering::Release);
+    shared.lifecycle.stop.store(true, Ordering::Relaxed);
+    shared.lifecycle.abandon.store(true, Ordering::Release);
     let (mut n, mut arrivals) = (0, 0);
     for (id, slot) in shared.slots.iter().enumerate() {
         let s = slot.state.load(Ordering::Acquire);
@@ -397,7 +467,7 @@ pub(super) fn abandon(shared: &Shared) -> (u64, u64) {
             arrivals += 1;
         }
         if s == IN_TXN || s == IN_ARRIVAL || s == RECONNECTING {
-            if let Some(i) = &*shared.interrupters[id]
+            if let Some(i) = &*shared.connections.interrupters[id]
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
             {

@@ -18,11 +18,14 @@
 //!
 //! Here are the types the parts share; `run.rs` drives one run (`Run`: its
 //! set-up, release, coordination and result), `client.rs` is one client's
-//! loop, and `point.rs` runs a resolved point through them into its record.
+//! loop and `transaction.rs` one transaction of it, `kinds.rs` names the
+//! statement kinds their latencies are kept under, and `point.rs` runs a
+//! resolved point through them into its record.
 
 mod client;
 mod connect;
 pub mod derive;
+mod kinds;
 pub mod merge;
 pub mod pacing;
 pub mod point;
@@ -33,6 +36,7 @@ mod result;
 mod run;
 pub mod shard;
 pub mod spec;
+mod transaction;
 pub mod users;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8};
@@ -48,6 +52,7 @@ use crate::workload::Workload;
 /// clients call it again to re-establish a lost connection.
 pub type Connect = Arc<dyn Fn() -> DbResult<Box<dyn Connection>> + Send + Sync>;
 
+use self::kinds::Kinds;
 use self::recorder::Recorder;
 
 /// How a run is driven. Built by the CLI (or a study runner) from options;
@@ -145,25 +150,43 @@ struct Done {
     by_end: bool,
 }
 
-/// State shared between the clients and the coordinating thread.
+/// State shared between the clients and the coordinating thread. What
+/// every client touches each transaction (the recorder, its slot, the
+/// event count, the lifecycle's `stop`) is held here, not behind a pointer.
 struct Shared {
     recorder: Recorder,
     timeline: OnceLock<Timeline>,
-    /// Set when clients must not start another transaction.
-    stop: AtomicBool,
-    /// Set at the deadline: whatever is in flight is abandoned.
-    abandon: AtomicBool,
-    tickets: AtomicU64,
-    events: Option<u64>,
-    rounds: Option<u64>,
-    max_retries: Option<u64>,
-    ignore: ErrorSet,
-    /// Per instance: error kinds its workload retries besides the usual ones.
-    retry_also: Vec<ErrorSet>,
     /// Per client: what it is doing and what it measured, each on its own
     /// cache line (clients on different cores store to these every
     /// transaction).
     slots: Vec<Slot>,
+    /// Events taken so far by measured transactions (`rules.events` caps
+    /// them).
+    tickets: AtomicU64,
+    lifecycle: Lifecycle,
+    rules: Rules,
+    kinds: Kinds,
+    connections: Connections,
+    /// Clients per instance: client `i` belongs to instance `i / per_instance`.
+    per_instance: usize,
+    /// The run-wide number of this process's client 0 (a shard's first).
+    first_client: usize,
+    pacing: Pacing,
+    /// The queue of a queued run, from the clients' release on.
+    dispatch: OnceLock<pacing::Dispatch>,
+    /// With a rate and a latency limit: skip arrivals this far behind.
+    skip_after: Option<Duration>,
+    seed: u64,
+}
+
+/// Where the run is in its life: what the coordinator tells the clients
+/// (stop, abandon, close) and what they tell it (a fatal error, done).
+struct Lifecycle {
+    /// Set when clients must not start another transaction.
+    stop: AtomicBool,
+    /// Set at the deadline: whatever is in flight is abandoned.
+    abandon: AtomicBool,
+    /// The first error that stopped the run.
     fatal: Mutex<Option<String>>,
     done: Mutex<Done>,
     done_cv: Condvar,
@@ -171,27 +194,41 @@ struct Shared {
     /// the server is taken: until then finished clients keep their
     /// connections, so the server's sessions do not end inside the window.
     closing: AtomicBool,
-    /// Per instance: statement id → kind index; then the kind indexes of
-    /// BEGIN and COMMIT.
-    stmt_kind: Vec<Vec<u16>>,
-    begin_kind: u16,
-    commit_kind: u16,
-    /// For reconnects: how to connect, and what to prepare (per instance).
+}
+
+impl Lifecycle {
+    fn new() -> Lifecycle {
+        Lifecycle {
+            stop: AtomicBool::new(false),
+            abandon: AtomicBool::new(false),
+            fatal: Mutex::new(None),
+            done: Mutex::new(Done::default()),
+            done_cv: Condvar::new(),
+            closing: AtomicBool::new(false),
+        }
+    }
+}
+
+/// What the run's configuration (and its workload) tell every client: how
+/// much to run, which errors to retry or ignore, when to reconnect.
+struct Rules {
+    /// This process's share of the run's events.
+    events: Option<u64>,
+    rounds: Option<u64>,
+    max_retries: Option<u64>,
+    ignore: ErrorSet,
+    /// Per instance: error kinds its workload retries besides the usual ones.
+    retry_also: Vec<ErrorSet>,
+    reconnect_every: Option<u64>,
+}
+
+/// How a client's connection is opened again (and what is prepared on it,
+/// per instance), and how the coordinator interrupts it at the deadline.
+struct Connections {
     connect: Connect,
     sql: Vec<Vec<String>>,
-    /// Clients per instance: client `i` belongs to instance `i / per_instance`.
-    per_instance: usize,
-    /// The run-wide number of this process's client 0 (a shard's first).
-    first_client: usize,
-    reconnect_every: Option<u64>,
-    /// Per client: how to interrupt its current connection at the deadline.
+    /// Per client: how to interrupt its current connection.
     interrupters: Vec<Mutex<Option<Box<dyn Interrupter>>>>,
-    pacing: Pacing,
-    /// The queue of a queued run, from the clients' release on.
-    dispatch: OnceLock<pacing::Dispatch>,
-    /// With a rate and a latency limit: skip arrivals this far behind.
-    skip_after: Option<Duration>,
-    seed: u64,
 }
 
 /// Runs `workload` on connections from `connect` as `cfg` says. `cancel` is

@@ -17,15 +17,18 @@
 //! coordinator's state is its own, so it adds nothing to their path.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::connect::connect_all;
+use super::kinds::Kinds;
 use super::recorder::{self, IntervalAcc, Recorder};
 use super::result::sample;
 use super::shard::Part;
-use super::{client, pacing, Done, Shared, Slot, Timeline, DONE, IDLE};
+use super::{
+    client, pacing, Connections, Done, Lifecycle, Rules, Shared, Slot, Timeline, DONE, IDLE,
+};
 use super::{Connect, ConnectStats, IntervalSample, RunConfig, RunResult, StopReason, TypeResult};
 use crate::driver::{ErrorSet, ServerInfo};
 use crate::metrics::cpu::{self, CpuTimes};
@@ -46,8 +49,6 @@ pub(super) struct Run<'a> {
     threads: usize,
     /// This process's share of the run's events.
     events: Option<u64>,
-    /// Statement kind names; `stmt_latency[i]` belongs to `kinds[i]`.
-    kinds: Vec<String>,
     /// The workload's transaction types.
     types: Vec<TxnType>,
     shared: Arc<Shared>,
@@ -102,44 +103,6 @@ pub(super) struct Ended {
     abandoned_arrivals: u64,
 }
 
-/// The run's statement kinds and, per instance, each statement's kind.
-struct Kinds {
-    names: Vec<String>,
-    /// Per instance: statement id → kind index.
-    of_statement: Vec<Vec<u16>>,
-    begin: u16,
-    commit: u16,
-}
-
-impl Kinds {
-    fn of(instances: &[&dyn Workload]) -> Kinds {
-        let mut names: Vec<String> = Vec::new();
-        let mut kind_of = |name: &str| -> u16 {
-            match names.iter().position(|k| k == name) {
-                Some(i) => i as u16,
-                None => {
-                    names.push(name.to_string());
-                    (names.len() - 1) as u16
-                }
-            }
-        };
-        // Statement kinds are shared by name across instances, so their
-        // latencies merge (point_select of every instance is one row).
-        let of_statement = instances
-            .iter()
-            .map(|w| w.statements().iter().map(|s| kind_of(&s.kind)).collect())
-            .collect();
-        let begin = kind_of("begin");
-        let commit = kind_of("commit");
-        Kinds {
-            names,
-            of_statement,
-            begin,
-            commit,
-        }
-    }
-}
-
 impl<'a> Run<'a> {
     /// Connects this process's clients and readies everything they need,
     /// leaving them at the gate until [`Run::release`].
@@ -174,17 +137,10 @@ impl<'a> Run<'a> {
         };
         let interrupters = conns.iter().map(|c| Mutex::new(c.interrupter())).collect();
 
+        let recorder = Recorder::new(threads, kinds.names.len(), types.len());
         let shared = Arc::new(Shared {
-            recorder: Recorder::new(threads, kinds.names.len(), types.len()),
+            recorder,
             timeline: OnceLock::new(),
-            stop: AtomicBool::new(false),
-            abandon: AtomicBool::new(false),
-            tickets: AtomicU64::new(0),
-            events: part.events,
-            rounds: cfg.rounds,
-            max_retries: cfg.max_retries,
-            ignore: cfg.ignore_errors,
-            retry_also: instances.iter().map(|w| retry_also(*w)).collect(),
             slots: (0..threads)
                 .map(|_| Slot {
                     state: AtomicU8::new(IDLE),
@@ -192,19 +148,24 @@ impl<'a> Run<'a> {
                     busy_ns: AtomicU64::new(0),
                 })
                 .collect(),
-            fatal: Mutex::new(None),
-            done: Mutex::new(Done::default()),
-            done_cv: Condvar::new(),
-            closing: AtomicBool::new(false),
-            stmt_kind: kinds.of_statement,
-            begin_kind: kinds.begin,
-            commit_kind: kinds.commit,
-            connect,
-            sql,
+            tickets: AtomicU64::new(0),
+            lifecycle: Lifecycle::new(),
+            rules: Rules {
+                events: part.events,
+                rounds: cfg.rounds,
+                max_retries: cfg.max_retries,
+                ignore: cfg.ignore_errors,
+                retry_also: instances.iter().map(|w| retry_also(*w)).collect(),
+                reconnect_every: cfg.reconnect_every,
+            },
+            kinds,
+            connections: Connections {
+                connect,
+                sql,
+                interrupters,
+            },
             per_instance: part.per_instance,
             first_client: part.clients.start,
-            reconnect_every: cfg.reconnect_every,
-            interrupters,
             pacing: part.pacing.clone(),
             dispatch: OnceLock::new(),
             skip_after: part.pacing.skip_after(),
@@ -244,7 +205,6 @@ impl<'a> Run<'a> {
             hard_end: cfg.timeout.map(|t| started + t),
             threads,
             events: part.events,
-            kinds: kinds.names,
             types,
             shared,
             gate,
@@ -403,7 +363,7 @@ impl<'a> Run<'a> {
     /// Cancellation (Ctrl-C), the hard timeout and a fatal error stop the
     /// clients; what is in flight then has `grace` to finish.
     fn check_stop(&self, clock: &mut Clock, now: Instant, cancel: &AtomicBool) {
-        let stop = &self.shared.stop;
+        let stop = &self.shared.lifecycle.stop;
         let grace = self.cfg.grace;
         if !clock.interrupted && cancel.load(Ordering::Relaxed) {
             clock.interrupted = true;
@@ -419,7 +379,7 @@ impl<'a> Run<'a> {
             let d = now + grace;
             clock.deadline = Some(clock.deadline.map_or(d, |x| x.min(d)));
         }
-        if self.shared.fatal.lock().unwrap().is_some() && !stop.load(Ordering::Relaxed) {
+        if self.shared.lifecycle.fatal.lock().unwrap().is_some() && !stop.load(Ordering::Relaxed) {
             stop.store(true, Ordering::Relaxed);
         }
         if stop.load(Ordering::Relaxed) && clock.deadline.is_none() {
@@ -431,7 +391,9 @@ impl<'a> Run<'a> {
     /// come (the end, or a stop) are let go.
     fn close_queue(&self, clock: &Clock, now: Instant) {
         if let Some(d) = self.shared.dispatch.get() {
-            if self.shared.stop.load(Ordering::Relaxed) || clock.end.is_some_and(|e| now >= e) {
+            if self.shared.lifecycle.stop.load(Ordering::Relaxed)
+                || clock.end.is_some_and(|e| now >= e)
+            {
                 d.stop();
             }
         }
@@ -462,12 +424,13 @@ impl<'a> Run<'a> {
     /// Sleeps until `wake`, or until every client is done: then what they
     /// said of their end, and the instant they were found done.
     fn wait_for_clients(&self, wake: Instant) -> Option<(Done, Instant)> {
-        let done = self.shared.done.lock().unwrap();
+        let life = &self.shared.lifecycle;
+        let done = life.done.lock().unwrap();
         let done = if done.count == self.threads {
             done
         } else {
             let timeout = wake.saturating_duration_since(Instant::now());
-            self.shared.done_cv.wait_timeout(done, timeout).unwrap().0
+            life.done_cv.wait_timeout(done, timeout).unwrap().0
         };
         (done.count == self.threads).then(|| (*done, Instant::now()))
     }
@@ -517,9 +480,10 @@ impl<'a> Run<'a> {
     fn let_go(&mut self) {
         {
             // Under `done`, so no client between its check and its wait misses it.
-            let _done = self.shared.done.lock().unwrap();
-            self.shared.closing.store(true, Ordering::Release);
-            self.shared.done_cv.notify_all();
+            let life = &self.shared.lifecycle;
+            let _done = life.done.lock().unwrap();
+            life.closing.store(true, Ordering::Release);
+            life.done_cv.notify_all();
         }
         // Join the clients that finished; a client stuck in a driver call after
         // the deadline is left behind rather than waited for.
@@ -554,11 +518,11 @@ impl<'a> Run<'a> {
                 )
             })
             .collect();
-        let fatal = self.shared.fatal.lock().unwrap().clone();
+        let fatal = self.shared.lifecycle.fatal.lock().unwrap().clone();
         let stop = self.stop_reason(&clock, finished_at, fatal.is_some());
         RunResult {
             threads: self.threads,
-            statement_kinds: self.kinds,
+            statement_kinds: self.shared.kinds.names.clone(),
             warmup: self.cfg.warmup,
             measured: finished_at.saturating_duration_since(clock.measure_start),
             counters,

@@ -10,6 +10,7 @@ use super::load::{Loader, R};
 use super::locate::suggest;
 use super::model::*;
 use super::raw::*;
+use crate::driver::Dialect;
 use crate::driver::ErrorKind;
 use crate::driver::ErrorSet;
 use crate::rand::dist::DistKind;
@@ -23,6 +24,33 @@ const DEFAULT_TIME: Duration = Duration::from_secs(10);
 const DEFAULT_REPORT_INTERVAL: Duration = Duration::from_secs(1);
 /// The command line's default grace.
 const DEFAULT_GRACE: Duration = Duration::from_secs(1);
+
+/// What every `[[workload]]` may take from the study as a whole.
+struct StudyDefaults<'a> {
+    /// The study's `clients`, for a workload that gives none.
+    clients: Option<&'a [u32]>,
+    /// The study's `repeats`, likewise.
+    repeats: Option<&'a Spanned<RawRepeats>>,
+    /// The dialects of the study's targets, each once.
+    dialects: &'a [Dialect],
+    /// A sweep gives the clients: a workload may then give none.
+    has_sweep: bool,
+}
+
+/// What building a workload tells of it.
+struct Built {
+    /// Its count per client of its own (Super Smack's rounds).
+    default_rounds: Option<u64>,
+    /// It brings its own emulated users (TPC-C's terminals).
+    own_users: bool,
+}
+
+/// When a workload's runs end.
+struct RunLength {
+    time: Option<Duration>,
+    events: Option<u64>,
+    rounds: Option<u64>,
+}
 
 impl Loader<'_> {
     /// Every `[[workload]]`, with defaults filled in; each is built once per
@@ -46,166 +74,227 @@ impl Loader<'_> {
                 dialects.push(d);
             }
         }
-        let mut out = Vec::new();
-        for (i, sw) in raw.workloads.iter().enumerate() {
-            let w = sw.get_ref();
-            let field = format!("workload[{i}]");
-            let f = |key: &str| format!("{field}.{key}");
-            let name = w.name.get_ref();
-            let Some(info) = workload::find(name) else {
-                let names: Vec<&str> = workload::registry().iter().map(|w| w.name).collect();
-                let hint = suggest(name, &names, "built-in workloads are");
-                return Err(self.src.at(
-                    &w.name,
-                    &f("name"),
-                    format!("unknown workload '{name}'{hint} (see `dbsweep workloads`)"),
-                ));
-            };
-            let (options, values) = self.options(w, info, &field)?;
-            let rand_type = match &w.rand_type {
-                Some(r) => DistKind::from_name(r.get_ref()).ok_or_else(|| {
-                    self.src.at(
-                        r,
-                        &f("rand_type"),
-                        format!(
-                            "unknown distribution '{}': expected one of {}",
-                            r.get_ref(),
-                            DistKind::ALL.map(|k| k.name()).join(", ")
-                        ),
-                    )
-                })?,
-                None => DistKind::Uniform,
-            };
-            let spec_rand = crate::rand::RandConfig {
-                kind: rand_type,
-                params: Default::default(),
-                seed: 1,
-            };
-            // Building checks what only the workload knows (e.g. --tables
-            // ≥ 1), once per dialect the study's targets speak.
-            let mut default_rounds = None;
-            let mut own_users = false;
-            for &dialect in &dialects {
-                match (info.build)(info.name, &values, dialect, spec_rand) {
-                    Ok(built) => {
-                        default_rounds = built.default_rounds();
-                        own_users = built.default_users().is_some();
-                    }
-                    Err(e) => {
-                        let at = w.options.as_ref().map_or(w.name.span(), |o| o.span());
-                        return Err(self.src.error(
-                            Some(at),
-                            &f("options"),
-                            e.to_string().replace("--", ""),
-                        ));
-                    }
-                }
-            }
-            // As the command line: users started one after another need
-            // users (TPC-C's terminals are its own).
-            if let (Some(r), None, false) = (&w.ramp_up, &w.users, own_users) {
-                return Err(self.src.at(
-                    r,
-                    &f("ramp_up"),
-                    "ramp_up starts emulated users one after another, and this workload has none: add a users axis (users = [100, 1000], or eus = … for DBT-1), or drop ramp_up",
-                ));
-            }
-            let clients = match (&w.clients, &study_clients) {
-                (Some(c), _) => self.clients(c, &f("clients"))?,
-                (None, Some(c)) => c.clone(),
-                (None, None) if has_sweep => Vec::new(),
-                (None, None) => return Err(self.src.at(sw, &field, "no client counts: set clients = [1, 2, 4] (or an expression such as \"pow2 1..64\") at the top of the study or in this workload")),
-            };
-            let events = w.events.filter(|&e| e > 0);
-            // A workload with a count per client of its own (Super Smack's)
-            // runs it when the study gives no end.
-            let rounds = match default_rounds {
-                Some(r) if w.time.is_none() && w.events.is_none() && w.rounds.is_none() => Some(r),
-                _ => w.rounds,
-            }
-            .filter(|&r| r > 0);
-            let time = match w.time {
-                Some(t) => Some(t.0).filter(|t| !t.is_zero()),
-                None if events.is_some() || rounds.is_some() => None,
-                None => Some(DEFAULT_TIME),
-            };
-            if time.is_none() && events.is_none() && rounds.is_none() {
-                return Err(self.src.at(
-                    sw,
-                    &field,
-                    "the run has no end: give time (seconds, or e.g. \"1m\"), events or rounds",
-                ));
-            }
-            let repeats = match (&w.repeats, &raw.repeats) {
-                (Some(r), _) => self.repeats(r, &f("repeats"))?,
-                (None, Some(r)) => self.repeats(r, "repeats")?,
-                (None, None) => Repeats::fixed(1),
-            };
-            let instances = match &w.instances {
-                Some(n) if *n.get_ref() == 0 => {
-                    return Err(self
-                        .src
-                        .at(n, &f("instances"), "0 instances: run at least one"))
-                }
-                Some(n) => *n.get_ref(),
-                None => 1,
-            };
-            let ignore_errors = match &w.ignore_errors {
-                Some(l) => self.error_kinds(l, &f("ignore_errors"))?,
-                None => ErrorSet::NONE,
-            };
-            let pacing = self.pacing(w, &field, &clients)?;
-            if !pacing.levels.is_empty() && instances > 1 {
-                let at = w
-                    .rates
-                    .as_ref()
-                    .map_or_else(|| w.users.as_ref().unwrap().span(), |r| r.span());
-                return Err(self.src.error(
-                    Some(at),
-                    &field,
-                    "rates and users pace one instance of a workload: give instances = 1",
-                ));
-            }
-            let label = match &w.label {
-                Some(l)
-                    if l.get_ref().trim().is_empty()
-                        || l.get_ref().chars().any(char::is_control) =>
-                {
-                    return Err(self
-                        .src
-                        .at(l, &f("label"), "a label must be printable text"))
-                }
-                Some(l) => l.get_ref().clone(),
-                None => name.clone(),
-            };
-            let nodes =
-                self.nodes_spec(w.nodes.as_ref(), w.launcher.as_ref(), &format!("{field}."))?;
-            out.push(WorkloadSpec {
-                name: name.clone(),
-                label,
-                options,
-                values,
-                time,
-                events,
-                rounds,
-                warmup: w.warmup.map_or(Duration::ZERO, |d| d.0),
-                repeats,
-                clients,
-                rand_type,
-                rand_seed: w.rand_seed.filter(|&s| s != 0),
-                report_interval: Some(w.report_interval.map_or(DEFAULT_REPORT_INTERVAL, |d| d.0))
-                    .filter(|d| !d.is_zero()),
-                max_retries: w.max_retries,
-                ignore_errors,
-                grace: w.grace.map_or(DEFAULT_GRACE, |d| d.0),
-                instances,
-                reprepare: w.reprepare.unwrap_or_else(|| Reprepare::default_for(name)),
-                check: w.check.unwrap_or(false),
-                pacing,
-                nodes,
-            });
+        let study = StudyDefaults {
+            clients: study_clients.as_deref(),
+            repeats: raw.repeats.as_ref(),
+            dialects: &dialects,
+            has_sweep,
+        };
+        raw.workloads
+            .iter()
+            .enumerate()
+            .map(|(i, sw)| self.workload(sw, &format!("workload[{i}]"), &study))
+            .collect()
+    }
+
+    /// One `[[workload]]` (at `field`), checked in the order of its keys'
+    /// dependencies: the registry's name and options, the build, then the
+    /// run's clients, length, repeats and pacing.
+    fn workload(
+        &self,
+        sw: &Spanned<RawWorkload>,
+        field: &str,
+        study: &StudyDefaults,
+    ) -> R<WorkloadSpec> {
+        let w = sw.get_ref();
+        let f = |key: &str| format!("{field}.{key}");
+        let name = w.name.get_ref();
+        let info = self.registered(w, &f("name"))?;
+        let (options, values) = self.options(w, info, field)?;
+        let rand_type = self.rand_type(w, &f("rand_type"))?;
+        let built = self.build(w, info, &values, rand_type, study.dialects, &f("options"))?;
+        // As the command line: users started one after another need
+        // users (TPC-C's terminals are its own).
+        if let (Some(r), None, false) = (&w.ramp_up, &w.users, built.own_users) {
+            return Err(self.src.at(
+                r,
+                &f("ramp_up"),
+                "ramp_up starts emulated users one after another, and this workload has none: add a users axis (users = [100, 1000], or eus = … for DBT-1), or drop ramp_up",
+            ));
         }
-        Ok(out)
+        let clients = match (&w.clients, study.clients) {
+            (Some(c), _) => self.clients(c, &f("clients"))?,
+            (None, Some(c)) => c.to_vec(),
+            (None, None) if study.has_sweep => Vec::new(),
+            (None, None) => return Err(self.src.at(sw, field, "no client counts: set clients = [1, 2, 4] (or an expression such as \"pow2 1..64\") at the top of the study or in this workload")),
+        };
+        let length = self.run_length(sw, field, built.default_rounds)?;
+        let repeats = match (&w.repeats, study.repeats) {
+            (Some(r), _) => self.repeats(r, &f("repeats"))?,
+            (None, Some(r)) => self.repeats(r, "repeats")?,
+            (None, None) => Repeats::fixed(1),
+        };
+        let instances = match &w.instances {
+            Some(n) if *n.get_ref() == 0 => {
+                return Err(self
+                    .src
+                    .at(n, &f("instances"), "0 instances: run at least one"))
+            }
+            Some(n) => *n.get_ref(),
+            None => 1,
+        };
+        let ignore_errors = match &w.ignore_errors {
+            Some(l) => self.error_kinds(l, &f("ignore_errors"))?,
+            None => ErrorSet::NONE,
+        };
+        let pacing = self.pacing(w, field, &clients)?;
+        if !pacing.levels.is_empty() && instances > 1 {
+            let at = w
+                .rates
+                .as_ref()
+                .map_or_else(|| w.users.as_ref().unwrap().span(), |r| r.span());
+            return Err(self.src.error(
+                Some(at),
+                field,
+                "rates and users pace one instance of a workload: give instances = 1",
+            ));
+        }
+        let label = self.label(w, &f("label"))?;
+        let nodes = self.nodes_spec(w.nodes.as_ref(), w.launcher.as_ref(), &format!("{field}."))?;
+        Ok(WorkloadSpec {
+            name: name.clone(),
+            label,
+            options,
+            values,
+            time: length.time,
+            events: length.events,
+            rounds: length.rounds,
+            warmup: w.warmup.map_or(Duration::ZERO, |d| d.0),
+            repeats,
+            clients,
+            rand_type,
+            rand_seed: w.rand_seed.filter(|&s| s != 0),
+            report_interval: Some(w.report_interval.map_or(DEFAULT_REPORT_INTERVAL, |d| d.0))
+                .filter(|d| !d.is_zero()),
+            max_retries: w.max_retries,
+            ignore_errors,
+            grace: w.grace.map_or(DEFAULT_GRACE, |d| d.0),
+            instances,
+            reprepare: w.reprepare.unwrap_or_else(|| Reprepare::default_for(name)),
+            check: w.check.unwrap_or(false),
+            pacing,
+            nodes,
+        })
+    }
+
+    /// The built-in workload the name gives, or what it may have meant.
+    fn registered(&self, w: &RawWorkload, field: &str) -> R<&'static workload::WorkloadInfo> {
+        let name = w.name.get_ref();
+        workload::find(name).ok_or_else(|| {
+            let names: Vec<&str> = workload::registry().iter().map(|w| w.name).collect();
+            let hint = suggest(name, &names, "built-in workloads are");
+            self.src.at(
+                &w.name,
+                field,
+                format!("unknown workload '{name}'{hint} (see `dbsweep workloads`)"),
+            )
+        })
+    }
+
+    /// The distribution of the workload's random values (uniform unless
+    /// given).
+    fn rand_type(&self, w: &RawWorkload, field: &str) -> R<DistKind> {
+        match &w.rand_type {
+            Some(r) => DistKind::from_name(r.get_ref()).ok_or_else(|| {
+                self.src.at(
+                    r,
+                    field,
+                    format!(
+                        "unknown distribution '{}': expected one of {}",
+                        r.get_ref(),
+                        DistKind::ALL.map(|k| k.name()).join(", ")
+                    ),
+                )
+            }),
+            None => Ok(DistKind::Uniform),
+        }
+    }
+
+    /// Builds the workload once per dialect the study's targets speak:
+    /// building checks what only the workload knows (e.g. --tables ≥ 1),
+    /// and tells what it brings of its own.
+    fn build(
+        &self,
+        w: &RawWorkload,
+        info: &workload::WorkloadInfo,
+        values: &OptionValues,
+        rand_type: DistKind,
+        dialects: &[Dialect],
+        field: &str,
+    ) -> R<Built> {
+        let spec_rand = crate::rand::RandConfig {
+            kind: rand_type,
+            params: Default::default(),
+            seed: 1,
+        };
+        let mut built = Built {
+            default_rounds: None,
+            own_users: false,
+        };
+        for &dialect in dialects {
+            match (info.build)(info.name, values, dialect, spec_rand) {
+                Ok(b) => {
+                    built.default_rounds = b.default_rounds();
+                    built.own_users = b.default_users().is_some();
+                }
+                Err(e) => {
+                    let at = w.options.as_ref().map_or(w.name.span(), |o| o.span());
+                    return Err(self
+                        .src
+                        .error(Some(at), field, e.to_string().replace("--", "")));
+                }
+            }
+        }
+        Ok(built)
+    }
+
+    /// When the workload's runs end: its time, events or rounds, with the
+    /// defaults filled in; a run with no end is refused.
+    fn run_length(
+        &self,
+        sw: &Spanned<RawWorkload>,
+        field: &str,
+        default_rounds: Option<u64>,
+    ) -> R<RunLength> {
+        let w = sw.get_ref();
+        let events = w.events.filter(|&e| e > 0);
+        // A workload with a count per client of its own (Super Smack's)
+        // runs it when the study gives no end.
+        let rounds = match default_rounds {
+            Some(r) if w.time.is_none() && w.events.is_none() && w.rounds.is_none() => Some(r),
+            _ => w.rounds,
+        }
+        .filter(|&r| r > 0);
+        let time = match w.time {
+            Some(t) => Some(t.0).filter(|t| !t.is_zero()),
+            None if events.is_some() || rounds.is_some() => None,
+            None => Some(DEFAULT_TIME),
+        };
+        if time.is_none() && events.is_none() && rounds.is_none() {
+            return Err(self.src.at(
+                sw,
+                field,
+                "the run has no end: give time (seconds, or e.g. \"1m\"), events or rounds",
+            ));
+        }
+        Ok(RunLength {
+            time,
+            events,
+            rounds,
+        })
+    }
+
+    /// The workload's label in reports: its name unless given.
+    fn label(&self, w: &RawWorkload, field: &str) -> R<String> {
+        match &w.label {
+            Some(l)
+                if l.get_ref().trim().is_empty() || l.get_ref().chars().any(char::is_control) =>
+            {
+                Err(self.src.at(l, field, "a label must be printable text"))
+            }
+            Some(l) => Ok(l.get_ref().clone()),
+            None => Ok(w.name.get_ref().clone()),
+        }
     }
 
     /// The workload's options, validated by the registry exactly as the

@@ -12,7 +12,8 @@
 //! - [`parse`]: the language: a parser over the lexer's tokens (`lex`)
 //!   into a file's syntax tree (`syntax`), with positions for messages.
 //! - [`program`]: checks a parsed file and turns it into per-client plans
-//!   before anything connects (undefined names are errors here).
+//!   before anything connects (undefined names are errors here); `blocks`
+//!   checks the blocks before `main`.
 //! - [`dict`]: dictionaries (`$name` values).
 //! - [`gen_data`]: Super Smack's `gen-data` data generator, built in.
 //! - [`table`]: table blocks (create, min_rows, data files, bulk load).
@@ -25,6 +26,7 @@
 //! docs/smack.md describes the command and every difference from Super
 //! Smack 1.3.
 
+mod blocks;
 pub mod builtin;
 pub mod client;
 pub mod dict;

@@ -1,6 +1,7 @@
 //! Tests of `program.rs` (kept apart so the module itself stays short).
 
 use super::*;
+use crate::workload::smack::dict::Source;
 use crate::workload::smack::parse::parse;
 
 const HEAD: &str = r#"

@@ -109,67 +109,162 @@ fn district(k: &Key) -> String {
 
 /// Checks the twelve conditions on `conn`'s tpcc tables.
 pub fn check(conn: &mut dyn Connection) -> anyhow::Result<Vec<Condition>> {
-    let mut out = Vec::new();
-    let warehouses = keyed(query(conn, "SELECT w_id, w_ytd FROM warehouse")?, 1);
-    let districts = keyed(
-        query(
-            conn,
-            "SELECT d_w_id, d_id, d_ytd, d_next_o_id FROM district",
-        )?,
-        2,
-    );
-    let d_ytd_sum = keyed(
-        query(
-            conn,
-            "SELECT d_w_id, SUM(d_ytd) FROM district GROUP BY d_w_id",
-        )?,
-        1,
-    );
-    let h_by_w = keyed(
-        query(
-            conn,
-            "SELECT h_w_id, SUM(h_amount) FROM history GROUP BY h_w_id",
-        )?,
-        1,
-    );
-    let h_by_d = keyed(
-        query(
-            conn,
-            "SELECT h_w_id, h_d_id, SUM(h_amount) FROM history GROUP BY h_w_id, h_d_id",
-        )?,
-        2,
-    );
-    let orders = keyed(
-        query(
-            conn,
-            "SELECT o_w_id, o_d_id, MAX(o_id), SUM(o_ol_cnt), COUNT(*), \
-             SUM(CASE WHEN o_id > 2100 AND o_carrier_id IS NOT NULL THEN 1 ELSE 0 END) \
-             FROM orders GROUP BY o_w_id, o_d_id",
-        )?,
-        2,
-    );
-    let new_orders = keyed(
-        query(
-            conn,
-            "SELECT no_w_id, no_d_id, MAX(no_o_id), MIN(no_o_id), COUNT(*) FROM new_order \
-             GROUP BY no_w_id, no_d_id",
-        )?,
-        2,
-    );
-    let lines = keyed(
-        query(
-            conn,
-            "SELECT ol_w_id, ol_d_id, COUNT(*) FROM order_line GROUP BY ol_w_id, ol_d_id",
-        )?,
-        2,
-    );
-    let get = |m: &BTreeMap<Key, Vec<f64>>, k: &Key, i: usize| {
-        m.get(k).and_then(|v| v.get(i)).copied().unwrap_or(f64::NAN)
-    };
+    let t = Totals::read(conn)?;
+    let mut out = vec![
+        warehouse_ytd_of_districts(&t),
+        next_order_ids(&t),
+        new_orders_contiguous(&t),
+        order_line_counts(&t),
+    ];
+    out.push(each_row_fails(
+        conn,
+        5,
+        "O_CARRIER_ID is null exactly for orders in NEW-ORDER",
+        "SELECT o_w_id, o_d_id, o_id, o_carrier_id FROM orders LEFT JOIN new_order \
+         ON no_w_id = o_w_id AND no_d_id = o_d_id AND no_o_id = o_id \
+         WHERE (o_carrier_id IS NULL AND no_o_id IS NULL) \
+         OR (o_carrier_id IS NOT NULL AND no_o_id IS NOT NULL)",
+        |r| {
+            let state = if r[3].is_nan() {
+                "has no carrier and no NEW-ORDER row"
+            } else {
+                "has a carrier and a NEW-ORDER row"
+            };
+            format!(
+                "warehouse {} district {} order {}: {state}",
+                r[0], r[1], r[2]
+            )
+        },
+    )?);
+    out.push(each_row_fails(
+        conn,
+        6,
+        "O_OL_CNT = the order's ORDER-LINE rows",
+        "SELECT o_w_id, o_d_id, o_id, o_ol_cnt, COUNT(ol_o_id) FROM orders LEFT JOIN order_line \
+         ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id \
+         GROUP BY o_w_id, o_d_id, o_id, o_ol_cnt HAVING o_ol_cnt <> COUNT(ol_o_id)",
+        |r| {
+            format!(
+                "warehouse {} district {} order {}: O_OL_CNT {}, {} lines",
+                r[0], r[1], r[2], r[3], r[4]
+            )
+        },
+    )?);
+    out.push(each_row_fails(
+        conn,
+        7,
+        "OL_DELIVERY_D is null exactly when O_CARRIER_ID is",
+        "SELECT ol_w_id, ol_d_id, ol_o_id, ol_number FROM order_line JOIN orders \
+         ON o_w_id = ol_w_id AND o_d_id = ol_d_id AND o_id = ol_o_id \
+         WHERE (ol_delivery_d IS NULL AND o_carrier_id IS NOT NULL) \
+         OR (ol_delivery_d IS NOT NULL AND o_carrier_id IS NULL)",
+        |r| {
+            format!(
+                "warehouse {} district {} order {} line {}: delivery date and carrier disagree",
+                r[0], r[1], r[2], r[3]
+            )
+        },
+    )?);
+    out.push(warehouse_ytd_of_history(&t));
+    out.push(district_ytd_of_history(&t));
+    let (c10, c12) = customer_balances(conn)?;
+    out.push(c10);
+    out.push(orders_delivered_since_load(&t));
+    out.push(c12);
+    Ok(out)
+}
 
+/// The per-warehouse and per-district sums and counts most conditions
+/// compare, keyed by warehouse (and district).
+struct Totals {
+    /// W_YTD.
+    warehouses: BTreeMap<Key, Vec<f64>>,
+    /// D_YTD, D_NEXT_O_ID.
+    districts: BTreeMap<Key, Vec<f64>>,
+    /// Per warehouse: sum(D_YTD).
+    d_ytd_sum: BTreeMap<Key, Vec<f64>>,
+    /// sum(H_AMOUNT) per warehouse, and per district.
+    h_by_w: BTreeMap<Key, Vec<f64>>,
+    h_by_d: BTreeMap<Key, Vec<f64>>,
+    /// Per district: max(O_ID), sum(O_OL_CNT), count, the orders delivered
+    /// since the load.
+    orders: BTreeMap<Key, Vec<f64>>,
+    /// Per district: max(NO_O_ID), min(NO_O_ID), count.
+    new_orders: BTreeMap<Key, Vec<f64>>,
+    /// Per district: count(ORDER-LINE).
+    lines: BTreeMap<Key, Vec<f64>>,
+}
+
+impl Totals {
+    fn read(conn: &mut dyn Connection) -> anyhow::Result<Totals> {
+        Ok(Totals {
+            warehouses: keyed(query(conn, "SELECT w_id, w_ytd FROM warehouse")?, 1),
+            districts: keyed(
+                query(
+                    conn,
+                    "SELECT d_w_id, d_id, d_ytd, d_next_o_id FROM district",
+                )?,
+                2,
+            ),
+            d_ytd_sum: keyed(
+                query(
+                    conn,
+                    "SELECT d_w_id, SUM(d_ytd) FROM district GROUP BY d_w_id",
+                )?,
+                1,
+            ),
+            h_by_w: keyed(
+                query(
+                    conn,
+                    "SELECT h_w_id, SUM(h_amount) FROM history GROUP BY h_w_id",
+                )?,
+                1,
+            ),
+            h_by_d: keyed(
+                query(
+                    conn,
+                    "SELECT h_w_id, h_d_id, SUM(h_amount) FROM history GROUP BY h_w_id, h_d_id",
+                )?,
+                2,
+            ),
+            orders: keyed(
+                query(
+                    conn,
+                    "SELECT o_w_id, o_d_id, MAX(o_id), SUM(o_ol_cnt), COUNT(*), \
+                     SUM(CASE WHEN o_id > 2100 AND o_carrier_id IS NOT NULL THEN 1 ELSE 0 END) \
+                     FROM orders GROUP BY o_w_id, o_d_id",
+                )?,
+                2,
+            ),
+            new_orders: keyed(
+                query(
+                    conn,
+                    "SELECT no_w_id, no_d_id, MAX(no_o_id), MIN(no_o_id), COUNT(*) FROM new_order \
+                     GROUP BY no_w_id, no_d_id",
+                )?,
+                2,
+            ),
+            lines: keyed(
+                query(
+                    conn,
+                    "SELECT ol_w_id, ol_d_id, COUNT(*) FROM order_line GROUP BY ol_w_id, ol_d_id",
+                )?,
+                2,
+            ),
+        })
+    }
+}
+
+/// Value `i` of the row at `k`; NaN when there is none.
+fn get(m: &BTreeMap<Key, Vec<f64>>, k: &Key, i: usize) -> f64 {
+    m.get(k).and_then(|v| v.get(i)).copied().unwrap_or(f64::NAN)
+}
+
+/// Condition 1: a warehouse's year-to-date balance is its districts'.
+fn warehouse_ytd_of_districts(t: &Totals) -> Condition {
     let mut c = Acc::new(1, "W_YTD = sum(D_YTD)");
-    for (k, v) in &warehouses {
-        let sum = get(&d_ytd_sum, k, 0);
+    for (k, v) in &t.warehouses {
+        let sum = get(&t.d_ytd_sum, k, 0);
         if !same(v[0], sum) {
             c.fail(|| {
                 format!(
@@ -179,13 +274,17 @@ pub fn check(conn: &mut dyn Connection) -> anyhow::Result<Vec<Condition>> {
             });
         }
     }
-    out.push(c.c);
+    c.c
+}
 
+/// Condition 2: a district's next order id follows its last order and
+/// its last new order.
+fn next_order_ids(t: &Totals) -> Condition {
     let mut c = Acc::new(2, "D_NEXT_O_ID − 1 = max(O_ID) = max(NO_O_ID)");
-    for (k, v) in &districts {
+    for (k, v) in &t.districts {
         let next = v[1] - 1.0;
-        let max_o = get(&orders, k, 0);
-        let max_no = get(&new_orders, k, 0);
+        let max_o = get(&t.orders, k, 0);
+        let max_no = get(&t.new_orders, k, 0);
         // A district whose every order is delivered has no NEW-ORDER row.
         if next != max_o || !(max_no.is_nan() || max_no == next) {
             c.fail(|| {
@@ -196,10 +295,13 @@ pub fn check(conn: &mut dyn Connection) -> anyhow::Result<Vec<Condition>> {
             });
         }
     }
-    out.push(c.c);
+    c.c
+}
 
+/// Condition 3: a district's new orders have consecutive ids.
+fn new_orders_contiguous(t: &Totals) -> Condition {
     let mut c = Acc::new(3, "max(NO_O_ID) − min(NO_O_ID) + 1 = count(NEW-ORDER)");
-    for (k, v) in &new_orders {
+    for (k, v) in &t.new_orders {
         if v[0] - v[1] + 1.0 != v[2] {
             c.fail(|| {
                 format!(
@@ -212,75 +314,43 @@ pub fn check(conn: &mut dyn Connection) -> anyhow::Result<Vec<Condition>> {
             });
         }
     }
-    out.push(c.c);
+    c.c
+}
 
+/// Condition 4: a district's orders count as many lines as it has.
+fn order_line_counts(t: &Totals) -> Condition {
     let mut c = Acc::new(4, "sum(O_OL_CNT) = count(ORDER-LINE)");
-    for (k, v) in &orders {
-        let n = get(&lines, k, 0);
+    for (k, v) in &t.orders {
+        let n = get(&t.lines, k, 0);
         if v[1] != n {
             c.fail(|| format!("{}: sum(O_OL_CNT) {}, order lines {n}", district(k), v[1]));
         }
     }
-    out.push(c.c);
+    c.c
+}
 
-    let mut c = Acc::new(5, "O_CARRIER_ID is null exactly for orders in NEW-ORDER");
-    for r in query(
-        conn,
-        "SELECT o_w_id, o_d_id, o_id, o_carrier_id FROM orders LEFT JOIN new_order \
-         ON no_w_id = o_w_id AND no_d_id = o_d_id AND no_o_id = o_id \
-         WHERE (o_carrier_id IS NULL AND no_o_id IS NULL) \
-         OR (o_carrier_id IS NOT NULL AND no_o_id IS NOT NULL)",
-    )? {
-        c.fail(|| {
-            let state = if r[3].is_nan() {
-                "has no carrier and no NEW-ORDER row"
-            } else {
-                "has a carrier and a NEW-ORDER row"
-            };
-            format!(
-                "warehouse {} district {} order {}: {state}",
-                r[0], r[1], r[2]
-            )
-        });
+/// A condition (5, 6, 7) whose query returns the rows that break it, each
+/// a failure as `describe` words it.
+fn each_row_fails(
+    conn: &mut dyn Connection,
+    number: u8,
+    title: &'static str,
+    sql: &str,
+    describe: impl Fn(&[f64]) -> String,
+) -> anyhow::Result<Condition> {
+    let mut c = Acc::new(number, title);
+    for r in query(conn, sql)? {
+        c.fail(|| describe(&r));
     }
-    out.push(c.c);
+    Ok(c.c)
+}
 
-    let mut c = Acc::new(6, "O_OL_CNT = the order's ORDER-LINE rows");
-    for r in query(
-        conn,
-        "SELECT o_w_id, o_d_id, o_id, o_ol_cnt, COUNT(ol_o_id) FROM orders LEFT JOIN order_line \
-         ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id \
-         GROUP BY o_w_id, o_d_id, o_id, o_ol_cnt HAVING o_ol_cnt <> COUNT(ol_o_id)",
-    )? {
-        c.fail(|| {
-            format!(
-                "warehouse {} district {} order {}: O_OL_CNT {}, {} lines",
-                r[0], r[1], r[2], r[3], r[4]
-            )
-        });
-    }
-    out.push(c.c);
-
-    let mut c = Acc::new(7, "OL_DELIVERY_D is null exactly when O_CARRIER_ID is");
-    for r in query(
-        conn,
-        "SELECT ol_w_id, ol_d_id, ol_o_id, ol_number FROM order_line JOIN orders \
-         ON o_w_id = ol_w_id AND o_d_id = ol_d_id AND o_id = ol_o_id \
-         WHERE (ol_delivery_d IS NULL AND o_carrier_id IS NOT NULL) \
-         OR (ol_delivery_d IS NOT NULL AND o_carrier_id IS NULL)",
-    )? {
-        c.fail(|| {
-            format!(
-                "warehouse {} district {} order {} line {}: delivery date and carrier disagree",
-                r[0], r[1], r[2], r[3]
-            )
-        });
-    }
-    out.push(c.c);
-
+/// Condition 8: a warehouse's year-to-date balance is what its history
+/// says was paid.
+fn warehouse_ytd_of_history(t: &Totals) -> Condition {
     let mut c = Acc::new(8, "W_YTD = sum(H_AMOUNT)");
-    for (k, v) in &warehouses {
-        let sum = get(&h_by_w, k, 0);
+    for (k, v) in &t.warehouses {
+        let sum = get(&t.h_by_w, k, 0);
         if !same(v[0], sum) {
             c.fail(|| {
                 format!(
@@ -290,11 +360,14 @@ pub fn check(conn: &mut dyn Connection) -> anyhow::Result<Vec<Condition>> {
             });
         }
     }
-    out.push(c.c);
+    c.c
+}
 
+/// Condition 9: a district's likewise.
+fn district_ytd_of_history(t: &Totals) -> Condition {
     let mut c = Acc::new(9, "D_YTD = sum(H_AMOUNT)");
-    for (k, v) in &districts {
-        let sum = get(&h_by_d, k, 0);
+    for (k, v) in &t.districts {
+        let sum = get(&t.h_by_d, k, 0);
         if !same(v[0], sum) {
             c.fail(|| {
                 format!(
@@ -306,8 +379,12 @@ pub fn check(conn: &mut dyn Connection) -> anyhow::Result<Vec<Condition>> {
             });
         }
     }
-    out.push(c.c);
+    c.c
+}
 
+/// Conditions 10 and 12, both on each customer's balance against what was
+/// delivered to and paid by it (one pass over the customers).
+fn customer_balances(conn: &mut dyn Connection) -> anyhow::Result<(Condition, Condition)> {
     let customers = keyed(
         query(
             conn,
@@ -360,14 +437,18 @@ pub fn check(conn: &mut dyn Connection) -> anyhow::Result<Vec<Condition>> {
             });
         }
     }
-    out.push(c10.c);
+    Ok((c10.c, c12.c))
+}
 
+/// Condition 11, with the orders delivered since the load added to the
+/// spec's 2100 (see the module's doc).
+fn orders_delivered_since_load(t: &Totals) -> Condition {
     let mut c = Acc::new(
         11,
         "count(ORDER) − count(NEW-ORDER) = 2100 (+ orders delivered since the load)",
     );
-    for (k, v) in &orders {
-        let no = nz(get(&new_orders, k, 2));
+    for (k, v) in &t.orders {
+        let no = nz(get(&t.new_orders, k, 2));
         let want = 2100.0 + v[3];
         if v[2] - no != want {
             c.fail(|| {
@@ -380,7 +461,5 @@ pub fn check(conn: &mut dyn Connection) -> anyhow::Result<Vec<Condition>> {
             });
         }
     }
-    out.push(c.c);
-    out.push(c12.c);
-    Ok(out)
+    c.c
 }
