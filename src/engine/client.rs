@@ -107,7 +107,7 @@ pub(super) fn run(
         let completed = matches!(end, TxnEnd::Done);
         c.script_ended(script.as_mut(), completed, finished, deferred.is_some());
         match end {
-            TxnEnd::Abandoned => return, // state stays in the transaction: counted by the coordinator
+            TxnEnd::Abandoned => return, // state stays in the transaction: counted by the timekeeper
             TxnEnd::Done => c.record_done(timing, start, intended, finished, measured),
             TxnEnd::Failed => c.record_failed(timing, measured),
             TxnEnd::Lost => {
@@ -392,8 +392,8 @@ impl<'a> Client<'a> {
     }
 
     /// The client is done: it says so, and when its work ended, then keeps
-    /// its connection until the coordinator has taken the run's last
-    /// reading of the server (bounded, should the coordinator be gone).
+    /// its connection until the timekeeper has taken the run's last
+    /// reading of the server (bounded, should the timekeeper be gone).
     fn leave(&self) {
         let shared = self.shared;
         let life = &shared.lifecycle;

@@ -17,7 +17,7 @@
 //! their transactions counted as abandoned, and the run reported as it stands.
 //!
 //! Here are the types the parts share; `run.rs` drives one run (`Run`: its
-//! set-up, release, coordination and result), `client.rs` is one client's
+//! set-up, release, timekeeping and result), `client.rs` is one client's
 //! loop and `transaction.rs` one transaction of it, `kinds.rs` names the
 //! statement kinds their latencies are kept under, and `point.rs` runs a
 //! resolved point through them into its record.
@@ -56,7 +56,7 @@ use self::kinds::Kinds;
 use self::recorder::Recorder;
 
 /// How a run is driven. Built by the CLI (or a study runner) from options;
-/// serialisable, because a distributed run's coordinator sends it to its
+/// serialisable, because a distributed run's coordinator (`nodes`) sends it to its
 /// workers.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RunConfig {
@@ -109,7 +109,7 @@ pub use result::{ConnectStats, IntervalSample, PacedSample, RunResult, TypeResul
 use run::Run;
 pub use shard::Shard;
 
-/// One client's state and counters, as the coordinator reads them.
+/// One client's state and counters, as the timekeeper reads them.
 #[repr(align(128))]
 struct Slot {
     /// IDLE, IN_TXN, IN_ARRIVAL, DONE or RECONNECTING.
@@ -138,7 +138,7 @@ struct Timeline {
 }
 
 /// The clients that have finished, and when their work ended: the run's
-/// end is read from what the clients did, not from when the coordinator
+/// end is read from what the clients did, not from when the timekeeper
 /// woke to see it (late on a busy machine).
 #[derive(Default, Clone, Copy)]
 struct Done {
@@ -150,7 +150,7 @@ struct Done {
     by_end: bool,
 }
 
-/// State shared between the clients and the coordinating thread. What
+/// State shared between the clients and the timekeeper. What
 /// every client touches each transaction (the recorder, its slot, the
 /// event count, the lifecycle's `stop`) is held here, not behind a pointer.
 struct Shared {
@@ -179,7 +179,7 @@ struct Shared {
     seed: u64,
 }
 
-/// Where the run is in its life: what the coordinator tells the clients
+/// Where the run is in its life: what the timekeeper tells the clients
 /// (stop, abandon, close) and what they tell it (a fatal error, done).
 struct Lifecycle {
     /// Set when clients must not start another transaction.
@@ -223,7 +223,7 @@ struct Rules {
 }
 
 /// How a client's connection is opened again (and what is prepared on it,
-/// per instance), and how the coordinator interrupts it at the deadline.
+/// per instance), and how the timekeeper interrupts it at the deadline.
 struct Connections {
     connect: Connect,
     sql: Vec<Vec<String>>,
@@ -258,7 +258,7 @@ pub fn run_instances(
 ) -> anyhow::Result<RunResult> {
     let mut run = Run::connect(instances, connect, cfg, sampler)?;
     let mut clock = run.release()?;
-    let ended = run.coordinate(&mut clock, cancel, on_interval);
+    let ended = run.keep_time(&mut clock, cancel, on_interval);
     Ok(run.finish(clock, ended, on_interval))
 }
 

@@ -6,7 +6,7 @@
 //! thousand clients do not need a thousand sets of histograms) while keeping
 //! lock contention negligible next to a database round trip.
 //!
-//! A shard holds only what came in since the coordinator last took it:
+//! A shard holds only what came in since the timekeeper last took it:
 //! the current interval, and the measured window's part since the last
 //! [`Recorder::collect`] (every [`COLLECT_EVERY`]), which moves it into
 //! the run's totals, kept once. So what the recorder holds depends on the
@@ -132,7 +132,7 @@ pub struct IntervalAcc {
     pub lag: Histogram,
 }
 
-/// Measurements of the measured window: a shard's since the coordinator
+/// Measurements of the measured window: a shard's since the timekeeper
 /// last collected them, or the run's (the recorder's totals).
 #[derive(Debug, Clone)]
 pub struct Totals {
@@ -194,7 +194,7 @@ impl Totals {
     }
 }
 
-/// One shard's measurements since the coordinator last took them.
+/// One shard's measurements since the timekeeper last took them.
 #[derive(Debug)]
 pub struct ShardData {
     /// The measured window's part, moved into the run's totals by
@@ -205,7 +205,7 @@ pub struct ShardData {
     spare: Spare,
 }
 
-/// How often the coordinator should [`Recorder::collect`]: often enough
+/// How often the timekeeper should [`Recorder::collect`]: often enough
 /// that a shard holds one short period's latencies, rarely enough that
 /// moving them costs nothing next to the run (a few hundred thousand
 /// additions a second, under each shard's lock in turn).

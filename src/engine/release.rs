@@ -4,9 +4,9 @@
 //!
 //! The engine connects its clients and builds its queues as usual, then —
 //! just before the gate that releases the clients opens — calls the hook.
-//! The hook says the run is ready (to whoever coordinates it) and returns
-//! the wall-clock instant to release at, already corrected to this
-//! machine's clock; [`Release::wait`] sleeps until then, at a real-time
+//! The hook says the run is ready (to whoever coordinates it: `run
+//! --nodes`' coordinator) and returns the wall-clock instant to release
+//! at, already corrected to this machine's clock; [`Release::wait`] sleeps until then, at a real-time
 //! priority where allowed. The last quarter millisecond is spun rather
 //! than slept, because a sleeping thread wakes late by the scheduler's
 //! slack and the shards' start skew is measured in milliseconds.
@@ -35,7 +35,7 @@ impl Release {
     pub fn wait(&self) -> anyhow::Result<Duration> {
         let at = (self.0)()?;
         // At a real-time priority where allowed, kept after the wait: the
-        // engine's coordinating thread (this one) takes it next anyway and
+        // engine's timekeeper (this one) takes it next anyway and
         // returns to normal when the run ends. On a loaded machine an
         // ordinary thread was measured waking, or being preempted right
         // after its wait, 10 ms late: half the skew a coordinated start

@@ -1,4 +1,4 @@
-//! One run as the coordinating thread drives it, in four phases:
+//! One run as the timekeeper drives it, in four phases:
 //!
 //! 1. [`Run::connect`]: everything before the clients may start — which
 //!    clients this process runs, the statement kinds, every client's
@@ -6,7 +6,7 @@
 //!    gate), the pacing's queue and what the workload keeps per user.
 //! 2. [`Run::release`]: waits for the start (at once, or a distributed
 //!    run's common instant), fixes the timeline and lets the clients go.
-//! 3. [`Run::coordinate`]: keeps the run's time on a [`Clock`] — interval
+//! 3. [`Run::keep_time`]: keeps the run's time on a [`Clock`] — interval
 //!    samples, the measured window's start, cancellation, the hard timeout,
 //!    a fatal error, the deadline — until the clients are done or the
 //!    deadline abandons what is still in flight.
@@ -14,7 +14,7 @@
 //!    the last interval, and the [`RunResult`].
 //!
 //! The clients (client.rs) see none of this but [`Shared`]: the
-//! coordinator's state is its own, so it adds nothing to their path.
+//! timekeeper's state is its own, so it adds nothing to their path.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
@@ -36,7 +36,7 @@ use crate::metrics::sampler::Sampler;
 use crate::workload::{TxnType, Workload};
 
 /// A run from its clients' connections to its result: what the
-/// coordinating thread holds besides the state it shares with the clients.
+/// timekeeper holds besides the state it shares with the clients.
 pub(super) struct Run<'a> {
     cfg: &'a RunConfig,
     /// Told when the clients are released, when the measured window
@@ -65,7 +65,7 @@ pub(super) struct Run<'a> {
     server: ServerInfo,
 }
 
-/// The run's time as the coordinator keeps it, from the release on.
+/// The run's time as the timekeeper keeps it, from the release on.
 pub(super) struct Clock {
     t0: Instant,
     measure_start: Instant,
@@ -87,14 +87,14 @@ pub(super) struct Clock {
     deadline: Option<Instant>,
     interrupted: bool,
     timed_out: bool,
-    /// When the coordinator stopped the clients (Ctrl-C, the hard timeout):
+    /// When the timekeeper stopped the clients (Ctrl-C, the hard timeout):
     /// the window runs at least to here.
     stopped_at: Option<Instant>,
-    /// The coordinator runs at a real-time priority until the run ends.
+    /// The timekeeper runs at a real-time priority until the run ends.
     realtime: bool,
 }
 
-/// How the coordination ended: when, and how many transactions in flight
+/// How the timekeeping ended: when, and how many transactions in flight
 /// were abandoned at the deadline.
 pub(super) struct Ended {
     at: Instant,
@@ -239,7 +239,7 @@ impl<'a> Run<'a> {
             let _ = self.shared.dispatch.set(pacing::Dispatch::new(t0, source));
         }
         let cpu_start = (self.cfg.warmup.is_zero()).then(CpuTimes::now);
-        // The coordinator keeps the run's time — the bounding readings, the
+        // The timekeeper keeps the run's time — the bounding readings, the
         // interval ticks, the deadline — and sleeps otherwise: at a real-time
         // priority where allowed, so a thousand clients released at once do
         // not delay its first reading by seconds.
@@ -266,11 +266,11 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// Coordinates until every client is done or the deadline passes:
+    /// Keeps the run's time until every client is done or the deadline passes:
     /// interval samples, the warmup boundary, cancellation, the deadline.
     /// Each interval goes to `on_interval` and is not kept: a long run's
     /// memory does not grow with its length (its caller writes them out).
-    pub fn coordinate(
+    pub fn keep_time(
         &self,
         clock: &mut Clock,
         cancel: &AtomicBool,
@@ -437,9 +437,9 @@ impl<'a> Run<'a> {
 
     /// The run's end once every client is done: the end of the last
     /// transaction, or the time limit (clients idle at the end, waiting for
-    /// an arrival or a user), or the moment the coordinator stopped them —
+    /// an arrival or a user), or the moment the timekeeper stopped them —
     /// whichever is latest, and never past the deadline. Not the moment
-    /// the coordinator woke to find them done, which a busy machine makes
+    /// the timekeeper woke to find them done, which a busy machine makes
     /// late. A client that never ran a transaction leaves only that moment.
     fn ended_at(clock: &Clock, (done, found): &(Done, Instant)) -> Instant {
         let reached_end = clock.end.filter(|_| done.by_end);

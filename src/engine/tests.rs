@@ -330,7 +330,7 @@ fn deadline_holds_when_the_server_hangs() {
     assert_eq!(r.counters.transactions, 20, "10 complete per client");
     assert_eq!(r.stop, StopReason::Time);
     // The measured window runs to the deadline (the end plus the grace),
-    // exactly: not to when the coordinator woke to see it.
+    // exactly: not to when the timekeeper woke to see it.
     assert_eq!(r.measured, Duration::from_millis(800));
 }
 
@@ -457,7 +457,7 @@ fn time_limit_ends_the_run_on_time() {
     assert_eq!(r.stop, StopReason::Time);
     // Ended by the limit: the window is the time, and at most the grace
     // more for the transactions in flight at the end (not when the
-    // coordinator woke to see them done).
+    // timekeeper woke to see them done).
     assert!(
         r.measured >= Duration::from_millis(400)
             && r.measured <= Duration::from_millis(400) + cfg.grace,

@@ -342,7 +342,7 @@ impl Sampler {
     /// `measuring` when the measured window begins at once (no warmup).
     ///
     /// The bounding readings are taken on the caller's thread (the engine's
-    /// coordinator, real-time where allowed, so on time under any load),
+    /// timekeeper, real-time where allowed, so on time under any load),
     /// each when asked: never queued behind the sampler thread's queries.
     pub fn released(&self, measuring: bool) {
         self.inner.snap(Some(Mark::Released { measuring }));

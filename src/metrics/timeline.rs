@@ -7,7 +7,7 @@
 //! reading after it is in.
 //!
 //! Readings are taken on two threads — the sampler's periodic ones, and
-//! the bounding ones on the engine's coordinator — so one can finish
+//! the bounding ones on the engine's timekeeper — so one can finish
 //! after a reading that began later. A sample is made only once
 //! [`KEEP`] later readings are in, which puts every reading in its place
 //! first (two readings of one thread never overlap, so a reading is out of

@@ -212,7 +212,7 @@ enum LineRef<'a> {
 }
 
 /// Appends a run's series to its file as each entry closes; shared by the
-/// threads that make them (the engine's coordinator its intervals, the
+/// threads that make them (the engine's timekeeper its intervals, the
 /// sampler its samples). The lines go through gzip, each flushed (a sync
 /// flush: the stream so far decompresses whole) as it is written, so a
 /// killed run leaves every closed entry readable.

@@ -1,5 +1,5 @@
 //! A thread that must keep its schedule on a machine the load saturates:
-//! the sampler's readings and the coordinator's ticks. With thousands of
+//! the sampler's readings and the engine's timekeeper's ticks. With thousands of
 //! runnable client threads and server backends on two cores, an ordinary
 //! thread's wake-up can wait seconds for a turn; a real-time one runs when
 //! it wakes. Both sleep almost all the time, so they take nothing from the
