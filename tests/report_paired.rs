@@ -10,7 +10,7 @@ use std::path::Path;
 use dbsweep::record::{Machine, Run};
 use dbsweep::report::study::{self, Options, StudyData};
 use dbsweep::stats::paired::Verdict;
-use dbsweep::store::{PointRow, PointStatus, Store};
+use dbsweep::store::{PointRow, PointStatus, Store, StudyId};
 use dbsweep::study::DesignSpec;
 use util::Dir;
 
@@ -54,6 +54,30 @@ fn point(target: &str, repeat: u32, tps: f64, at_s: u64, cpu: &str) -> PointRow 
     }
 }
 
+/// A new study `p` in `dir`'s results.db, with a design of `order`
+/// (baseline `a/base`, `control` the control's target) unless None: the
+/// store and the study's id.
+fn begin(dir: &Dir, design: Option<(&str, Option<&str>)>) -> (Store, StudyId) {
+    let mut s = Store::create_or_open(&dir.join("results.db")).unwrap();
+    let id = s
+        .begin_study("p", "", "name = \"p\"\n", &Machine::default())
+        .unwrap();
+    if let Some((order, control)) = design {
+        let design = DesignSpec {
+            order: order.into(),
+            baseline: ("a".into(), "base".into()),
+            baselines: vec![],
+            control: control.map(|c| (c.into(), "base".into())),
+            equivalence: 0.02,
+            seed: 1,
+            sweep: None,
+        };
+        s.save_design(id, &serde_json::to_string(&design).unwrap())
+            .unwrap();
+    }
+    (s, id)
+}
+
 /// A study of `series` (target, tps by block, time by block, cpu), stored
 /// and read back as a report's data.
 fn stored(
@@ -63,21 +87,7 @@ fn stored(
     series: &[(&str, &[f64], &[u64], &str)],
 ) -> StudyData {
     let path = dir.join("results.db");
-    let mut s = Store::create_or_open(&path).unwrap();
-    let id = s
-        .begin_study("p", "", "name = \"p\"\n", &Machine::default())
-        .unwrap();
-    let design = DesignSpec {
-        order: order.into(),
-        baseline: ("a".into(), "base".into()),
-        baselines: vec![],
-        control: control.map(|c| (c.into(), "base".into())),
-        equivalence: 0.02,
-        seed: 1,
-        sweep: None,
-    };
-    s.save_design(id, &serde_json::to_string(&design).unwrap())
-        .unwrap();
+    let (mut s, id) = begin(dir, Some((order, control)));
     for (target, tps, at, cpu) in series {
         for (k, (v, t)) in tps.iter().zip(*at).enumerate() {
             s.commit_point(id, &point(target, k as u32 + 1, *v, *t, cpu))
@@ -281,10 +291,7 @@ fn a_point_a_stop_rule_skipped_leaves_its_block_its_peak() {
     // been the peak.
     let dir = Dir::new();
     let path = dir.join("results.db");
-    let mut s = Store::create_or_open(&path).unwrap();
-    let id = s
-        .begin_study("p", "", "name = \"p\"\n", &Machine::default())
-        .unwrap();
+    let (mut s, id) = begin(&dir, None);
     let at_256 = |mut p: PointRow| {
         p.key = p.key.replace("clients=4", "clients=256");
         p.clients = 256;
@@ -333,21 +340,7 @@ fn variants_measured_only_at_offered_loads_are_compared_as_series() {
     // answer and is compared; at the rate it is the rate and is not.
     let dir = Dir::new();
     let path = dir.join("results.db");
-    let mut s = Store::create_or_open(&path).unwrap();
-    let id = s
-        .begin_study("p", "", "name = \"p\"\n", &Machine::default())
-        .unwrap();
-    let design = DesignSpec {
-        order: "interleaved".into(),
-        baseline: ("a".into(), "base".into()),
-        baselines: vec![],
-        control: None,
-        equivalence: 0.02,
-        seed: 1,
-        sweep: None,
-    };
-    s.save_design(id, &serde_json::to_string(&design).unwrap())
-        .unwrap();
+    let (mut s, id) = begin(&dir, Some(("interleaved", None)));
     let at = |variant: &str, level: &str, k: u32, tps: f64, t: u64| {
         let mut p = point("a", k, tps, t, "cpu");
         p.variant = variant.into();

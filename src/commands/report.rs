@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use super::write_atomically;
 use crate::record;
+use crate::report;
 pub use crate::report::export::Format;
 use crate::report::export::{exporter, Study};
 use crate::report::study::{self, Metric};
-use crate::report::{self};
 use crate::util::paths::dir_of;
 use crate::UsageError;
 
