@@ -1,7 +1,8 @@
 //! `dbsweep k8s`: the manifests' structure, read back from the YAML it
 //! writes (the workers' Indexed Job, command line and shard index, the
-//! headless Service, the coordinator's run equal to the run asked for, no
-//! password anywhere); bad input refused with one line and exit status 2;
+//! headless Service, the point in a ConfigMap equal to the run asked for,
+//! the coordinator Pod's and the workers' command lines run here against
+//! the fake driver, no password anywhere); bad input refused with one line and exit status 2;
 //! and the manifests validated by `kubernetes-validate --strict` (PyPI)
 //! against the oldest and the newest Kubernetes schema it bundles. No
 //! cluster runs here: what a cluster would add is in docs/distributed.md.
@@ -85,11 +86,12 @@ fn k8s_request(extra: &[&str]) -> K8sRequest {
     }
 }
 
-/// The service, the coordinator and the job, read back from their YAML.
-fn documents(r: &K8sRequest) -> (Vec<String>, [Value; 3]) {
-    let docs = k8s::manifests(r).documents().expect("YAML");
+/// The point's ConfigMap, the service, the coordinator and the job, read
+/// back from their YAML.
+fn documents(r: &K8sRequest) -> (Vec<String>, [Value; 4]) {
+    let docs = k8s::manifests(r).expect("JSON").documents().expect("YAML");
     let parse = |i: usize| -> Value { yaml_serde::from_str(&docs[i].1).expect("YAML reads back") };
-    let values = [parse(0), parse(1), parse(2)];
+    let values = [parse(0), parse(1), parse(2), parse(3)];
     (docs.into_iter().map(|(_, y)| y).collect(), values)
 }
 
@@ -103,7 +105,7 @@ fn strings(v: &Value) -> Vec<String> {
 
 #[test]
 fn workers_are_an_indexed_job_of_n_pods_each_dialling_the_coordinator() {
-    let (_, [_, _, job]) = documents(&k8s_request(&[]));
+    let (_, [_, _, _, job]) = documents(&k8s_request(&[]));
     assert_eq!(job["apiVersion"], "batch/v1");
     assert_eq!(job["kind"], "Job");
     let spec = &job["spec"];
@@ -156,7 +158,7 @@ fn workers_are_an_indexed_job_of_n_pods_each_dialling_the_coordinator() {
 
 #[test]
 fn the_headless_service_names_the_coordinator_pod() {
-    let (_, [service, pod, _]) = documents(&k8s_request(&["--port", "9000"]));
+    let (_, [_, service, pod, _]) = documents(&k8s_request(&["--port", "9000"]));
     assert_eq!(service["spec"]["clusterIP"], "None");
     assert_eq!(service["metadata"]["name"], "dbsweep-coordinator");
     assert_eq!(service["metadata"]["namespace"], "bench");
@@ -175,16 +177,32 @@ fn the_headless_service_names_the_coordinator_pod() {
     );
 }
 
+/// The point the coordinator Pod runs, from the ConfigMap's file, written
+/// where `dir` says.
+fn point_file(configmap: &Value, dir: &Dir) -> PathBuf {
+    let file = dir.join("point.json");
+    let text = configmap["data"]["point.json"]
+        .as_str()
+        .expect("point.json");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
 #[test]
 fn the_coordinators_run_is_the_run_asked_for() {
     let r = k8s_request(&[]);
-    let (_, [_, pod, _]) = documents(&r);
+    let (_, [configmap, _, pod, _]) = documents(&r);
+    assert_eq!(configmap["kind"], "ConfigMap");
+    assert_eq!(configmap["metadata"]["name"], "dbsweep-point");
     let args = strings(&pod["spec"]["containers"][0]["args"]);
-    assert_eq!(args[0], "run");
-    let tail = &args[args.len() - 6..];
     assert_eq!(
-        tail,
+        args,
         [
+            "run",
+            "--spec",
+            "/etc/dbsweep/point.json",
+            "--json",
+            "-",
             "--nodes",
             "3",
             "--launcher",
@@ -193,17 +211,21 @@ fn the_coordinators_run_is_the_run_asked_for() {
             "0.0.0.0:7878"
         ]
     );
-    let rendered = &args[1..args.len() - 6];
-    assert!(
-        !rendered
-            .iter()
-            .any(|a| a.starts_with("--image") || a.starts_with("--cpu")),
-        "{rendered:?}"
-    );
-    // Resolved as `dbsweep run`, the rendered options are the run itself.
-    // (--nodes, --launcher and --listen are left out until `run` has them.)
+    // The pod sees the ConfigMap's file where --spec names it.
+    let mount = &pod["spec"]["containers"][0]["volumeMounts"][0];
+    assert_eq!(mount["mountPath"], "/etc/dbsweep");
+    assert_eq!(mount["readOnly"], true);
+    let volume = &pod["spec"]["volumes"][0];
+    assert_eq!(volume["name"], mount["name"]);
+    assert_eq!(volume["configMap"]["name"], "dbsweep-point");
+    // Resolved as the pod resolves it (`run --spec FILE`, without --nodes,
+    // which only adds the coordination), the point is the run asked for.
+    let dir = Dir::new();
+    let file = point_file(&configmap, &dir);
+    let spec = ["--spec".to_string(), file.to_str().unwrap().to_string()];
+    let spec = [&spec[..], &["--json".into(), "-".into()]].concat();
     let (Request::Run(mine), Request::Run(asked)) =
-        (resolve("run", rendered), resolve("run", &run_options()))
+        (resolve("run", &spec), resolve("run", &run_options()))
     else {
         panic!("not run requests")
     };
@@ -224,9 +246,113 @@ fn the_coordinators_run_is_the_run_asked_for() {
 }
 
 #[test]
+fn a_seed_from_the_clock_and_a_workloads_own_rounds_are_fixed_in_the_point() {
+    // No --rand-seed, no stop condition, a Super Smack workload: the pod
+    // must run the seed and the rounds `dbsweep run` would have chosen
+    // here, the same on every `kubectl apply`.
+    let mut options: Vec<String> = [
+        "smack_select",
+        "--db",
+        "mysql://sbtest@maria.bench.svc/sbtest",
+        "--threads",
+        "4",
+    ]
+    .map(String::from)
+    .to_vec();
+    options.extend(K8S_OPTIONS.iter().map(|s| s.to_string()));
+    let Request::K8s(r) = resolve("k8s", &options) else {
+        panic!()
+    };
+    assert_ne!(r.spec.rand.seed, 0);
+    assert_eq!(r.spec.config.seed, r.spec.rand.seed);
+    assert_eq!(r.spec.config.time, None);
+    assert_eq!(r.spec.config.rounds, Some(1000), "smack_select's own");
+    let (_, [_, _, pod, _]) = documents(&r);
+    assert!(!strings(&pod["spec"]["containers"][0]["args"]).contains(&"--json".to_string()));
+}
+
+#[test]
+fn the_pods_command_runs_the_point_with_workers_joining_by_index() {
+    // The coordinator Pod's command line and the workers' as the manifests
+    // give them, run here: the ConfigMap's point with its database swapped
+    // for the fake driver (no cluster, no server), on a local port.
+    let mut options: Vec<String> = [
+        "oltp_point_select",
+        "--db",
+        "postgres://sbtest@db.bench.svc/sbtest",
+        "--threads",
+        "4",
+        "--rounds",
+        "50",
+        "--metrics",
+        "off",
+        "--json",
+        "-",
+    ]
+    .map(String::from)
+    .to_vec();
+    options.extend(K8S_OPTIONS.iter().map(|s| s.to_string()));
+    let Request::K8s(r) = resolve("k8s", &options) else {
+        panic!()
+    };
+    let (_, [configmap, _, pod, job]) = documents(&r);
+    let dir = Dir::new();
+    let mut point: Value =
+        serde_json::from_str(configmap["data"]["point.json"].as_str().unwrap()).unwrap();
+    let fake = dbsweep::driver::Target::parse("fake://?latency=200us").unwrap();
+    point["target"] = serde_json::to_value(&fake).unwrap();
+    let file = dir.join("point.json");
+    std::fs::write(&file, serde_json::to_string(&point).unwrap()).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let args: Vec<String> = strings(&pod["spec"]["containers"][0]["args"])
+        .into_iter()
+        .map(|a| match a.as_str() {
+            "/etc/dbsweep/point.json" => file.to_str().unwrap().to_string(),
+            "0.0.0.0:7878" => listen.clone(),
+            _ => a,
+        })
+        .collect();
+    let coordinator = util::nodes::spawn(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let worker_args: Vec<String> =
+        strings(&job["spec"]["template"]["spec"]["containers"][0]["args"])
+            .into_iter()
+            .map(|a| {
+                if a.ends_with(".svc:7878") {
+                    listen.clone()
+                } else {
+                    a
+                }
+            })
+            .collect();
+    let worker_args: Vec<&str> = worker_args.iter().map(String::as_str).collect();
+    let workers: Vec<_> = ["2", "0", "1"]
+        .iter()
+        .map(|i| util::nodes::spawn(&worker_args, &[("JOB_COMPLETION_INDEX", i)]))
+        .collect();
+    let run = util::nodes::finish(coordinator);
+    run.expect_status(0);
+    for w in workers {
+        util::nodes::finish(w).expect_status(0);
+    }
+    // --json -: the merged record after the report, in the pod's log.
+    let record: Value = serde_json::from_str(&run.stdout[run.stdout.find("\n{").unwrap()..])
+        .expect("the record after the report");
+    util::nodes::check_merged(&record, 3, "external");
+    assert_eq!(
+        record["result"]["transactions"], 200,
+        "4 clients × 50 rounds"
+    );
+}
+
+#[test]
 fn no_password_is_written_the_pods_read_it_from_the_secret() {
     let r = k8s_request(&["--password-secret", "bench-db"]);
-    let (texts, [_, pod, job]) = documents(&r);
+    let (texts, [_, _, pod, job]) = documents(&r);
     for t in &texts {
         assert!(!t.contains(PASSWORD), "the password is in:\n{t}");
     }
@@ -262,7 +388,7 @@ fn no_password_is_written_the_pods_read_it_from_the_secret() {
     let Request::K8s(r) = resolve("k8s", &options) else {
         panic!()
     };
-    let (_, [_, pod, _]) = documents(&r);
+    let (_, [_, _, pod, _]) = documents(&r);
     let env = &pod["spec"]["containers"][0]["env"][0];
     assert_eq!(env["name"], "MYSQL_PWD");
     assert_eq!(env["valueFrom"]["secretKeyRef"]["optional"], true);
@@ -302,6 +428,15 @@ fn bad_input_is_one_line_naming_the_fix_and_exit_2() {
         ),
         (format!("{ok} --report r.html"), &["kubectl logs"]),
         (format!("{ok} --json out.json"), &["--json -"]),
+        (format!("{ok} --shard-records recs"), &["--shard-records"]),
+        (
+            format!("{ok} --spec p.json"),
+            &["--spec", "options given here"],
+        ),
+        (
+            ok.replace("oltp_read_only", "oltp_read_only --table-size=x"),
+            &["table-size"],
+        ),
         (format!("{ok} --time=-1"), &["--time"]),
     ];
     let cases = cases.iter().map(|(line, says)| {
@@ -349,7 +484,7 @@ fn write_manifests(out: &str) -> Run {
 }
 
 #[test]
-fn writes_three_files_or_one_stream() {
+fn writes_four_files_or_one_stream() {
     let dir = Dir::new();
     let out = dir.join("manifests");
     let r = write_manifests(out.to_str().unwrap());
@@ -367,6 +502,7 @@ fn writes_three_files_or_one_stream() {
     assert_eq!(
         files,
         [
+            "0-point-configmap.yaml",
             "1-coordinator-service.yaml",
             "2-coordinator-pod.yaml",
             "3-workers-job.yaml"
@@ -378,8 +514,8 @@ fn writes_three_files_or_one_stream() {
         assert!(!text.contains(PASSWORD), "{f} holds the password");
     }
     let stream = write_manifests("-").stdout;
-    // The header comment, then three documents each opened by `---`.
-    assert_eq!(stream.matches("\n---\n").count(), 3, "{stream}");
+    // The header comment, then four documents each opened by `---`.
+    assert_eq!(stream.matches("\n---\n").count(), 4, "{stream}");
     assert!(!stream.contains(PASSWORD));
 }
 
@@ -497,6 +633,7 @@ fn manifests_pass_kubernetes_validate_strict_oldest_and_newest() {
     let stream = dir.join("stream.yaml");
     std::fs::write(&stream, write_manifests("-").stdout).unwrap();
     let files: Vec<PathBuf> = [
+        "0-point-configmap.yaml",
         "1-coordinator-service.yaml",
         "2-coordinator-pod.yaml",
         "3-workers-job.yaml",
@@ -516,9 +653,10 @@ fn manifests_pass_kubernetes_validate_strict_oldest_and_newest() {
         "{text}"
     );
     let resources = [
-        (0, "service/dbsweep-coordinator"),
-        (1, "pod/dbsweep-coordinator"),
-        (2, "job/dbsweep-workers"),
+        (0, "configmap/dbsweep-point"),
+        (1, "service/dbsweep-coordinator"),
+        (2, "pod/dbsweep-coordinator"),
+        (3, "job/dbsweep-workers"),
     ];
     for v in [&oldest, &newest] {
         for (i, resource) in resources {
@@ -538,7 +676,7 @@ fn manifests_pass_kubernetes_validate_strict_oldest_and_newest() {
 fn strict_validation_catches_a_field_kubernetes_does_not_know() {
     // The control: the check above would catch a wrong manifest.
     let (_, newest) = schema_versions();
-    let (_, [_, _, mut job]) = documents(&k8s_request(&[]));
+    let (_, [_, _, _, mut job]) = documents(&k8s_request(&[]));
     job["spec"]["template"]["spec"]["containers"][0]["cpuLimit"] = json!("2");
     let dir = Dir::new();
     let file = dir.join("job.yaml");

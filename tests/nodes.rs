@@ -284,6 +284,91 @@ fn a_killed_worker_makes_the_run_partial_and_names_its_shard() {
 }
 
 #[test]
+fn a_point_file_runs_the_run_it_was_resolved_from() {
+    // The point `dbsweep run` resolves from its options (what `dbsweep
+    // k8s` writes into its ConfigMap), run with `run --spec`: the same run.
+    let options = [
+        "oltp_point_select",
+        "--db",
+        DB,
+        "--threads",
+        "2",
+        "--rounds",
+        "30",
+        "--metrics",
+        "off",
+        "--rand-seed",
+        "5",
+        "--percentiles",
+        "50,99",
+    ];
+    let argv = ["dbsweep", "run"].iter().chain(&options);
+    let dbsweep::commands::Request::Run(req) =
+        dbsweep::cli::request(dbsweep::cli::args::parse_from(argv)).unwrap()
+    else {
+        panic!("a run")
+    };
+    let (spec, _) = req.point(req.target.db.clone().unwrap()).unwrap();
+    let dir = Dir::new();
+    let file = dir.join("point.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&spec).unwrap()).unwrap();
+    let file = file.to_str().unwrap();
+    let (from_file, direct) = (dir.join("spec.json"), dir.join("direct.json"));
+    dbsweep(&["run", "--spec", file, "--json", from_file.to_str().unwrap()]).expect_status(0);
+    let mut again = options.to_vec();
+    again.extend(["--json", direct.to_str().unwrap()]);
+    let mut args = vec!["run"];
+    args.extend(again);
+    dbsweep(&args).expect_status(0);
+    let (a, b) = (read_json(&from_file), read_json(&direct));
+    for key in ["workload", "target", "random", "run"] {
+        assert!(a[key].is_object(), "{key}: {}", a[key]);
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    assert_eq!(a["random"]["seed"], 5);
+    assert_eq!(a["run"]["percentiles"], serde_json::json!([50.0, 99.0]));
+    assert_eq!(a["result"]["transactions"], 60, "2 clients × 30 rounds");
+    assert_eq!(a["result"]["transactions"], b["result"]["transactions"]);
+    assert_eq!(
+        a["result"]["latency"].as_object().map(|l| l.len()),
+        b["result"]["latency"].as_object().map(|l| l.len())
+    );
+    // The point gives the run: an option that would change it is refused,
+    // as are a missing file and one that is not a point.
+    let refused = |args: &[&str], parts: &[&str]| {
+        let r = dbsweep(args);
+        r.expect_status(2);
+        let lines: Vec<&str> = r.stderr.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{}", r.stderr);
+        for p in parts {
+            assert!(lines[0].contains(p), "{p:?} not in: {}", lines[0]);
+        }
+    };
+    refused(
+        &["run", "--spec", file, "--threads", "4"],
+        &["--threads cannot be given with --spec", "drop one"],
+    );
+    refused(
+        &["run", "oltp_read_only", "--spec", file],
+        &["WORKLOAD cannot be given with --spec"],
+    );
+    refused(
+        &["run", "--spec", file, "--table-size", "9"],
+        &["--table-size"],
+    );
+    refused(&["run", "--spec", "no/such.json"], &["cannot read --spec"]);
+    let r = dbsweep(&["run"]);
+    r.expect_status(2);
+    assert!(r.stderr.contains("<WORKLOAD>"), "{}", r.stderr);
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"workload": "oltp_point_select"}"#).unwrap();
+    refused(
+        &["run", "--spec", bad.to_str().unwrap()],
+        &["is not a point", "missing field"],
+    );
+}
+
+#[test]
 fn coordinated_runs_refuse_bad_options_naming_the_fix() {
     let refused = |args: &[&str], part: &str| {
         let mut all = vec!["run", "oltp_point_select", "--metrics", "off"];

@@ -227,8 +227,10 @@ pub struct ReportArgs {
 /// The workload and where it runs; shared by prepare, run and cleanup.
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// Workload name (see `dbsweep workloads`).
-    pub workload: String,
+    /// Workload name (see `dbsweep workloads`); `run --spec` takes it from
+    /// the point file instead.
+    #[arg(required = true)]
+    pub workload: Option<String>,
 
     /// Database URL, e.g. sqlite://bench.db. `run` without it uses a
     /// temporary SQLite database that it prepares and removes.
@@ -389,6 +391,19 @@ pub struct RunArgs {
     pub shard: Option<crate::engine::Shard>,
     #[command(flatten)]
     pub nodes: NodesArgs,
+    /// Run the point FILE describes instead of one from the options: its
+    /// workload and options, --db (without a password: PGPASSWORD or
+    /// MYSQL_PWD give it), clients, stop condition, pacing, seed,
+    /// percentiles and metrics, resolved. `dbsweep k8s` writes one into its
+    /// ConfigMap for the coordinator Pod. Beside it only --json, --report,
+    /// --check and the options of --nodes.
+    #[arg(long, value_name = "POINT.json")]
+    pub spec: Option<std::path::PathBuf>,
+    /// The ids of the options given on the command line (not defaults),
+    /// filled from the matches by `parse_from`: what `--spec` and `dbsweep
+    /// k8s` refuse beside them.
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -434,7 +449,16 @@ pub struct DistArgs {
 pub fn command() -> clap::Command {
     Cli::command()
         .mut_subcommand("prepare", with_workload_options)
-        .mut_subcommand("run", with_workload_options)
+        .mut_subcommand("run", |run| {
+            // A point file names its own workload.
+            with_workload_options(run)
+                .mut_arg("workload", |w| {
+                    w.required(false).required_unless_present("spec")
+                })
+                .override_usage(
+                    "dbsweep run [OPTIONS] <WORKLOAD>\n       dbsweep run --spec <POINT.json> [--json FILE] [--report FILE.html] [--nodes N …]",
+                )
+        })
         .mut_subcommand("cleanup", with_workload_options)
         .mut_subcommand("check", with_workload_options)
         // `k8s` takes every option of `run`, for the coordinator's run
@@ -488,21 +512,42 @@ where
 {
     let matches = command().try_get_matches_from(it)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
-    if let Some((_, sub)) = matches.subcommand() {
+    if let Some((name, sub)) = matches.subcommand() {
         let given = workload_options(sub);
+        let def = command();
+        let def = def
+            .find_subcommand(name)
+            .expect("a subcommand of the command");
         match &mut cli.command {
             Command::Prepare(t) | Command::Cleanup(t) | Command::Check(t) => t.options = given,
-            Command::Run(r) => r.target.options = given,
-            // The run's options, read against `run`'s own definition.
+            Command::Run(r) => {
+                r.target.options = given;
+                r.given = given_ids(def, sub);
+            }
+            // `run`'s options, read against `run`'s own definition.
             Command::K8s(k) => {
-                k.run_given = command()
-                    .find_subcommand("run")
-                    .map_or_else(Vec::new, |run| super::argv::given(run, sub))
+                let mut run = RunArgs::from_arg_matches(sub)?;
+                run.target.options = given;
+                run.given = given_ids(def, sub);
+                k.run = Some(Box::new(run));
             }
             _ => {}
         }
     }
     Ok(cli)
+}
+
+/// The ids of `def`'s arguments given on the command line (not defaults,
+/// not the groups clap's derive adds).
+fn given_ids(def: &clap::Command, m: &ArgMatches) -> Vec<String> {
+    def.get_arguments()
+        .map(|a| a.get_id().as_str())
+        .filter(|id| {
+            m.try_contains_id(id).unwrap_or(false)
+                && m.value_source(id) == Some(ValueSource::CommandLine)
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// The workload options the user actually typed, in table order.

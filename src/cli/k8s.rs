@@ -1,23 +1,24 @@
-//! `dbsweep k8s`'s command line into a [`K8sRequest`]. The run's options,
-//! as given (`K8sArgs::run_given`), are parsed again as `dbsweep run …`
-//! and resolved by `run`'s own resolution (handed in by `resolve`): the
-//! arguments the coordinator Pod gets are the ones checked here, and a run
-//! that `dbsweep run` would refuse is refused with the same message. What
-//! a pod cannot honour — a database only this machine reaches, a file
-//! written inside a pod that is gone when the run ends — is refused with
-//! the fix, and the password is taken out of `--db`.
+//! `dbsweep k8s`'s command line into a [`K8sRequest`]. The run's options
+//! are read with `run`'s own definition and resolved by `run`'s own
+//! resolution (handed in by `resolve`) into the point the coordinator Pod
+//! runs from its ConfigMap: a run that `dbsweep run` would refuse is
+//! refused with the same message. What a pod cannot honour — a database
+//! only this machine reaches, a file written inside a pod that is gone
+//! when the run ends — is refused with the fix, and the password is taken
+//! out of `--db`.
 
 use std::net::IpAddr;
 use std::path::Path;
 
 use crate::commands::k8s::{K8sRequest, Out, PasswordRef, Resources};
 use crate::commands::run::RunRequest;
+use crate::commands::JsonOut;
 use crate::driver::TargetKind;
 use crate::util::paths::dir_of;
 use crate::util::secrets::without_password;
 use crate::UsageError;
 
-use super::args::{self, K8sArgs, RunArgs};
+use super::args::{K8sArgs, RunArgs};
 
 /// Options of `run` that `dbsweep k8s` sets itself in the coordinator's
 /// command line (or, for `--shard`, that each worker takes from its pod).
@@ -33,6 +34,10 @@ const SET_BY_K8S: &[(&str, &str)] = &[
     (
         "listen",
         "the coordinator Pod listens on 0.0.0.0 and --port",
+    ),
+    (
+        "spec",
+        "the point is built from the run's options given here (the coordinator Pod runs it with --spec)",
     ),
 ];
 
@@ -54,21 +59,20 @@ pub fn request(
         }
         Some(i) => i.to_string(),
     };
+    let run_args = a
+        .run
+        .as_deref()
+        .expect("args::parse_from reads the run of dbsweep k8s");
     for (id, why) in SET_BY_K8S {
-        if a.run_given.iter().any(|g| g.id == *id) {
+        if run_args.given.iter().any(|g| g == id) {
             return Err(UsageError(format!(
                 "--{id} cannot be given to dbsweep k8s: {why}; drop it"
             )));
         }
     }
-    // `--nodes` is `run`'s own option: read here, and set in the
-    // coordinator's command line by the manifest (with --launcher external).
-    let all: Vec<String> = a
-        .run_given
-        .iter()
-        .flat_map(|g| g.args.iter().cloned())
-        .collect();
-    let nodes = match parse_run(&all)?.nodes.nodes {
+    // `--nodes` is `run`'s own option: the coordinator's command line
+    // gives it again, with --launcher external.
+    let nodes = match run_args.nodes.nodes {
         None => {
             return Err(UsageError(
                 "dbsweep k8s needs --nodes N: the number of worker pods, each running one shard of the run (e.g. --nodes 3)".into(),
@@ -81,13 +85,6 @@ pub fn request(
         }
         Some(n) => n,
     };
-    let given: Vec<String> = a
-        .run_given
-        .iter()
-        .filter(|g| g.id != "nodes")
-        .flat_map(|g| g.args.iter().cloned())
-        .collect();
-    let run_args = parse_run(&given)?;
     // Checked before `run`'s resolution, which would check the path on
     // this machine: the file would be written inside the coordinator's pod.
     if let Some(r) = &run_args.report {
@@ -101,9 +98,28 @@ pub fn request(
             "--json {j} would be written inside the coordinator's pod, which is gone when the run ends: give --json - to have the record in the coordinator's log"
         )));
     }
-    let run = resolve_run(&run_args)?;
-    let password = database(&run_args, &run)?;
-    split(nodes, &run_args)?;
+    if let Some(dir) = &run_args.nodes.shard_records {
+        return Err(UsageError(format!(
+            "--shard-records {} would be written inside the coordinator's pod, which is gone when the run ends: drop it",
+            dir.display()
+        )));
+    }
+    let run = resolve_run(run_args)?;
+    let password = database(run_args, &run)?;
+    split(nodes, run_args)?;
+    // The point with `--db` without its password: the pods read it from
+    // the Secret.
+    let raw = run_args
+        .target
+        .db
+        .as_deref()
+        .expect("database() checked --db");
+    let target = super::resolve::target(Some(&without_password(raw)), run_args.target.db_ps_mode)?
+        .expect("a URL parses into a target");
+    let spec = run
+        .point(target)
+        .map_err(|e| UsageError(format!("{e:#}")))?
+        .0;
     Ok(K8sRequest {
         nodes,
         image,
@@ -128,36 +144,10 @@ pub fn request(
             secret: name(&a.password_secret, "--password-secret", 253, true)?,
             ..password
         },
-        // `--db` without its password: the pods read it from the Secret.
-        run_args: given
-            .iter()
-            .map(|arg| match arg.strip_prefix("--db=") {
-                Some(url) => format!("--db={}", without_password(url)),
-                None => arg.clone(),
-            })
-            .collect(),
+        spec,
+        json: run.json == Some(JsonOut::Stdout),
         out: out(&a.out)?,
     })
-}
-
-/// `given` parsed as `dbsweep run GIVEN…`: what the coordinator will parse.
-fn parse_run(given: &[String]) -> Result<RunArgs, UsageError> {
-    let argv = ["dbsweep", "run"]
-        .into_iter()
-        .map(String::from)
-        .chain(given.iter().cloned());
-    // Clap accepted these options once, under the same definitions, as
-    // `k8s`'s; a failure here would be dbsweep's own bug, so it says so.
-    let cli = args::try_parse_from(argv).map_err(|e| {
-        UsageError(format!(
-            "the run's options do not parse again as `dbsweep run` (a bug in dbsweep k8s, please report it): {}",
-            e.to_string().lines().next().unwrap_or("")
-        ))
-    })?;
-    match cli.command {
-        args::Command::Run(r) => Ok(*r),
-        _ => unreachable!("`dbsweep run …` parses as run"),
-    }
 }
 
 /// Checks that the pods can reach `--db`, and says where they take its
@@ -326,7 +316,7 @@ fn out(p: &Path) -> Result<Out, UsageError> {
     }
     if p.exists() && !p.is_dir() {
         return Err(UsageError(format!(
-            "--out {} is a file: name a directory for the three manifests (created if missing), or - for standard output",
+            "--out {} is a file: name a directory for the four manifests (created if missing), or - for standard output",
             p.display()
         )));
     }

@@ -1,11 +1,12 @@
 //! `dbsweep k8s`'s own options, as clap parses them. The run's options are
 //! `run`'s: `args::command` adds them to the subcommand from `RunArgs`, so
-//! they are declared once, and `args::parse_from` keeps the ones given in
-//! [`K8sArgs::run_given`] for the coordinator's command line.
+//! they are declared once, and `args::parse_from` reads them into
+//! [`K8sArgs::run`], resolved as `run` resolves them into the point the
+//! coordinator Pod runs.
 
 use clap::Args;
 
-use super::argv::Given;
+use super::args::RunArgs;
 
 pub const K8S_EXAMPLES: &str = "\
 Examples:
@@ -65,7 +66,7 @@ pub struct K8sArgs {
         help_heading = "Kubernetes"
     )]
     pub password_secret: String,
-    /// A directory for the three manifests (created if missing), or `-`
+    /// A directory for the four manifests (created if missing), or `-`
     /// for one YAML stream on standard output.
     #[arg(
         long,
@@ -74,8 +75,8 @@ pub struct K8sArgs {
         help_heading = "Kubernetes"
     )]
     pub out: std::path::PathBuf,
-    /// The options of `run` given on the command line; filled from the
-    /// matches by `args::parse_from`, not by clap's derive.
+    /// The run, read with `run`'s own definition from the same matches;
+    /// filled by `args::parse_from`, not by clap's derive.
     #[arg(skip)]
-    pub run_given: Vec<Given>,
+    pub run: Option<Box<RunArgs>>,
 }

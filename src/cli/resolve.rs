@@ -37,8 +37,11 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
     Ok(match cli.command {
         Command::Prepare(t) => Request::Prepare(target_request(&t)?),
         Command::Run(r) => {
-            let req = Box::new(run_request(&r)?);
-            match nodes(&r)? {
+            let req = Box::new(match &r.spec {
+                Some(file) => point_request(&r, file)?,
+                None => run_request(&r)?,
+            });
+            match nodes(&r, &req)? {
                 Some(n) => Request::Coordinate(req, n),
                 None => Request::Run(req),
             }
@@ -211,7 +214,8 @@ fn metrics(on: bool, interval: f64) -> Result<Option<Duration>, UsageError> {
 
 fn target_request(t: &TargetArgs) -> Result<TargetRequest, UsageError> {
     Ok(TargetRequest {
-        workload: t.workload.clone(),
+        // clap requires it, unless `run --spec` (which does not come here).
+        workload: t.workload.clone().unwrap_or_default(),
         options: t.options.clone(),
         db: target(t.db.as_deref(), t.db_ps_mode)?,
         threads: t.threads,
@@ -234,9 +238,60 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
     })
 }
 
+/// What may be given beside `run --spec`: what this process does with the
+/// point's record, and how it coordinates workers.
+const BESIDE_SPEC: &[&str] = &[
+    "spec",
+    "json",
+    "report",
+    "check",
+    "nodes",
+    "launcher",
+    "listen",
+    "shard_records",
+];
+
+/// `run --spec FILE`: the point the file describes, with the outputs of
+/// the command line.
+fn point_request(a: &RunArgs, file: &Path) -> Result<RunRequest, UsageError> {
+    if let Some(id) = a
+        .given
+        .iter()
+        .find(|id| !BESIDE_SPEC.contains(&id.as_str()))
+    {
+        let option = match id.as_str() {
+            "workload" => "WORKLOAD".to_string(),
+            id => format!("--{}", id.replace('_', "-")),
+        };
+        return Err(UsageError(format!(
+            "{option} cannot be given with --spec {}: the point file gives the run (its workload, database, clients, stop condition, pacing and seed); drop one of them",
+            file.display()
+        )));
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        UsageError(format!(
+            "cannot read --spec {}: {e} (give the point file `dbsweep k8s` writes into its ConfigMap)",
+            file.display()
+        ))
+    })?;
+    let spec: crate::engine::spec::PointSpec = serde_json::from_str(&text).map_err(|e| {
+        UsageError(format!(
+            "--spec {} is not a point dbsweep {} runs: {e} (write it again with this version's `dbsweep k8s`)",
+            file.display(),
+            env!("CARGO_PKG_VERSION")
+        ))
+    })?;
+    Ok(RunRequest::of_point(
+        spec,
+        json_out(a.json.as_deref())?,
+        a.report.as_deref().map(report_path).transpose()?,
+        a.check,
+    ))
+}
+
 /// `--nodes N` with its launcher and address, checked: the split must be
 /// possible, and the workers need a database they can all reach.
-fn nodes(a: &RunArgs) -> Result<Option<Coordinator>, UsageError> {
+fn nodes(a: &RunArgs, req: &RunRequest) -> Result<Option<Coordinator>, UsageError> {
     let n = &a.nodes;
     let Some(count) = n.nodes else {
         if n.launcher.is_some() || n.listen.is_some() || n.shard_records.is_some() {
@@ -250,23 +305,23 @@ fn nodes(a: &RunArgs) -> Result<Option<Coordinator>, UsageError> {
     if count == 0 {
         return refuse("give at least 1 worker".into());
     }
-    if a.shard.is_some() {
+    if req.config.shard.is_some() {
         return refuse("the coordinator splits the run itself; drop --shard".into());
     }
-    if a.target.db.is_none() {
+    if req.target.db.is_none() {
         return refuse(
             "needs --db URL, a database every worker reaches (prepare it first with `dbsweep prepare`)"
                 .into(),
         );
     }
-    if a.check {
+    if req.check {
         return refuse(
             "--check is not done for a coordinated run; run `dbsweep check` after it".into(),
         );
     }
     for i in 0..count {
         let s = crate::engine::Shard { index: i, count };
-        if let Err(e) = s.check(a.target.threads, a.users) {
+        if let Err(e) = s.check(req.target.threads, req.config.pacing.users) {
             // The shard's message without its `--shard I/N:` prefix.
             return refuse(
                 e.split_once(": ")

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use super::run::{self, RunRequest};
+use super::run::RunRequest;
 use super::{cancel_flag, emit_run, status_of, RunStatus};
 use crate::nodes::{self, worker::WorkerRequest, Coordinator, Launcher};
 use crate::report;
@@ -15,19 +15,10 @@ pub fn coordinate(req: RunRequest, c: Coordinator) -> anyhow::Result<RunStatus> 
     let target = req.target.db.clone().ok_or_else(|| {
         UsageError("--nodes needs --db URL: every worker runs against the same database".into())
     })?;
-    // The workers' point: the coordinator writes, reports and checks.
-    let mut spec = req.spec(target);
+    // The workers' point, resolved once here so every worker runs exactly
+    // this; the coordinator writes, reports and checks.
+    let (spec, _) = req.point(target)?;
     let (w, info) = nodes::check_data(&spec)?;
-    // Resolved once here, so every worker runs exactly this.
-    if req.open_ended {
-        if let Some(rounds) = w.default_rounds() {
-            spec.config.time = None;
-            spec.config.rounds = Some(rounds);
-        }
-    }
-    if req.report.is_some() && spec.config.report_interval.is_none() {
-        spec.config.report_interval = Some(run::report_interval(spec.config.time));
-    }
     let (listener, addr) = nodes::listen(&c)?;
     print!(
         "{}",

@@ -62,10 +62,13 @@ pub struct RunRequest {
 
 impl RunRequest {
     /// The point this run measures on `target`, as its workers run it
-    /// (`--nodes`): what only this process does (write, report, check) is
-    /// left behind.
-    pub fn spec(&self, target: Target) -> PointSpec {
-        PointSpec {
+    /// (`--nodes`) or a pod reads it (`dbsweep k8s`), with nothing left to
+    /// resolve: an open-ended run of a workload with rounds of its own runs
+    /// them, and a run with `--report` has its intervals. What only this
+    /// process does (write, report, check) is left behind. The workload
+    /// comes with it, built for the target.
+    pub fn point(&self, target: Target) -> anyhow::Result<(PointSpec, Box<dyn Workload>)> {
+        let mut spec = PointSpec {
             workload: self.target.workload.clone(),
             options: self.target.options.clone(),
             target,
@@ -73,6 +76,43 @@ impl RunRequest {
             config: self.config.clone(),
             percentiles: self.percentiles.clone(),
             metrics: self.metrics,
+        };
+        let w = spec.build()?;
+        if self.open_ended {
+            if let Some(rounds) = w.default_rounds() {
+                spec.config.time = None;
+                spec.config.rounds = Some(rounds);
+            }
+        }
+        if self.report.is_some() && spec.config.report_interval.is_none() {
+            spec.config.report_interval = Some(report_interval(spec.config.time));
+        }
+        Ok((spec, w))
+    }
+
+    /// The run of a point file (`run --spec`): the point as it is, and
+    /// what this process does with its record.
+    pub fn of_point(
+        spec: PointSpec,
+        json: Option<JsonOut>,
+        report: Option<PathBuf>,
+        check: bool,
+    ) -> RunRequest {
+        RunRequest {
+            target: TargetRequest {
+                workload: spec.workload,
+                options: spec.options,
+                db: Some(spec.target),
+                threads: spec.config.threads,
+                rand: spec.rand,
+            },
+            config: spec.config,
+            open_ended: false,
+            percentiles: spec.percentiles,
+            json,
+            report,
+            metrics: spec.metrics,
+            check,
         }
     }
 }

@@ -29,6 +29,17 @@ pub struct Metadata {
     pub labels: Map,
 }
 
+/// A `v1` ConfigMap: the point the coordinator runs, as a file.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigMap {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Metadata,
+    /// File name → content, each a file of the volume that mounts it.
+    pub data: Map,
+}
+
 /// A `v1` Service: the coordinator's stable DNS name.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -108,6 +119,30 @@ pub struct PodSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Affinity>,
     pub containers: Vec<Container>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub volumes: Vec<Volume>,
+}
+
+/// A volume holding a ConfigMap's files.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Volume {
+    pub name: &'static str,
+    pub config_map: ConfigMapVolume,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigMapVolume {
+    pub name: &'static str,
+}
+
+/// Where a container sees a volume.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeMount {
+    pub name: &'static str,
+    pub mount_path: &'static str,
+    pub read_only: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -122,6 +157,8 @@ pub struct Container {
     pub ports: Vec<ContainerPort>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<Resources>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub volume_mounts: Vec<VolumeMount>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -210,9 +247,10 @@ pub struct LabelSelector {
     pub match_labels: Map,
 }
 
-/// The three objects of one run, in the order they are applied.
+/// The four objects of one run, in the order they are applied.
 #[derive(Debug, Clone)]
 pub struct Manifests {
+    pub point: ConfigMap,
     pub service: Service,
     pub coordinator: Pod,
     pub workers: Job,
@@ -223,6 +261,10 @@ impl Manifests {
     /// which the names' order is too, as `kubectl apply -f DIR` takes them.
     pub fn documents(&self) -> Result<Vec<(&'static str, String)>, yaml_serde::Error> {
         Ok(vec![
+            (
+                "0-point-configmap.yaml",
+                yaml_serde::to_string(&self.point)?,
+            ),
             (
                 "1-coordinator-service.yaml",
                 yaml_serde::to_string(&self.service)?,

@@ -1,7 +1,11 @@
 //! `dbsweep k8s`: the manifests of one run on N worker pods, written as
 //! YAML and applied by the user (`kubectl apply -f`); dbsweep talks to no
-//! cluster. Three objects (docs/distributed.md):
+//! cluster. Four objects (docs/distributed.md):
 //!
+//! - a **ConfigMap** `dbsweep-point` holding `point.json`, the run's
+//!   point as `dbsweep run` resolved it here (an
+//!   [`crate::engine::spec::PointSpec`], the same the coordinator sends its
+//!   workers), without the database password;
 //! - an **Indexed Job** of N workers (`completionMode: Indexed`,
 //!   `completions` = `parallelism` = N), each running exactly `dbsweep
 //!   worker --coordinator dbsweep-coordinator.NS.svc:PORT` and taking its
@@ -9,10 +13,11 @@
 //!   pod of an Indexed Job;
 //! - a **headless Service** `dbsweep-coordinator`, the coordinator's
 //!   name in the cluster's DNS;
-//! - the **coordinator Pod**, running `dbsweep run <the run's options>
-//!   --nodes N --launcher external --listen 0.0.0.0:PORT`: it waits for
-//!   the workers, starts them together, merges their records and prints
-//!   the report in its log.
+//! - the **coordinator Pod**, running `dbsweep run --spec
+//!   /etc/dbsweep/point.json --nodes N --launcher external --listen
+//!   0.0.0.0:PORT` with the ConfigMap mounted there: it waits for the
+//!   workers, starts them together, merges their records and prints the
+//!   report in its log.
 //!
 //! The database password is never in them: every pod reads it from a
 //! Secret into the variable the engine's own clients read (PGPASSWORD,
@@ -27,13 +32,21 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use manifest::{
-    Affinity, AffinityTerm, Container, ContainerPort, EnvVar, EnvVarSource, FieldRef, Job, JobSpec,
-    LabelSelector, Manifests, Map, Metadata, Pod, PodAntiAffinity, PodSpec, PodTemplate,
-    SecretKeyRef, Service, ServicePort, ServiceSpec, WeightedAffinityTerm,
+    Affinity, AffinityTerm, ConfigMap, ConfigMapVolume, Container, ContainerPort, EnvVar,
+    EnvVarSource, FieldRef, Job, JobSpec, LabelSelector, Manifests, Map, Metadata, Pod,
+    PodAntiAffinity, PodSpec, PodTemplate, SecretKeyRef, Service, ServicePort, ServiceSpec, Volume,
+    VolumeMount, WeightedAffinityTerm,
 };
+
+use crate::engine::spec::PointSpec;
 
 /// The name of the coordinator's Pod and Service.
 pub const COORDINATOR: &str = "dbsweep-coordinator";
+/// The name of the ConfigMap holding the point.
+pub const POINT: &str = "dbsweep-point";
+/// Where the coordinator's container sees the ConfigMap, and its file.
+pub const POINT_DIR: &str = "/etc/dbsweep";
+pub const POINT_FILE: &str = "point.json";
 /// The name of the workers' Job.
 pub const WORKERS: &str = "dbsweep-workers";
 /// The variable Kubernetes sets to a pod's index in an Indexed Job; the
@@ -57,9 +70,11 @@ pub struct K8sRequest {
     pub coordinator: Resources,
     /// Where the pods take the database password from.
     pub password: PasswordRef,
-    /// `run`'s arguments as the user gave them (without `run` itself),
-    /// with no password in `--db`: the coordinator's command line.
-    pub run_args: Vec<String>,
+    /// The point every worker runs its shard of, resolved as `dbsweep run`
+    /// resolves it, its target without a password.
+    pub spec: PointSpec,
+    /// `--json -`: the coordinator prints the merged record in its log.
+    pub json: bool,
     pub out: Out,
 }
 
@@ -85,7 +100,7 @@ pub struct PasswordRef {
 /// Where the manifests go.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Out {
-    /// One YAML stream of three documents.
+    /// One YAML stream of four documents.
     Stdout,
     /// A directory (created if missing), one file per object.
     Dir(PathBuf),
@@ -96,11 +111,17 @@ pub fn coordinator_address(r: &K8sRequest) -> String {
     format!("{COORDINATOR}.{}.svc:{}", r.namespace, r.port)
 }
 
-/// The coordinator's command line after `dbsweep`: the run, and the
-/// options that make it coordinate the Job's workers.
+/// The coordinator's command line after `dbsweep`: the point from the
+/// ConfigMap, and the options that make it coordinate the Job's workers.
 pub fn coordinator_args(r: &K8sRequest) -> Vec<String> {
-    let mut args = vec!["run".to_string()];
-    args.extend(r.run_args.iter().cloned());
+    let mut args = vec![
+        "run".to_string(),
+        "--spec".to_string(),
+        format!("{POINT_DIR}/{POINT_FILE}"),
+    ];
+    if r.json {
+        args.extend(["--json".to_string(), "-".to_string()]);
+    }
     args.extend([
         "--nodes".to_string(),
         r.nodes.to_string(),
@@ -112,8 +133,8 @@ pub fn coordinator_args(r: &K8sRequest) -> Vec<String> {
     args
 }
 
-/// The three objects of the run `r` describes.
-pub fn manifests(r: &K8sRequest) -> Manifests {
+/// The four objects of the run `r` describes.
+pub fn manifests(r: &K8sRequest) -> serde_json::Result<Manifests> {
     let labels = |component: &str| -> Map {
         Map::from([
             ("app.kubernetes.io/name".into(), "dbsweep".into()),
@@ -144,6 +165,15 @@ pub fn manifests(r: &K8sRequest) -> Manifests {
             }),
             secret_key_ref: None,
         },
+    };
+    let point = ConfigMap {
+        api_version: "v1",
+        kind: "ConfigMap",
+        metadata: metadata(POINT, "coordinator"),
+        data: Map::from([(
+            POINT_FILE.to_string(),
+            serde_json::to_string_pretty(&r.spec)? + "\n",
+        )]),
     };
     let service = Service {
         api_version: "v1",
@@ -182,6 +212,15 @@ pub fn manifests(r: &K8sRequest) -> Manifests {
                     protocol: "TCP",
                 }],
                 resources: resources(&r.coordinator),
+                volume_mounts: vec![VolumeMount {
+                    name: "point",
+                    mount_path: POINT_DIR,
+                    read_only: true,
+                }],
+            }],
+            volumes: vec![Volume {
+                name: "point",
+                config_map: ConfigMapVolume { name: POINT },
             }],
         },
     };
@@ -229,16 +268,19 @@ pub fn manifests(r: &K8sRequest) -> Manifests {
                         env: vec![index, password],
                         ports: Vec::new(),
                         resources: resources(&r.workers),
+                        volume_mounts: Vec::new(),
                     }],
+                    volumes: Vec::new(),
                 },
             },
         },
     };
-    Manifests {
+    Ok(Manifests {
+        point,
         service,
         coordinator,
         workers,
-    }
+    })
 }
 
 fn resources(r: &Resources) -> Option<manifest::Resources> {
@@ -262,6 +304,7 @@ fn header() -> String {
 /// Writes the manifests where `r.out` says, and on stderr what to do next.
 pub fn write(r: &K8sRequest) -> anyhow::Result<()> {
     let docs = manifests(r)
+        .context("Could not render the point as JSON")?
         .documents()
         .context("Could not render the manifests as YAML")?;
     let header = header();
@@ -283,7 +326,7 @@ pub fn write(r: &K8sRequest) -> anyhow::Result<()> {
                 super::write_atomically(&dir.join(file), format!("{header}{yaml}").as_bytes())?;
             }
             eprintln!(
-                "Wrote {} to {}: the coordinator's Service and Pod, and an Indexed Job of {} workers.",
+                "Wrote {} to {}: the point's ConfigMap, the coordinator's Service and Pod, and an Indexed Job of {} workers.",
                 docs.iter().map(|(f, _)| *f).collect::<Vec<_>>().join(", "),
                 dir.display(),
                 r.nodes
