@@ -36,22 +36,31 @@ pub fn judge(st: &Statement, blocks: &[&dyn Curves], margin: f64) -> Verdict {
         Statement::All(parts) | Statement::Any(parts) => {
             let all = matches!(st, Statement::All(_));
             let vs: Vec<Verdict> = parts.iter().map(|p| judge(p, blocks, margin)).collect();
-            let why = vs
-                .iter()
-                .map(|v| v.why().to_string())
-                .collect::<Vec<_>>()
-                .join(if all { " and " } else { " or " });
-            let any = |f: fn(&Verdict) -> bool| vs.iter().any(f);
             let holds = |v: &Verdict| matches!(v, Verdict::Holds(_));
             let fails = |v: &Verdict| matches!(v, Verdict::DoesNotHold(_));
-            if all && any(fails) || !all && vs.iter().all(fails) {
-                Verdict::DoesNotHold(why)
-            } else if all && vs.iter().all(holds) || !all && any(holds) {
-                Verdict::Holds(why)
+            // The reasons of the parts that decide: a failing part alone
+            // fails `and`, a holding part alone holds `or`, whatever the
+            // others were (one not measurable here among them).
+            let why = |keep: &dyn Fn(&Verdict) -> bool| {
+                vs.iter()
+                    .filter(|v| keep(v))
+                    .map(|v| v.why().to_string())
+                    .collect::<Vec<_>>()
+                    .join(if all { " and " } else { " or " })
+            };
+            let any = |f: fn(&Verdict) -> bool| vs.iter().any(f);
+            if all && any(fails) {
+                Verdict::DoesNotHold(why(&fails))
+            } else if !all && vs.iter().all(fails) {
+                Verdict::DoesNotHold(why(&|_| true))
+            } else if all && vs.iter().all(holds) {
+                Verdict::Holds(why(&|_| true))
+            } else if !all && any(holds) {
+                Verdict::Holds(why(&holds))
             } else if let Some(v) = vs.iter().find(|v| matches!(v, Verdict::NotMeasurable(_))) {
                 Verdict::NotMeasurable(v.why().to_string())
             } else {
-                Verdict::Inconclusive(why)
+                Verdict::Inconclusive(why(&|_| true))
             }
         }
     }
@@ -312,6 +321,29 @@ mod tests {
         assert_eq!(label(&judged(r#"peak("A") == peak("B")"#, &tie)), "holds");
         assert_eq!(label(&judged(r#"peak("A") >= peak("B")"#, &tie)), "holds");
         assert_eq!(label(&judged(r#"peak("A") ~ peak("B")"#, &tie)), "holds");
+    }
+
+    #[test]
+    fn a_failing_part_decides_and_gives_its_reason_alone() {
+        // A behind B in every block; C is no series here. `and` fails on
+        // A's part, and says why in A's words only, not C's.
+        let behind = [
+            ([90.0, 1.0], [100.0, 1.0]),
+            ([180.0, 1.0], [200.0, 1.0]),
+            ([88.0, 1.0], [100.0, 1.0]),
+        ];
+        let v = judged(r#"peak("C") > 1 and peak("A") > peak("B")"#, &behind);
+        assert_eq!(label(&v), "does not hold", "{v:?}");
+        assert!(v.why().contains("over 3 blocks"), "{v:?}");
+        assert!(!v.why().contains("C:"), "{v:?}");
+        // `or`: the holding part alone.
+        let v = judged(r#"peak("C") > 1 or peak("B") > peak("A")"#, &behind);
+        assert_eq!(label(&v), "holds", "{v:?}");
+        assert!(!v.why().contains(" or "), "{v:?}");
+        // Undecided: every part's reason, the missing one's included.
+        let v = judged(r#"peak("C") > 1 and peak("B") > peak("A")"#, &behind);
+        assert_eq!(label(&v), "not measurable here", "{v:?}");
+        assert!(v.why().contains("C"), "{v:?}");
     }
 
     #[test]

@@ -344,19 +344,23 @@ pub fn check(s: &Statement, d: &dyn Curves) -> (Verdict, Option<Margin>) {
             let all = matches!(s, Statement::All(_));
             let results: Vec<(Verdict, Option<Margin>)> =
                 parts.iter().map(|p| check(p, d)).collect();
-            let why = results
-                .iter()
-                .map(|(v, _)| v.why().to_string())
-                .collect::<Vec<_>>()
-                .join(if all { " and " } else { " or " });
             // A definite part decides where it can: one failing part fails
-            // `and`, one holding part holds `or`, whatever else is missing.
-            let decided = |want_holds: bool| {
-                results.iter().any(|(v, _)| {
-                    matches!(v, Verdict::Holds(_)) == want_holds
-                        && !matches!(v, Verdict::NotMeasurable(_))
-                })
+            // `and`, one holding part holds `or`, whatever else is missing;
+            // the reasons given are then the deciding parts'.
+            let deciding = |want_holds: bool, v: &Verdict| {
+                matches!(v, Verdict::Holds(_)) == want_holds
+                    && !matches!(v, Verdict::NotMeasurable(_))
             };
+            let decided = |want_holds: bool| results.iter().any(|(v, _)| deciding(want_holds, v));
+            let why_of = |keep: &dyn Fn(&Verdict) -> bool| {
+                results
+                    .iter()
+                    .filter(|(v, _)| keep(v))
+                    .map(|(v, _)| v.why().to_string())
+                    .collect::<Vec<_>>()
+                    .join(if all { " and " } else { " or " })
+            };
+            let why = why_of(&|_| true);
             let margins = results.iter().filter_map(|r| r.1);
             let margin = if all {
                 margins.min_by(|a, b| a.pct.total_cmp(&b.pct))
@@ -364,10 +368,13 @@ pub fn check(s: &Statement, d: &dyn Curves) -> (Verdict, Option<Margin>) {
                 margins.max_by(|a, b| a.pct.total_cmp(&b.pct))
             };
             if all && decided(false) {
-                return (Verdict::DoesNotHold(why), margin);
+                return (
+                    Verdict::DoesNotHold(why_of(&|v| deciding(false, v))),
+                    margin,
+                );
             }
             if !all && decided(true) {
-                return (Verdict::Holds(why), margin);
+                return (Verdict::Holds(why_of(&|v| deciding(true, v))), margin);
             }
             if let Some((v, _)) = results
                 .iter()

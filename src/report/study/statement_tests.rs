@@ -142,7 +142,12 @@ fn a_definite_part_decides_over_a_missing_one() {
             "not measurable here",
         ),
     ] {
-        assert_eq!(check(text).label(), want, "{text}");
+        let v = check(text);
+        assert_eq!(v.label(), want, "{text}");
+        // A decided verdict gives the deciding part's reason alone.
+        if want != "not measurable here" {
+            assert!(!v.why().contains("Oracle"), "{text}: {}", v.why());
+        }
     }
 }
 
