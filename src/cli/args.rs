@@ -138,7 +138,7 @@ pub enum Command {
     /// merges their shards (YAML; nothing is applied). Takes every option
     /// of `run`.
     #[command(after_help = K8S_EXAMPLES)]
-    K8s(Box<K8sArgs>),
+    K8s(Box<K8sCommand>),
 }
 
 const STUDY_EXAMPLES: &str = "\
@@ -280,6 +280,16 @@ pub struct RandArgs {
     /// Exponent of the zipfian distribution.
     #[arg(long, default_value_t = 0.8, value_name = "S")]
     pub rand_zipfian_exp: f64,
+}
+
+/// `dbsweep k8s`: its own options, and the run's read with `run`'s
+/// definition from the same matches (filled by `parse_from`).
+#[derive(Debug, Args)]
+pub struct K8sCommand {
+    #[command(flatten)]
+    pub k8s: K8sArgs,
+    #[arg(skip)]
+    pub run: Option<Box<RunArgs>>,
 }
 
 #[derive(Debug, Args)]

@@ -13,12 +13,12 @@ use std::path::Path;
 use crate::commands::k8s::{K8sRequest, Out, PasswordRef, Resources};
 use crate::commands::run::RunRequest;
 use crate::commands::JsonOut;
-use crate::driver::TargetKind;
+use crate::driver::{PsMode, Target, TargetKind};
 use crate::util::paths::dir_of;
 use crate::util::secrets::without_password;
 use crate::UsageError;
 
-use super::args::{K8sArgs, RunArgs};
+use super::args::{K8sCommand, RunArgs};
 
 /// Options of `run` that `dbsweep k8s` sets itself in the coordinator's
 /// command line (or, for `--shard`, that each worker takes from its pod).
@@ -43,9 +43,10 @@ const SET_BY_K8S: &[(&str, &str)] = &[
 
 /// The request of `dbsweep k8s`; `resolve_run` is `run`'s resolution.
 pub fn request(
-    a: &K8sArgs,
+    c: &K8sCommand,
     resolve_run: impl FnOnce(&RunArgs) -> Result<RunRequest, UsageError>,
 ) -> Result<K8sRequest, UsageError> {
+    let a = &c.k8s;
     let image = match a.image.as_deref().map(str::trim) {
         None | Some("") => {
             return Err(UsageError(
@@ -59,7 +60,7 @@ pub fn request(
         }
         Some(i) => i.to_string(),
     };
-    let run_args = a
+    let run_args = c
         .run
         .as_deref()
         .expect("args::parse_from reads the run of dbsweep k8s");
@@ -114,8 +115,11 @@ pub fn request(
         .db
         .as_deref()
         .expect("database() checked --db");
-    let target = super::resolve::target(Some(&without_password(raw)), run_args.target.db_ps_mode)?
-        .expect("a URL parses into a target");
+    let mut target = Target::parse(&without_password(raw)).map_err(UsageError)?;
+    // As `run` resolves it: the URL's own ps_mode unless text mode is asked.
+    if run_args.target.db_ps_mode == PsMode::Disable {
+        target.set_ps_mode(PsMode::Disable);
+    }
     let spec = run
         .point(target)
         .map_err(|e| UsageError(format!("{e:#}")))?

@@ -1,12 +1,10 @@
 //! `dbsweep k8s`'s own options, as clap parses them. The run's options are
 //! `run`'s: `args::command` adds them to the subcommand from `RunArgs`, so
 //! they are declared once, and `args::parse_from` reads them into
-//! [`K8sArgs::run`], resolved as `run` resolves them into the point the
+//! `K8sCommand::run`, resolved as `run` resolves them into the point the
 //! coordinator Pod runs.
 
 use clap::Args;
-
-use super::args::RunArgs;
 
 pub const K8S_EXAMPLES: &str = "\
 Examples:
@@ -75,8 +73,4 @@ pub struct K8sArgs {
         help_heading = "Kubernetes"
     )]
     pub out: std::path::PathBuf,
-    /// The run, read with `run`'s own definition from the same matches;
-    /// filled by `args::parse_from`, not by clap's derive.
-    #[arg(skip)]
-    pub run: Option<Box<RunArgs>>,
 }
