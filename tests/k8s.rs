@@ -77,6 +77,16 @@ fn resolve(verb: &str, options: &[String]) -> Request {
     cli::request(cli::args::parse_from(argv)).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The request of `dbsweep k8s RUN… K8S_OPTIONS`.
+fn k8s_of(run: &[&str]) -> K8sRequest {
+    let mut options: Vec<String> = run.iter().map(|s| s.to_string()).collect();
+    options.extend(K8S_OPTIONS.iter().map(|s| s.to_string()));
+    match resolve("k8s", &options) {
+        Request::K8s(k) => *k,
+        _ => panic!("not a k8s request"),
+    }
+}
+
 fn k8s_request(extra: &[&str]) -> K8sRequest {
     let mut options = run_options();
     options.extend(K8S_OPTIONS.iter().chain(extra).map(|s| s.to_string()));
@@ -250,19 +260,13 @@ fn a_seed_from_the_clock_and_a_workloads_own_rounds_are_fixed_in_the_point() {
     // No --rand-seed, no stop condition, a Super Smack workload: the pod
     // must run the seed and the rounds `dbsweep run` would have chosen
     // here, the same on every `kubectl apply`.
-    let mut options: Vec<String> = [
+    let r = k8s_of(&[
         "smack_select",
         "--db",
         "mysql://sbtest@maria.bench.svc/sbtest",
         "--threads",
         "4",
-    ]
-    .map(String::from)
-    .to_vec();
-    options.extend(K8S_OPTIONS.iter().map(|s| s.to_string()));
-    let Request::K8s(r) = resolve("k8s", &options) else {
-        panic!()
-    };
+    ]);
     assert_ne!(r.spec.rand.seed, 0);
     assert_eq!(r.spec.config.seed, r.spec.rand.seed);
     assert_eq!(r.spec.config.time, None);
@@ -276,7 +280,7 @@ fn the_pods_command_runs_the_point_with_workers_joining_by_index() {
     // The coordinator Pod's command line and the workers' as the manifests
     // give them, run here: the ConfigMap's point with its database swapped
     // for the fake driver (no cluster, no server), on a local port.
-    let mut options: Vec<String> = [
+    let r = k8s_of(&[
         "oltp_point_select",
         "--db",
         "postgres://sbtest@db.bench.svc/sbtest",
@@ -288,13 +292,7 @@ fn the_pods_command_runs_the_point_with_workers_joining_by_index() {
         "off",
         "--json",
         "-",
-    ]
-    .map(String::from)
-    .to_vec();
-    options.extend(K8S_OPTIONS.iter().map(|s| s.to_string()));
-    let Request::K8s(r) = resolve("k8s", &options) else {
-        panic!()
-    };
+    ]);
     let (_, [configmap, _, pod, job]) = documents(&r);
     let dir = Dir::new();
     let mut point: Value =
@@ -303,12 +301,7 @@ fn the_pods_command_runs_the_point_with_workers_joining_by_index() {
     point["target"] = serde_json::to_value(&fake).unwrap();
     let file = dir.join("point.json");
     std::fs::write(&file, serde_json::to_string(&point).unwrap()).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let listen = format!("127.0.0.1:{port}");
+    let listen = format!("127.0.0.1:{}", util::servers::free_port());
     let args: Vec<String> = strings(&pod["spec"]["containers"][0]["args"])
         .into_iter()
         .map(|a| match a.as_str() {
@@ -375,19 +368,13 @@ fn no_password_is_written_the_pods_read_it_from_the_secret() {
         );
     }
     // MySQL, no password in the URL: MYSQL_PWD, from a Secret that may be absent.
-    let mut options: Vec<String> = [
+    let r = k8s_of(&[
         "oltp_point_select",
         "--db",
         "mysql://sbtest@maria.bench.svc/sbtest",
         "--threads",
         "4",
-    ]
-    .map(String::from)
-    .to_vec();
-    options.extend(K8S_OPTIONS.iter().map(|s| s.to_string()));
-    let Request::K8s(r) = resolve("k8s", &options) else {
-        panic!()
-    };
+    ]);
     let (_, [_, _, pod, _]) = documents(&r);
     let env = &pod["spec"]["containers"][0]["env"][0];
     assert_eq!(env["name"], "MYSQL_PWD");

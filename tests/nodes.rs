@@ -308,7 +308,7 @@ fn a_point_file_runs_the_run_it_was_resolved_from() {
     else {
         panic!("a run")
     };
-    let (spec, _) = req.point(req.target.db.clone().unwrap()).unwrap();
+    let spec = req.spec(req.target.db.clone().unwrap()).unwrap();
     let dir = Dir::new();
     let file = dir.join("point.json");
     std::fs::write(&file, serde_json::to_string_pretty(&spec).unwrap()).unwrap();

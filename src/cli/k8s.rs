@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::commands::k8s::{K8sRequest, Out, PasswordRef, Resources};
 use crate::commands::run::RunRequest;
 use crate::commands::JsonOut;
-use crate::driver::{PsMode, Target, TargetKind};
+use crate::driver::{Target, TargetKind};
 use crate::util::paths::dir_of;
 use crate::util::secrets::without_password;
 use crate::UsageError;
@@ -115,15 +115,9 @@ pub fn request(
         .db
         .as_deref()
         .expect("database() checked --db");
-    let mut target = Target::parse(&without_password(raw)).map_err(UsageError)?;
-    // As `run` resolves it: the URL's own ps_mode unless text mode is asked.
-    if run_args.target.db_ps_mode == PsMode::Disable {
-        target.set_ps_mode(PsMode::Disable);
-    }
-    let spec = run
-        .point(target)
-        .map_err(|e| UsageError(format!("{e:#}")))?
-        .0;
+    let target = Target::parse_with(&without_password(raw), run_args.target.db_ps_mode)
+        .map_err(UsageError)?;
+    let spec = run.spec(target).map_err(|e| UsageError(format!("{e:#}")))?;
     Ok(K8sRequest {
         nodes,
         image,

@@ -81,17 +81,11 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
 /// The target named by `--db` (None: the command picks the default), with
 /// `--db-ps-mode` applied.
 pub fn target(db: Option<&str>, mode: PsMode) -> Result<Option<Target>, UsageError> {
-    let mut t = db
-        .map(|u| Target::parse(u).map_err(UsageError))
+    let t = db
+        .map(|u| Target::parse_with(u, mode).map_err(UsageError))
         .transpose()?;
     if db.is_some_and(has_password) {
         warn_password_on_command_line();
-    }
-    if let Some(t) = &mut t {
-        // A URL's own ps_mode wins unless the option asks for text mode.
-        if mode == PsMode::Disable {
-            t.set_ps_mode(mode);
-        }
     }
     Ok(t)
 }

@@ -17,7 +17,7 @@ pub fn coordinate(req: RunRequest, c: Coordinator) -> anyhow::Result<RunStatus> 
     })?;
     // The workers' point, resolved once here so every worker runs exactly
     // this; the coordinator writes, reports and checks.
-    let (spec, _) = req.point(target)?;
+    let spec = req.spec(target)?;
     let (w, info) = nodes::check_data(&spec)?;
     let (listener, addr) = nodes::listen(&c)?;
     print!(

@@ -65,9 +65,8 @@ impl RunRequest {
     /// (`--nodes`) or a pod reads it (`dbsweep k8s`), with nothing left to
     /// resolve: an open-ended run of a workload with rounds of its own runs
     /// them, and a run with `--report` has its intervals. What only this
-    /// process does (write, report, check) is left behind. The workload
-    /// comes with it, built for the target.
-    pub fn point(&self, target: Target) -> anyhow::Result<(PointSpec, Box<dyn Workload>)> {
+    /// process does (write, report, check) is left behind.
+    pub fn spec(&self, target: Target) -> anyhow::Result<PointSpec> {
         let mut spec = PointSpec {
             workload: self.target.workload.clone(),
             options: self.target.options.clone(),
@@ -77,9 +76,8 @@ impl RunRequest {
             percentiles: self.percentiles.clone(),
             metrics: self.metrics,
         };
-        let w = spec.build()?;
         if self.open_ended {
-            if let Some(rounds) = w.default_rounds() {
+            if let Some(rounds) = spec.build()?.default_rounds() {
                 spec.config.time = None;
                 spec.config.rounds = Some(rounds);
             }
@@ -87,7 +85,7 @@ impl RunRequest {
         if self.report.is_some() && spec.config.report_interval.is_none() {
             spec.config.report_interval = Some(report_interval(spec.config.time));
         }
-        Ok((spec, w))
+        Ok(spec)
     }
 
     /// The run of a point file (`run --spec`): the point as it is, and

@@ -138,6 +138,16 @@ impl Target {
         }
     }
 
+    /// Parses a target URL with `--db-ps-mode`: the URL's own ps_mode
+    /// wins unless the option asks for text mode.
+    pub fn parse_with(url: &str, mode: PsMode) -> Result<Target, String> {
+        let mut t = Target::parse(url)?;
+        if mode == PsMode::Disable {
+            t.set_ps_mode(mode);
+        }
+        Ok(t)
+    }
+
     /// Parses a target URL.
     pub fn parse(url: &str) -> Result<Target, String> {
         let Some((scheme, rest)) = url.split_once("://") else {
