@@ -11,6 +11,7 @@ mod k8s;
 mod k8s_args;
 mod nodes_args;
 pub mod resolve;
+mod results_args;
 mod server_args;
 mod smack_args;
 pub mod values;
