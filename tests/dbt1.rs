@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dbsweep::driver::{self, Connection, Dialect, Target};
-use dbsweep::engine::{self, Pacing, RunConfig};
+use dbsweep::engine::pacing::Mode;
+use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::pacing::ThinkTime;
 use dbsweep::rand::Rng;
 use dbsweep::workload::dbt1::mix::{Interaction, Mix};
@@ -194,11 +195,12 @@ fn shares(mix: Mix, events: u64) -> BTreeMap<&'static str, (f64, f64)> {
         seed: 3,
         reconnect_every: None,
         timeout: None,
-        pacing: Pacing {
-            users: Some(2000),
+        pacing: Mode::Users {
+            users: 2000,
             think_time: Some(ThinkTime::Fixed(Duration::ZERO)),
-            ..Pacing::default()
-        },
+            ramp_up: None,
+        }
+        .into(),
         shard: None,
         release: None,
     };
@@ -353,6 +355,41 @@ fn without_a_think_time_users_think_as_dbt1s() {
     assert_eq!(types[0]["name"], "home");
     assert_eq!(types[4]["queries"], false);
     assert!(r.stdout.contains("DBT-1's BT/s"), "{}", r.stdout);
+}
+
+#[test]
+fn at_a_rate_no_user_thinks() {
+    // An open loop's arrivals come from its schedule: DBT-1's own think
+    // time paces no one, so the record and the preamble do not name it.
+    let dir = Dir::new();
+    let url = prepare(&dir, "r.db", "1");
+    let json = dir.join("r.json");
+    let r = dbsweep(&[
+        "run",
+        "dbt1",
+        "--db",
+        &url,
+        "--items",
+        "1000",
+        "--ebs",
+        "1",
+        "--threads",
+        "2",
+        "--rate",
+        "200",
+        "--time",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    r.ok();
+    let doc = read_json(&json);
+    let pacing = &doc["run"]["pacing"];
+    assert_eq!(pacing["rate"], 200.0, "{pacing}");
+    assert!(pacing["think_time"].is_null(), "{pacing}");
+    assert!(pacing["think_time_mean_s"].is_null(), "{pacing}");
+    assert!(!r.stdout.contains("Think time"), "{}", r.stdout);
+    assert!(doc["result"]["transactions"].as_u64().unwrap() > 0);
 }
 
 #[test]

@@ -14,7 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dbsweep::driver::{self, Connection, Dialect, Target, Value};
-use dbsweep::engine::{self, Pacing, RunConfig};
+use dbsweep::engine::pacing::Mode;
+use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::Rng;
 use dbsweep::workload::loader::RowSource;
 use dbsweep::workload::tpcc::random::{self, delta_ok, nurand, Constants};
@@ -330,10 +331,12 @@ fn the_mix_over_a_million_transactions_meets_the_minimums() {
         timeout: None,
         shard: None,
         release: None,
-        pacing: Pacing {
-            users: Some(20),
-            ..Pacing::default()
-        },
+        pacing: Mode::Users {
+            users: 20,
+            think_time: None,
+            ramp_up: None,
+        }
+        .into(),
     };
     let res = engine::run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
     let total: u64 = res.types.iter().map(|t| t.latency.count()).sum();
@@ -625,10 +628,12 @@ fn paced_run(threads: usize, secs: u64) -> u64 {
         timeout: None,
         shard: None,
         release: None,
-        pacing: Pacing {
-            users: Some(10),
-            ..Pacing::default()
-        },
+        pacing: Mode::Users {
+            users: 10,
+            think_time: None,
+            ramp_up: None,
+        }
+        .into(),
     };
     let res = engine::run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
     res.types.iter().map(|t| t.latency.count()).sum()

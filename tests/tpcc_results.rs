@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dbsweep::driver::{self, Connection, Dialect, Target};
-use dbsweep::engine::{self, Pacing, RunConfig};
+use dbsweep::engine::pacing::Mode;
+use dbsweep::engine::{self, RunConfig};
+use dbsweep::rand::pacing::Arrival;
 use dbsweep::util::progress::Progress;
 use dbsweep::workload::tpcc::terminal::{Delivery, Txn, DEFAULT_WEIGHTS, DEFERRED_DELIVERY};
 use dbsweep::workload::tpcc::Tpcc;
@@ -36,10 +38,12 @@ fn config(threads: usize, users: usize, secs: u64) -> RunConfig {
         timeout: None,
         shard: None,
         release: None,
-        pacing: Pacing {
-            users: Some(users),
-            ..Pacing::default()
-        },
+        pacing: Mode::Users {
+            users,
+            think_time: None,
+            ramp_up: None,
+        }
+        .into(),
     }
 }
 
@@ -700,4 +704,33 @@ time = 1
          restarted no server) and no TPC-C line:\n{}",
         csv.stdout
     );
+}
+
+#[test]
+fn at_a_rate_each_connection_runs_the_arrivals_as_its_own_terminal() {
+    // An open loop's arrivals belong to no terminal until a connection
+    // takes them; its own terminal runs them (before, each arrival asked
+    // for terminal u32::MAX, and the run died allocating 32 GiB).
+    let w = Tpcc::new(
+        1,
+        DEFAULT_WEIGHTS,
+        None,
+        Dialect::Sqlite,
+        9,
+        OptionValues::default(),
+    );
+    let target = Target::parse("fake://?latency=1ms&rows=1").unwrap();
+    let connect: engine::Connect = Arc::new(move || driver::connect(&target));
+    let mut cfg = config(2, 2, 2);
+    cfg.pacing = Mode::Open {
+        rate: 20.0,
+        arrival: Arrival::Uniform,
+    }
+    .into();
+    let res = engine::run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let n: u64 = res.types.iter().map(|t| t.latency.count()).sum();
+    // 40 arrivals in two seconds, evenly spaced, each some twenty 1 ms
+    // statements on 2 connections (room for ~100/s): all of them served,
+    // give or take one at the edges.
+    assert!((38..=41).contains(&n), "{n} transactions at 20/s for 2 s");
 }

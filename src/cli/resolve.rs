@@ -14,7 +14,7 @@ use crate::commands::smack::{GenDataRequest, SmackRequest};
 use crate::commands::study::StudyRequest;
 use crate::commands::{JsonOut, Request};
 use crate::driver::{Dialect, ErrorSet, PsMode, Target};
-use crate::engine::{Pacing, RunConfig};
+use crate::engine::{pacing, Pacing, RunConfig};
 use crate::nodes::worker::WorkerRequest;
 use crate::nodes::{Coordinator, Launcher, Nodes};
 use crate::rand::dist::DistParams;
@@ -315,7 +315,7 @@ fn nodes(a: &RunArgs, req: &RunRequest) -> Result<Option<Coordinator>, UsageErro
     }
     for i in 0..count {
         let s = crate::engine::Shard { index: i, count };
-        if let Err(e) = s.check(req.target.threads, req.config.pacing.users) {
+        if let Err(e) = s.check(req.target.threads, req.config.pacing.users()) {
             // The shard's message without its `--shard I/N:` prefix.
             return refuse(
                 e.split_once(": ")
@@ -371,18 +371,20 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         )));
     }
     let interval = seconds("report-interval", a.report_interval)?;
-    let pacing = Pacing {
-        rate: a.rate.map(|r| (r, a.arrival)),
-        users: a.users,
-        think_time: a.think_time,
-        latency_limit: a.latency_limit,
-        ramp_up: a.ramp_up,
-    };
     if a.users == Some(0) {
         return Err(UsageError(
             "invalid --users (--eus) 0: give at least 1 emulated user".into(),
         ));
     }
+    // One mode of the options given, or why they do not make one.
+    let pacing = Pacing::try_from(pacing::Options {
+        rate: a.rate.map(|r| (r, a.arrival)),
+        users: a.users,
+        think_time: a.think_time,
+        latency_limit: a.latency_limit,
+        ramp_up: a.ramp_up,
+    })
+    .map_err(UsageError)?;
     // --ramp-up without --users is checked once the workload is known:
     // TPC-C's terminals are users of its own (engine::point::check_ramp_up).
     pacing.check(a.target.threads).map_err(UsageError)?;

@@ -88,7 +88,11 @@ pub(super) fn run(
         };
         shared.slots[id].state.store(in_txn, Ordering::Release);
         if deferred.is_none() {
-            script.user(ticket.map_or((c.g % shared.per_instance) as u32, |t| t.user));
+            // An open loop's arrival is run by the connection's own user,
+            // as in a closed loop: the workload keeps one user's state per
+            // connection, not one per arrival.
+            let own = (c.g % shared.per_instance) as u32;
+            script.user(ticket.and_then(|t| t.user).unwrap_or(own));
         }
         let end = transaction(
             conn.as_mut(),
@@ -195,7 +199,7 @@ impl<'a> Client<'a> {
     /// False when the run stops meanwhile.
     fn closed_loop_wait(&mut self) -> bool {
         let shared = self.shared;
-        if let (Some(rate), true) = (shared.pacing.ramp_up, self.first) {
+        if let (Some(rate), true) = (shared.pacing.ramp_up(), self.first) {
             // Users start one after another, `rate` per second.
             let at = self.timeline.t0
                 + Duration::from_secs_f64((self.g % shared.per_instance) as f64 / rate);
@@ -209,7 +213,7 @@ impl<'a> Client<'a> {
             (Some(p), false) => Some(p),
             (None, false) => shared
                 .pacing
-                .think_time
+                .think_time()
                 .map(|t| t.draw(&mut self.think_rng)),
         };
         // The clock is read only for a pause: a closed loop without
@@ -377,10 +381,10 @@ impl<'a> Client<'a> {
     /// queue, a round is counted, and the client is idle again.
     #[inline]
     fn transaction_done(&mut self, ticket: Option<Ticket>, finished: Instant, a_round: bool) {
-        if let (Some(d), Some(t)) = (self.shared.dispatch.get(), ticket) {
+        if let (Some(d), Some(user)) = (self.shared.dispatch.get(), ticket.and_then(|t| t.user)) {
             // The user thinks from its transaction's end, not from when
             // this connection got round to telling the queue.
-            d.user_done(t.user, finished, self.pause.take());
+            d.user_done(user, finished, self.pause.take());
         }
         if a_round {
             self.measured_txns += 1;

@@ -1,6 +1,7 @@
 //! Pacing: when each transaction should start, and who runs it.
 //!
-//! Three ways to drive a run:
+//! Three ways to drive a run, a [`Mode`] each (a run's [`Pacing`] is its
+//! mode and latency limit: `pacing/mode.rs`):
 //! - **closed loop** (the default, sysbench's and Super Smack's): each
 //!   connection is one user who starts the next transaction when the last
 //!   one ends — after a think time, if one is given (DBT-1's direct mode);
@@ -31,96 +32,17 @@ use super::users::Users;
 use crate::rand::pacing::{Arrival, Schedule, ThinkTime};
 use crate::util::clock;
 
-/// How a run's transactions are paced (part of `RunConfig`).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Pacing {
-    /// Open loop: arrivals per second, in total, and their spacing.
-    pub rate: Option<(f64, Arrival)>,
-    /// Emulated users; None: one per connection.
-    pub users: Option<usize>,
-    /// The pause between one user's transactions (closed loops only).
-    pub think_time: Option<ThinkTime>,
-    /// Transactions slower than this (from their intended start) are late;
-    /// with a rate, one already this far behind schedule when a connection
-    /// could take it is skipped.
-    pub latency_limit: Option<Duration>,
-    /// Users start one after another, this many per second (DBT-1's
-    /// ramp-up); None: all at once.
-    pub ramp_up: Option<f64>,
-}
-
-impl Pacing {
-    /// Every client a user with its own connection, no think time, no
-    /// limit: nothing to record about pacing.
-    pub fn is_closed_loop(&self) -> bool {
-        *self == Pacing::default()
-    }
-
-    /// With a rate and a latency limit: arrivals further behind schedule
-    /// than this are skipped.
-    pub fn skip_after(&self) -> Option<Duration> {
-        self.rate.and(self.latency_limit)
-    }
-
-    /// Does any transaction have an intended start apart from its actual
-    /// one (an open loop, or users queueing for connections)?
-    pub fn queued(&self, threads: usize) -> bool {
-        self.rate.is_some() || self.users.is_some_and(|u| u > threads)
-    }
-
-    /// What is wrong with this pacing for `threads` connections, in the
-    /// words of the options.
-    pub fn check(&self, threads: usize) -> Result<(), String> {
-        if let Some((r, _)) = self.rate {
-            if !(r > 0.0 && r.is_finite()) {
-                return Err(format!(
-                    "--rate {r}: the rate must be a positive number of transactions per second"
-                ));
-            }
-            if self.think_time.is_some() {
-                return Err(
-                    "--think-time paces a closed loop and --rate an open one: give one of them"
-                        .into(),
-                );
-            }
-            if self.users.is_some() {
-                return Err("--users gives users their own pace (with --think-time); with --rate arrivals come from the schedule: give one of them".into());
-            }
-        }
-        if let Some(r) = self.ramp_up {
-            if !(r > 0.0 && r.is_finite()) {
-                return Err(format!(
-                    "--ramp-up {r}: give a positive number of users started per second"
-                ));
-            }
-            if self.rate.is_some() {
-                return Err("--ramp-up starts users one after another; with --rate arrivals come from the schedule: give one of them".into());
-            }
-        }
-        if let Some(u) = self.users {
-            if u as u64 > super::users::MAX_USERS {
-                return Err(format!(
-                    "--users {u}: at most {} users (they are numbered with 32 bits)",
-                    super::users::MAX_USERS
-                ));
-            }
-            if u < threads {
-                return Err(format!(
-                    "--users {u} is fewer than --threads {threads}: each connection serves at least one user (lower --threads)"
-                ));
-            }
-        }
-        Ok(())
-    }
-}
+mod mode;
+pub use mode::{Mode, Options, Pacing};
 
 /// A transaction handed to a connection.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Ticket {
     /// When it should start.
     pub intended: Instant,
-    /// The user it is for (pool), or `u32::MAX` (open loop).
-    pub user: u32,
+    /// The user it is for (a pool); None in an open loop, whose arrivals
+    /// are no one's until a connection takes them (its own user runs them).
+    pub user: Option<u32>,
 }
 
 /// Where queued work comes from: built before the run's start is known
@@ -255,9 +177,9 @@ impl Dispatch {
                     let user = match &mut st.source {
                         Source::Rate(s) => {
                             s.take();
-                            u32::MAX
+                            None
                         }
-                        Source::Users(u) => u.pop().expect("due"),
+                        Source::Users(u) => Some(u.pop().expect("due")),
                     };
                     if leading {
                         st.leader = false;
@@ -430,7 +352,7 @@ mod tests {
         // User a thinks a minute from its end; meanwhile a waiting
         // connection is the leader, asleep until then.
         let a_end = Instant::now();
-        d.user_done(a.user, a_end, None);
+        d.user_done(a.user.unwrap(), a_end, None);
         let waiter = {
             let d = d.clone();
             std::thread::spawn(move || d.next(None).unwrap())
@@ -444,7 +366,7 @@ mod tests {
             }
         }
         let b_end = Instant::now();
-        d.user_done(b.user, b_end, None);
+        d.user_done(b.user.unwrap(), b_end, None);
         let got = waiter.join().unwrap();
         assert_eq!(got.user, b.user, "the earlier user first");
         assert_eq!(got.intended, b_end, "due at its end");
@@ -468,7 +390,7 @@ mod tests {
             1,
         ));
         let u = d.next(None).unwrap();
-        d.user_done(u.user, Instant::now(), None);
+        d.user_done(u.user.unwrap(), Instant::now(), None);
         let waiters: Vec<_> = (0..4)
             .map(|_| {
                 let d = d.clone();

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use super::pacing::Mode;
 use super::tests::{config, run_fake, run_fake_virtual};
 use super::*;
 use crate::rand::pacing::{Arrival, ThinkTime};
@@ -22,10 +23,7 @@ fn open(rate: f64, arrival: Arrival, threads: usize, time: Duration) -> RunConfi
     RunConfig {
         time: Some(time),
         grace: Duration::from_secs(3),
-        pacing: Pacing {
-            rate: Some((rate, arrival)),
-            ..Pacing::default()
-        },
+        pacing: Mode::Open { rate, arrival }.into(),
         ..config(threads)
     }
 }
@@ -223,11 +221,12 @@ fn users_with_think_time_run_u_over_t_per_second() {
     let cfg = RunConfig {
         time: Some(ms(2000)),
         warmup: ms(1000),
-        pacing: Pacing {
-            users: Some(200),
+        pacing: Mode::Users {
+            users: 200,
             think_time: Some(ThinkTime::Uniform(ms(50), ms(150))),
-            ..Pacing::default()
-        },
+            ramp_up: None,
+        }
+        .into(),
         ..config(4)
     };
     let r = run_fake("fake://", &cfg);
@@ -259,14 +258,15 @@ fn ten_million_users_start_in_the_first_second_of_the_window() {
     let cfg = RunConfig {
         time: Some(ms(1000)),
         report_interval: Some(ms(250)),
-        pacing: Pacing {
-            users: Some(10_000_000),
+        pacing: Mode::Users {
+            users: 10_000_000,
             think_time: Some(ThinkTime::Exp {
                 mean: ms(1000),
                 cap: None,
             }),
-            ..Pacing::default()
-        },
+            ramp_up: None,
+        }
+        .into(),
         ..config(2)
     };
     let (r, intervals) = super::tests::run_fake_intervals("fake://", &cfg);
@@ -332,10 +332,11 @@ fn think_time_on_own_connections_paces_a_closed_loop() {
     // the first comes within 1.6 s of the release.
     let cfg = RunConfig {
         time: Some(Duration::from_secs(100)),
-        pacing: Pacing {
+        pacing: Mode::Closed {
             think_time: Some(ThinkTime::Fixed(Duration::from_secs(2))),
-            ..Pacing::default()
-        },
+            ramp_up: None,
+        }
+        .into(),
         ..config(2)
     };
     let r = run_fake_virtual("fake://?latency=100ms", &cfg);
@@ -354,10 +355,12 @@ fn as_many_users_as_connections_without_think_time_is_the_closed_loop() {
         ..config(4)
     };
     let users = RunConfig {
-        pacing: Pacing {
-            users: Some(4),
-            ..Pacing::default()
-        },
+        pacing: Mode::Users {
+            users: 4,
+            think_time: None,
+            ramp_up: None,
+        }
+        .into(),
         ..closed.clone()
     };
     let a = run_fake("fake://?latency=100us", &closed);
@@ -372,35 +375,4 @@ fn as_many_users_as_connections_without_think_time_is_the_closed_loop() {
         b.clients.iter().map(|c| c.0).collect::<Vec<_>>(),
         vec![50; 4]
     );
-}
-
-#[test]
-fn bad_pacing_is_refused_with_the_options_named() {
-    let p = |rate: Option<f64>, users: Option<usize>, think: Option<ThinkTime>| Pacing {
-        rate: rate.map(|r| (r, Arrival::Poisson)),
-        users,
-        think_time: think,
-        latency_limit: None,
-        ramp_up: None,
-    };
-    for (pacing, words) in [
-        (p(Some(0.0), None, None), "--rate 0"),
-        (p(Some(-5.0), None, None), "--rate -5"),
-        (
-            p(None, Some(2), None),
-            "--users 2 is fewer than --threads 4",
-        ),
-        (
-            p(Some(10.0), None, Some(ThinkTime::Fixed(ms(1)))),
-            "--think-time",
-        ),
-        (p(Some(10.0), Some(8), None), "--users"),
-    ] {
-        let e = pacing.check(4).unwrap_err();
-        assert!(e.contains(words), "{e}");
-    }
-    assert!(p(Some(10.0), None, None).check(4).is_ok());
-    assert!(p(None, Some(100_000), Some(ThinkTime::Fixed(ms(1))))
-        .check(4)
-        .is_ok());
 }

@@ -217,7 +217,7 @@ pub fn interval_record(s: &IntervalSample, pacing: &super::Pacing) -> record::In
 /// what each instance of the workload keeps per user) would not fit in
 /// the memory available.
 pub fn check_memory(cfg: &RunConfig, instances: &[&dyn Workload]) -> Result<(), crate::UsageError> {
-    let Some(users) = cfg.pacing.users else {
+    let Some(users) = cfg.pacing.users() else {
         return Ok(());
     };
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
@@ -235,7 +235,7 @@ pub fn check_memory(cfg: &RunConfig, instances: &[&dyn Workload]) -> Result<(), 
 /// given (`--users`), or the workload's own (TPC-C's ten terminals per
 /// warehouse). Without them the option would pace nothing anyone asked for.
 pub fn check_ramp_up(cfg: &RunConfig, w: &dyn Workload) -> Result<(), crate::UsageError> {
-    match (cfg.pacing.ramp_up, cfg.pacing.users, w.default_users()) {
+    match (cfg.pacing.ramp_up(), cfg.pacing.users(), w.default_users()) {
         (Some(r), None, None) => Err(crate::UsageError(format!(
             "--ramp-up {r} starts emulated users one after another, and this run has none: \
              add --users N (--eus N, at least --threads), or drop --ramp-up"
@@ -250,11 +250,19 @@ pub fn check_ramp_up(cfg: &RunConfig, w: &dyn Workload) -> Result<(), crate::Usa
 /// warmup at least as long as starting every user takes, so the measured
 /// window sees them all.
 fn effective(point: &Point<'_>) -> anyhow::Result<RunConfig> {
+    use super::pacing::Mode;
     let mut cfg = point.config.clone();
-    if cfg.pacing.think_time.is_none() {
-        cfg.pacing.think_time = point.instances[0].default_think_time();
+    // An open loop has no users to think: its arrivals come from the schedule.
+    if let Mode::Closed { think_time, .. } | Mode::Users { think_time, .. } = &mut cfg.pacing.mode {
+        if think_time.is_none() {
+            *think_time = point.instances[0].default_think_time();
+        }
     }
-    if cfg.pacing.users.is_none() && cfg.pacing.rate.is_none() {
+    if let Mode::Closed {
+        think_time,
+        ramp_up,
+    } = cfg.pacing.mode
+    {
         if let Some(users) = point.instances[0].default_users() {
             if users < cfg.threads {
                 return Err(crate::UsageError(format!(
@@ -264,11 +272,15 @@ fn effective(point: &Point<'_>) -> anyhow::Result<RunConfig> {
                 ))
                 .into());
             }
-            cfg.pacing.users = Some(users);
+            cfg.pacing.mode = Mode::Users {
+                users,
+                think_time,
+                ramp_up,
+            };
         }
     }
-    if let Some(rate) = cfg.pacing.ramp_up {
-        let users = cfg.pacing.users.unwrap_or(cfg.threads);
+    if let Some(rate) = cfg.pacing.ramp_up() {
+        let users = cfg.pacing.users().unwrap_or(cfg.threads);
         let ramp = Duration::from_secs_f64(users.saturating_sub(1) as f64 / rate);
         cfg.warmup = cfg.warmup.max(ramp);
     }
@@ -394,14 +406,14 @@ fn pacing_settings(p: &super::Pacing) -> Option<record::PacingSettings> {
         return None;
     }
     Some(record::PacingSettings {
-        rate: p.rate.map(|(r, _)| r),
-        arrival: p.rate.map(|(_, a)| a.name().to_string()),
-        users: p.users.map(|u| u as u64),
-        think_time: p.think_time.map(|t| t.to_string()),
-        think_time_mean_s: p.think_time.map(|t| t.mean().as_secs_f64()),
+        rate: p.rate().map(|(r, _)| r),
+        arrival: p.rate().map(|(_, a)| a.name().to_string()),
+        users: p.users().map(|u| u as u64),
+        think_time: p.think_time().map(|t| t.to_string()),
+        think_time_mean_s: p.think_time().map(|t| t.mean().as_secs_f64()),
         latency_limit_ms: p.latency_limit.map(|l| l.as_secs_f64() * 1e3),
         p99_goal_ms: None,
-        ramp_up_per_s: p.ramp_up,
+        ramp_up_per_s: p.ramp_up(),
     })
 }
 

@@ -180,22 +180,26 @@ impl<'a> Run<'a> {
         // as the server's throughput.
         let queued = part.pacing.queued(threads);
         let setup_start = Instant::now();
-        let users = part.pacing.users.unwrap_or(threads);
+        let users = part.pacing.users().unwrap_or(threads);
         for w in instances {
             w.users(users);
         }
-        let pacing = &part.pacing;
-        let source = if let Some((rate, arrival)) = pacing.rate {
-            Some(pacing::Source::rate(rate, arrival, part.stream_seed))
-        } else if queued {
-            Some(pacing::Source::users(
+        // As many users as connections are a closed loop: nothing queues.
+        let source = match part.pacing.mode {
+            pacing::Mode::Open { rate, arrival } => {
+                Some(pacing::Source::rate(rate, arrival, part.stream_seed))
+            }
+            pacing::Mode::Users {
                 users,
-                pacing.think_time,
-                pacing.ramp_up,
+                think_time,
+                ramp_up,
+            } if queued => Some(pacing::Source::users(
+                users,
+                think_time,
+                ramp_up,
                 part.stream_seed,
-            ))
-        } else {
-            None
+            )),
+            _ => None,
         };
         let setup = setup_start.elapsed();
 

@@ -15,6 +15,7 @@
 
 use std::ops::Range;
 
+use super::pacing::Mode;
 use super::{Pacing, RunConfig};
 
 /// Shard `index` of `count` (0-based).
@@ -62,11 +63,32 @@ impl Shard {
     /// `1/N` of the rate and of the ramp-up.
     pub fn pacing(self, p: &Pacing) -> Pacing {
         let n = self.count as f64;
-        let mut mine = p.clone();
-        mine.rate = p.rate.map(|(r, a)| (r / n, a));
-        mine.users = p.users.map(|u| self.range(u).len());
-        mine.ramp_up = p.ramp_up.map(|r| r / n);
-        mine
+        let mode = match p.mode {
+            Mode::Open { rate, arrival } => Mode::Open {
+                rate: rate / n,
+                arrival,
+            },
+            Mode::Users {
+                users,
+                think_time,
+                ramp_up,
+            } => Mode::Users {
+                users: self.range(users).len(),
+                think_time,
+                ramp_up: ramp_up.map(|r| r / n),
+            },
+            Mode::Closed {
+                think_time,
+                ramp_up,
+            } => Mode::Closed {
+                think_time,
+                ramp_up: ramp_up.map(|r| r / n),
+            },
+        };
+        Pacing {
+            mode,
+            latency_limit: p.latency_limit,
+        }
     }
 
     /// What makes this split impossible for a run of `clients` clients
@@ -165,18 +187,22 @@ mod tests {
     #[test]
     fn a_shard_takes_its_share_of_the_pacing() {
         use crate::rand::pacing::Arrival;
-        let p = Pacing {
-            rate: Some((900.0, Arrival::Poisson)),
-            users: Some(100),
+        let open = Pacing::from(Mode::Open {
+            rate: 900.0,
+            arrival: Arrival::Poisson,
+        });
+        let users = Pacing::from(Mode::Users {
+            users: 100,
+            think_time: None,
             ramp_up: Some(30.0),
-            ..Pacing::default()
-        };
+        });
         let users: Vec<usize> = (0..3)
             .map(|i| {
-                let mine = Shard::new(i, 3).unwrap().pacing(&p);
-                assert_eq!(mine.rate, Some((300.0, Arrival::Poisson)));
-                assert_eq!(mine.ramp_up, Some(10.0));
-                mine.users.unwrap()
+                let s = Shard::new(i, 3).unwrap();
+                assert_eq!(s.pacing(&open).rate(), Some((300.0, Arrival::Poisson)));
+                let mine = s.pacing(&users);
+                assert_eq!(mine.ramp_up(), Some(10.0));
+                mine.users().unwrap()
             })
             .collect();
         assert_eq!(users, [33, 33, 34]);

@@ -25,6 +25,7 @@ use super::plan::{Plan, Point};
 use super::progress::{describe_point, Progress};
 use super::series::{replay_stop_rules, PointFigures, SeriesState};
 use super::setup::{check_memory, target_kind, Setup};
+use crate::engine::pacing::Mode;
 use crate::engine::point;
 use crate::engine::spec::PointSpec;
 use crate::engine::Pacing;
@@ -357,22 +358,29 @@ impl Session<'_> {
     /// skipped, with why.
     fn pacing(&self, p: &Point) -> Result<Pacing, String> {
         let spec = &self.study.workloads[p.workload].pacing;
-        let mut pacing = Pacing {
-            latency_limit: spec.latency_limit,
-            think_time: spec.think_time,
-            ramp_up: spec.ramp_up,
-            ..Pacing::default()
+        // A workload with rates has neither think time nor ramp-up: the
+        // study's loader refused them (`study::pacing`).
+        let open = |rate: f64| Mode::Open {
+            rate,
+            arrival: spec.arrival,
         };
-        match p.level {
-            None => {}
-            Some(Level::Rate(r)) => pacing.rate = Some((r, spec.arrival)),
-            Some(Level::OfPeak(f)) => {
-                let peak = self.calibration(p)?;
-                pacing.rate = Some((f * peak, spec.arrival));
-            }
-            Some(Level::Users(u)) => pacing.users = Some(u as usize),
-        }
-        Ok(pacing)
+        let mode = match p.level {
+            None => Mode::Closed {
+                think_time: spec.think_time,
+                ramp_up: spec.ramp_up,
+            },
+            Some(Level::Rate(r)) => open(r),
+            Some(Level::OfPeak(f)) => open(f * self.calibration(p)?),
+            Some(Level::Users(u)) => Mode::Users {
+                users: u as usize,
+                think_time: spec.think_time,
+                ramp_up: spec.ramp_up,
+            },
+        };
+        Ok(Pacing {
+            mode,
+            latency_limit: spec.latency_limit,
+        })
     }
 
     /// The mean throughput of the finished repeats of `p`'s calibration

@@ -23,21 +23,21 @@ pub fn preamble(workload: &str, target: &str, server: &str, cfg: &RunConfig, see
         );
     }
     let p = &cfg.pacing;
-    if let Some((rate, arrival)) = p.rate {
+    if let Some((rate, arrival)) = p.rate() {
         let _ = writeln!(
             s,
             "Rate: {rate} transactions per second ({} arrivals); latency from each one's intended start",
             arrival.name()
         );
     }
-    if let Some(u) = p.users.filter(|&u| u > cfg.threads) {
+    if let Some(u) = p.users().filter(|&u| u > cfg.threads) {
         let _ = writeln!(
             s,
             "Users: {u} on {} connection(s); latency includes the wait for a connection",
             cfg.threads
         );
     }
-    if let Some(t) = p.think_time {
+    if let Some(t) = p.think_time() {
         let _ = writeln!(
             s,
             "Think time: {t} (mean {:.3} s, not part of any latency)",
