@@ -5,8 +5,12 @@
 //! # Layout
 //! - [`startup`]: the socket (TCP or unix domain), StartupMessage,
 //!   authentication (trust, password, MD5, SCRAM-SHA-256).
+//! - [`response`]: a response read without the socket (fed bytes, it says
+//!   when ReadyForQuery ended it and what it did), ErrorResponse parsing and
+//!   SQLSTATE classification: the same code under a blocking reader, an
+//!   event loop and the tests.
 //! - [`wire`]: the socket with its two long-lived buffers, message framing,
-//!   the response loop, ErrorResponse parsing and SQLSTATE classification.
+//!   and the blocking reader that feeds a response.
 //! - [`text`]: values as Bind parameters, SQL literals and text COPY
 //!   fields, and the statement templates of text mode.
 //! - [`binary`]: binary COPY's column types and fields (integers, floats,
@@ -31,6 +35,7 @@
 
 mod binary;
 mod copy;
+mod response;
 mod startup;
 mod text;
 mod wire;
@@ -43,9 +48,10 @@ use postgres_protocol::message::frontend;
 use postgres_protocol::IsNull;
 
 use self::binary::BinaryType;
+use self::response::TextRows;
 use self::startup::Place;
 use self::text::Template;
-use self::wire::{Stream, TextRows, Wire};
+use self::wire::{Stream, Wire};
 use super::{
     Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, PsMode,
     ServerAddr, ServerInfo, StmtId, Value,

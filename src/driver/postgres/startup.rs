@@ -16,7 +16,8 @@ use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM
 use postgres_protocol::message::backend::Message;
 use postgres_protocol::message::frontend;
 
-use super::wire::{classify, parse_error, Stream, Wire};
+use super::response::{classify, parse_error};
+use super::wire::{Stream, Wire};
 use crate::driver::{DbError, DbResult, ErrorKind, ServerAddr};
 
 /// How long to wait for a TCP connection to be accepted.

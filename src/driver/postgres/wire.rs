@@ -1,6 +1,7 @@
 //! The wire: one blocking socket with a read buffer and a write buffer that
 //! live as long as the connection, the framing of protocol 3.0 messages, and
-//! the loop that reads a response up to ReadyForQuery.
+//! the loop that reads into the buffer until a [`Response`] (response.rs,
+//! which never touches the socket) has consumed a whole response.
 //!
 //! Reading is done by hand rather than through
 //! `postgres_protocol::message::backend::Message::parse`, which moves every
@@ -18,9 +19,8 @@ use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use postgres_protocol::message::frontend;
 
-use super::text::tag_affected;
+use super::response::{parse_error, Fed, Response, TextRows};
 use crate::driver::{DbError, ErrorKind, Outcome};
 
 /// Initial capacity of both buffers: a typical response (a range select of
@@ -101,10 +101,6 @@ impl Write for Stream {
         Ok(())
     }
 }
-
-/// Rows of a response decoded as text, for the few administrative queries
-/// whose values matter (settings, counts); never used on the hot path.
-pub(super) type TextRows = Vec<Vec<Option<String>>>;
 
 /// One connection's socket and buffers.
 pub(super) struct Wire {
@@ -222,20 +218,6 @@ impl Wire {
         &self.rbuf[r]
     }
 
-    /// Consumes a body of `len` bytes without keeping it whole: a huge
-    /// DataRow passes through the buffer instead of growing it.
-    fn skip(&mut self, mut len: usize) -> io::Result<()> {
-        loop {
-            let take = len.min(self.rend - self.rpos);
-            self.rpos += take;
-            len -= take;
-            if len == 0 {
-                return Ok(());
-            }
-            self.fill(1)?;
-        }
-    }
-
     /// Whether the server has sent something (without reading it): during
     /// COPY, that can only be an error, and there is no point streaming on.
     pub(super) fn readable(&self) -> bool {
@@ -312,91 +294,49 @@ impl Wire {
         if self.broken {
             return Err(lost_error("the connection was lost earlier"));
         }
-        let mut error: Option<DbError> = None;
-        // Whether the command now completing returned rows, for SELECT tags.
-        let mut described = returns_rows;
-        out.result_set |= returns_rows;
+        let mut response = Response::new(returns_rows);
         loop {
-            let r = self.next(out, &mut described, returns_rows, &mut error, &mut rows);
-            match r {
-                Ok(true) => return error.map_or(Ok(()), Err),
-                Ok(false) => {}
-                Err(e) => {
-                    let lost = self.fail(e);
-                    // A FATAL error (e.g. the server shutting down) explains
-                    // the lost connection better than the EOF that follows.
-                    return Err(match error {
-                        Some(mut err) => {
-                            err.kind = ErrorKind::ConnectionLost;
-                            err
-                        }
-                        None => lost,
-                    });
+            let fed = response.feed(&self.rbuf[self.rpos..self.rend], &mut rows, &mut self.out);
+            let step = match fed {
+                Ok(Fed::Done { used }) => {
+                    self.rpos += used;
+                    self.status = response.status().unwrap_or(b'I');
+                    let o = response.end()?;
+                    out.rows += o.rows;
+                    out.affected += o.affected;
+                    out.result_set |= o.result_set;
+                    return Ok(());
                 }
+                Ok(Fed::More { used, need }) => {
+                    self.rpos += used;
+                    self.answer().and_then(|()| self.fill(need))
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = step {
+                let lost = self.fail(e);
+                // A FATAL error (e.g. the server shutting down) explains
+                // the lost connection better than the EOF that follows.
+                return Err(match response.error() {
+                    Some(mut err) => {
+                        err.kind = ErrorKind::ConnectionLost;
+                        err
+                    }
+                    None => lost,
+                });
             }
         }
     }
 
-    /// Handles one message of a response; true at ReadyForQuery.
-    fn next(
-        &mut self,
-        out: &mut Outcome,
-        described: &mut bool,
-        returns_rows: bool,
-        error: &mut Option<DbError>,
-        rows: &mut Option<&mut TextRows>,
-    ) -> io::Result<bool> {
-        let (tag, len) = self.header()?;
-        match tag {
-            b'D' => {
-                out.rows += 1;
-                match rows {
-                    Some(rows) => {
-                        let r = self.body(len)?;
-                        rows.push(decode_row(self.bytes(r))?);
-                    }
-                    None => self.skip(len)?,
-                }
-            }
-            b'T' => {
-                out.result_set = true;
-                *described = true;
-                self.skip(len)?;
-            }
-            b'C' => {
-                let r = self.body(len)?;
-                let tag = self.bytes(r);
-                let tag = tag.strip_suffix(&[0]).unwrap_or(tag);
-                out.affected += tag_affected(tag, *described);
-                *described = returns_rows;
-            }
-            b'E' => {
-                let r = self.body(len)?;
-                let e = parse_error(self.bytes(r));
-                error.get_or_insert(e);
-            }
-            b'Z' => {
-                let r = self.body(len)?;
-                self.status = self.bytes(r).first().copied().unwrap_or(b'I');
-                return Ok(true);
-            }
-            b'G' => {
-                // COPY FROM STDIN outside bulk_load: refuse it, which ends
-                // the command with an error and a ReadyForQuery.
-                self.skip(len)?;
-                frontend::copy_fail(
-                    "COPY FROM STDIN is only supported by bulk_load",
-                    &mut self.out,
-                )?;
-                let r = self.stream.write_all(&self.out);
-                self.out.clear();
-                r?;
-            }
-            // ParseComplete, BindComplete, NoData, ParameterDescription,
-            // notices, parameter changes, COPY TO STDOUT data: nothing to do.
-            _ => self.skip(len)?,
+    /// Sends what a response asked to answer (a CopyFail) before waiting
+    /// for the rest of it.
+    fn answer(&mut self) -> io::Result<()> {
+        if self.out.is_empty() {
+            return Ok(());
         }
-        Ok(false)
+        let r = self.stream.write_all(&self.out);
+        self.out.clear();
+        r
     }
 }
 
@@ -409,123 +349,9 @@ pub(super) fn lost_error(why: &str) -> DbError {
     )
 }
 
-/// A DataRow's values as text (NULL as None).
-fn decode_row(mut b: &[u8]) -> io::Result<Vec<Option<String>>> {
-    let bad = || io::Error::new(io::ErrorKind::InvalidData, "malformed DataRow");
-    let n = u16::from_be_bytes(b.get(..2).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
-    b = &b[2..];
-    let mut row = Vec::with_capacity(n.into());
-    for _ in 0..n {
-        let len = i32::from_be_bytes(b.get(..4).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
-        b = &b[4..];
-        if len < 0 {
-            row.push(None);
-            continue;
-        }
-        let v = b.get(..len as usize).ok_or_else(bad)?;
-        row.push(Some(String::from_utf8_lossy(v).into_owned()));
-        b = &b[len as usize..];
-    }
-    Ok(row)
-}
-
-/// Turns an ErrorResponse body (fields of a type byte and a C string, up to
-/// a zero byte) into a classified error: SQLSTATE as the code, the message
-/// with its detail and hint.
-pub(super) fn parse_error(mut b: &[u8]) -> DbError {
-    let (mut severity, mut code, mut message, mut detail, mut hint) =
-        (&b""[..], &b""[..], &b""[..], &b""[..], &b""[..]);
-    while let Some((&field, rest)) = b.split_first() {
-        if field == 0 {
-            break;
-        }
-        let end = rest.iter().position(|&c| c == 0).unwrap_or(rest.len());
-        let value = &rest[..end];
-        match field {
-            // 'V' is never localised; 'S' is, so it only stands in.
-            b'V' => severity = value,
-            b'S' if severity.is_empty() => severity = value,
-            b'C' => code = value,
-            b'M' => message = value,
-            b'D' => detail = value,
-            b'H' => hint = value,
-            _ => {}
-        }
-        b = rest.get(end + 1..).unwrap_or_default();
-    }
-    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned();
-    let mut msg = text(message);
-    if !detail.is_empty() {
-        msg.push_str(" (");
-        msg.push_str(&String::from_utf8_lossy(detail));
-        msg.push(')');
-    }
-    if !hint.is_empty() {
-        msg.push_str("; hint: ");
-        msg.push_str(&String::from_utf8_lossy(hint));
-    }
-    let code = text(code);
-    let fatal = matches!(severity, b"FATAL" | b"PANIC");
-    DbError::new(classify(&code, fatal), code, msg)
-}
-
-/// Maps a SQLSTATE onto the engine's error kinds. `fatal` (severity FATAL
-/// or PANIC) means the server is closing the session.
-pub(super) fn classify(sqlstate: &str, fatal: bool) -> ErrorKind {
-    match sqlstate {
-        "40P01" => ErrorKind::Deadlock,
-        "40001" => ErrorKind::Serialization,
-        // lock_not_available: lock_timeout expired (or NOWAIT). A
-        // statement_timeout is 57014, which stays Other: it says nothing
-        // about locks.
-        "55P03" => ErrorKind::LockTimeout,
-        "23505" => ErrorKind::DuplicateKey,
-        // admin_shutdown, crash_shutdown, cannot_connect_now,
-        // database_dropped; class 08 is connection_exception.
-        "57P01" | "57P02" | "57P03" | "57P04" => ErrorKind::ConnectionLost,
-        s if s.starts_with("08") => ErrorKind::ConnectionLost,
-        _ if fatal => ErrorKind::ConnectionLost,
-        _ => ErrorKind::Other,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn error_fields_are_parsed_and_classified() {
-        let body = b"SERROR\0VERROR\0C40P01\0Mdeadlock detected\0DProcess 1 waits.\0\0";
-        let e = parse_error(body);
-        assert_eq!(e.kind, ErrorKind::Deadlock);
-        assert_eq!(e.code, "40P01");
-        assert_eq!(e.message, "deadlock detected (Process 1 waits.)");
-
-        let e = parse_error(b"SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed\0\0");
-        assert_eq!(
-            (e.kind, e.code.as_str()),
-            (ErrorKind::ConnectionLost, "28P01")
-        );
-        let e = parse_error(b"SFEHLER\0C23505\0Mdoppelt\0Hfix it\0\0");
-        assert_eq!(e.kind, ErrorKind::DuplicateKey);
-        assert_eq!(e.message, "doppelt; hint: fix it");
-        // Truncated input still yields an error rather than a panic.
-        let e = parse_error(b"C55P03\0Mlock timeout");
-        assert_eq!(
-            (e.kind, e.message.as_str()),
-            (ErrorKind::LockTimeout, "lock timeout")
-        );
-    }
-
-    #[test]
-    fn sqlstates_map_to_kinds() {
-        assert_eq!(classify("40001", false), ErrorKind::Serialization);
-        assert_eq!(classify("08006", false), ErrorKind::ConnectionLost);
-        assert_eq!(classify("57P01", true), ErrorKind::ConnectionLost);
-        assert_eq!(classify("57014", false), ErrorKind::Other);
-        assert_eq!(classify("42P01", false), ErrorKind::Other);
-        assert_eq!(classify("40P01", true), ErrorKind::Deadlock);
-    }
 
     #[test]
     fn reads_land_at_the_front_when_messages_end_mid_read() {
@@ -560,15 +386,5 @@ mod tests {
         // of the buffer; moved back only once full, reads walked over all
         // of its 96 KiB.
         assert!(furthest <= 505, "reads reached byte {furthest}");
-    }
-
-    #[test]
-    fn data_rows_decode_to_text() {
-        let body = [0, 2, 0, 0, 0, 2, b'4', b'2', 0xff, 0xff, 0xff, 0xff];
-        assert_eq!(
-            decode_row(&body).unwrap(),
-            vec![Some("42".to_string()), None]
-        );
-        assert!(decode_row(&body[..7]).is_err());
     }
 }
