@@ -43,6 +43,7 @@ fn allocations(name: &str, events: u64) -> u64 {
         timeout: None,
         pacing: Default::default(),
         shard: None,
+        client_threads: None,
         release: None,
     };
     let before = util::alloc::process_allocations();

@@ -202,6 +202,7 @@ fn shares(mix: Mix, events: u64) -> BTreeMap<&'static str, (f64, f64)> {
         }
         .into(),
         shard: None,
+        client_threads: None,
         release: None,
     };
     let res = engine::run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();

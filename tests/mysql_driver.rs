@@ -764,6 +764,7 @@ fn sysbench_oltp_read_write_through_the_engine_in_both_protocols() {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            client_threads: None,
             release: None,
         };
         let r = engine::run(

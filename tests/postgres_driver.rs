@@ -962,6 +962,7 @@ fn sysbench_oltp_read_write_runs_through_the_engine_in_both_modes() {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            client_threads: None,
             release: None,
         };
         let connect = connector(s.target("oltp", mode));

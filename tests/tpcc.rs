@@ -330,6 +330,7 @@ fn the_mix_over_a_million_transactions_meets_the_minimums() {
         reconnect_every: None,
         timeout: None,
         shard: None,
+        client_threads: None,
         release: None,
         pacing: Mode::Users {
             users: 20,
@@ -627,6 +628,7 @@ fn paced_run(threads: usize, secs: u64) -> u64 {
         reconnect_every: None,
         timeout: None,
         shard: None,
+        client_threads: None,
         release: None,
         pacing: Mode::Users {
             users: 10,

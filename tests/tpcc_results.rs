@@ -37,6 +37,7 @@ fn config(threads: usize, users: usize, secs: u64) -> RunConfig {
         reconnect_every: None,
         timeout: None,
         shard: None,
+        client_threads: None,
         release: None,
         pacing: Mode::Users {
             users,

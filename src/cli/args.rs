@@ -266,6 +266,11 @@ pub struct RunArgs {
     /// Re-open each client's connection every N transactions (0 = never).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub reconnect: u64,
+    /// Run the --threads connections on N event-loop threads, each serving
+    /// every ready connection per wake-up (pgbench's -j); PostgreSQL only.
+    /// Without it each connection has a thread of its own.
+    #[arg(long, value_name = "N")]
+    pub client_threads: Option<usize>,
     /// Open loop: start R transactions per second in total, on a schedule
     /// fixed from the run's start whatever the server's pace; latency is
     /// measured from each transaction's intended start, and the report

@@ -12,6 +12,7 @@ mod k8s_args;
 mod nodes_args;
 pub mod resolve;
 mod results_args;
+mod run_checks;
 mod server_args;
 mod smack_args;
 pub mod values;

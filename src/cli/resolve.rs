@@ -16,7 +16,6 @@ use crate::commands::{JsonOut, Request};
 use crate::driver::{Dialect, ErrorSet, PsMode, Target};
 use crate::engine::{pacing, Pacing, RunConfig};
 use crate::nodes::worker::WorkerRequest;
-use crate::nodes::{Coordinator, Launcher, Nodes};
 use crate::rand::dist::DistParams;
 use crate::rand::RandConfig;
 use crate::server::{self, ServerSpec};
@@ -28,6 +27,7 @@ use super::args::{
     Cli, Command, DistArgs, GenDataArgs, RandArgs, ReportArgs, RunArgs, ServerCommand,
     ServerStartArgs, SmackArgs, TargetArgs,
 };
+use super::run_checks;
 
 /// Default measured time when no stop condition is given (sysbench's).
 pub const DEFAULT_TIME_S: f64 = 10.0;
@@ -41,7 +41,8 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
                 Some(file) => point_request(&r, file)?,
                 None => run_request(&r)?,
             });
-            match nodes(&r, &req)? {
+            run_checks::client_threads(&r, &req)?;
+            match run_checks::nodes(&r, &req)? {
                 Some(n) => Request::Coordinate(req, n),
                 None => Request::Run(req),
             }
@@ -283,64 +284,6 @@ fn point_request(a: &RunArgs, file: &Path) -> Result<RunRequest, UsageError> {
     ))
 }
 
-/// `--nodes N` with its launcher and address, checked: the split must be
-/// possible, and the workers need a database they can all reach.
-fn nodes(a: &RunArgs, req: &RunRequest) -> Result<Option<Coordinator>, UsageError> {
-    let n = &a.nodes;
-    let Some(count) = n.nodes else {
-        if n.launcher.is_some() || n.listen.is_some() || n.shard_records.is_some() {
-            return Err(UsageError(
-                "--launcher, --listen and --shard-records coordinate workers: add --nodes N".into(),
-            ));
-        }
-        return Ok(None);
-    };
-    let refuse = |why: String| Err(UsageError(format!("--nodes {count}: {why}")));
-    if count == 0 {
-        return refuse("give at least 1 worker".into());
-    }
-    if req.config.shard.is_some() {
-        return refuse("the coordinator splits the run itself; drop --shard".into());
-    }
-    if req.target.db.is_none() {
-        return refuse(
-            "needs --db URL, a database every worker reaches (prepare it first with `dbsweep prepare`)"
-                .into(),
-        );
-    }
-    if req.check {
-        return refuse(
-            "--check is not done for a coordinated run; run `dbsweep check` after it".into(),
-        );
-    }
-    for i in 0..count {
-        let s = crate::engine::Shard { index: i, count };
-        if let Err(e) = s.check(req.target.threads, req.config.pacing.users()) {
-            // The shard's message without its `--shard I/N:` prefix.
-            return refuse(
-                e.split_once(": ")
-                    .map_or(e.clone(), |(_, why)| why.to_string()),
-            );
-        }
-    }
-    if let Some(dir) = &n.shard_records {
-        if dir.exists() && !dir.is_dir() {
-            return refuse(format!(
-                "--shard-records {}: not a directory (give a directory, or a path to create one at)",
-                dir.display()
-            ));
-        }
-    }
-    Ok(Some(Coordinator {
-        nodes: Nodes {
-            count,
-            launcher: n.launcher.unwrap_or(Launcher::Local),
-        },
-        listen: n.listen.clone().unwrap_or_else(|| "127.0.0.1:0".into()),
-        shard_records: n.shard_records.clone(),
-    }))
-}
-
 /// How `run` is driven, and whether the command line left it without a
 /// stop condition (then it runs for [`DEFAULT_TIME_S`], unless the
 /// workload has rounds of its own).
@@ -419,6 +362,7 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         timeout: None,
         pacing,
         shard: a.shard,
+        client_threads: a.client_threads,
         release: None,
     };
     Ok((cfg, open))

@@ -307,4 +307,9 @@ impl Connection for FakeConnection {
     fn interrupter(&self) -> Option<Box<dyn Interrupter>> {
         Some(Box::new(FakeInterrupter(self.interrupted.clone())))
     }
+    fn into_evented(
+        self: Box<Self>,
+    ) -> Result<Box<dyn crate::driver::evented::Evented>, Box<dyn Connection>> {
+        Err(self)
+    }
 }

@@ -9,6 +9,9 @@
 //! then referred to by their index ([`StmtId`]), so the hot path passes an
 //! integer and a parameter slice — no SQL text, no allocation.
 //!
+//! A network driver's connection can also become an [`evented::Evented`]
+//! one, driven with many others by an event loop (`into_evented`).
+//!
 //! Engines:
 //! - [`sqlite`]: embedded SQLite (rusqlite, bundled), the zero-setup default.
 //! - [`postgres`]: PostgreSQL over its wire protocol (extended protocol with
@@ -18,6 +21,7 @@
 //! - [`fake`]: scripted latencies and errors, for exact engine and statistics
 //!   tests without a database (URL scheme `fake://`, not advertised).
 
+pub mod evented;
 pub mod fake;
 pub mod fetch;
 pub mod mysql;
@@ -355,6 +359,11 @@ pub trait Connection: Send {
     /// A handle that can abort a statement running on this connection from
     /// another thread, if the engine supports it.
     fn interrupter(&self) -> Option<Box<dyn Interrupter>>;
+
+    /// This connection, opened and prepared, for an event loop (its socket
+    /// non-blocking: see [`evented`]); itself back when its driver has no
+    /// socket to wait on (SQLite, the fake driver).
+    fn into_evented(self: Box<Self>) -> Result<Box<dyn evented::Evented>, Box<dyn Connection>>;
 }
 
 /// Opens a connection to `target`.

@@ -383,4 +383,9 @@ impl Connection for SqliteConnection {
             self.conn.get_interrupt_handle(),
         )))
     }
+    fn into_evented(
+        self: Box<Self>,
+    ) -> Result<Box<dyn crate::driver::evented::Evented>, Box<dyn Connection>> {
+        Err(self)
+    }
 }

@@ -1,7 +1,10 @@
-//! One client: a connection and a workload script, run in a loop until the
-//! stop condition. This is the hot path, with `transaction.rs`: per
-//! statement it reads the clock twice, calls the driver, and pushes one
-//! sample into a reused buffer.
+//! What one client decides, whichever way it runs (a thread of its own,
+//! threaded.rs, or an event loop, evclient.rs): when its next transaction
+//! may start and for whom, whether it starts at all (past the end, past
+//! the count, too late to send), what is recorded when it ends, what the
+//! client does next, and how it leaves. This is the hot path, with
+//! `transaction.rs`: per transaction nothing here allocates, and the locks
+//! it takes are the recorder's shard and, for users on a pool, the queue.
 //!
 //! Each transaction has an intended start: when the client is ready (a
 //! closed loop, after its think time), or when the pacing's schedule or
@@ -9,150 +12,71 @@
 //! service time from when the client began it.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Barrier};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-
 use crate::driver::{Connection, DbError};
-use crate::workload::{ClientScript, Workload};
+use crate::workload::ClientScript;
 
-use super::pacing::{sleep_until, Ticket};
+use super::pacing::Ticket;
 use super::recorder::{Timing, TxnBuffer};
-use super::shard::Part;
-use super::transaction::{transaction, TxnEnd};
+use super::transaction::TxnEnd;
 use super::{Shared, Timeline, DONE, IDLE, IN_ARRIVAL, IN_TXN, RECONNECTING};
 use crate::driver::ErrorSet;
 use crate::rand::Rng;
 use crate::util::clock;
 
-/// One client's loop: waits for each transaction's start, runs it, records
-/// it, until the stop condition; then says it is done.
-pub(super) fn run(
-    id: usize,
-    mut conn: Box<dyn Connection>,
-    mut script: Box<dyn ClientScript>,
-    shared: &Shared,
-) {
-    let mut c = Client::new(id, shared);
-    let timeline = c.timeline;
-    loop {
-        if shared.lifecycle.stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let deferred = c.deferred_from.take();
-        // When this transaction should start, and for which user.
-        let ticket = match shared.dispatch.get() {
-            _ if deferred.is_some() => None,
-            Some(d) => match d.next(timeline.end) {
-                Some(t) => Some(t),
-                None => break,
-            },
-            None => {
-                if !c.closed_loop_wait() {
-                    break;
-                }
-                None
-            }
-        };
-        c.first = false;
-        let start = clock::now();
-        let intended = deferred.or(ticket.map(|t| t.intended)).unwrap_or(start);
-        let measured = intended >= timeline.measure_start;
-        c.clear_buffer(ticket);
-        if c.past_end(start, ticket, measured) {
-            break;
-        }
-        // Deferred work is part of the transaction that queued it: it takes
-        // no round and no event of its own.
-        if measured && deferred.is_none() && c.count_exhausted() {
-            break;
-        }
-        if c.skip_late(ticket, start, intended, measured) {
-            continue;
-        }
-        if c.reconnect_due() {
-            drop(conn);
-            match reconnect(id, shared, &mut c.buf) {
-                Some(new) => conn = new,
-                None => break,
-            }
-            c.on_this_connection = 0;
-            c.clear_buffer(ticket);
-        }
-        let in_txn = if ticket.is_some() && measured {
-            IN_ARRIVAL
-        } else {
-            IN_TXN
-        };
-        shared.slots[id].state.store(in_txn, Ordering::Release);
-        if deferred.is_none() {
-            // An open loop's arrival is run by the connection's own user,
-            // as in a closed loop: the workload keeps one user's state per
-            // connection, not one per arrival.
-            let own = (c.g % shared.per_instance) as u32;
-            script.user(ticket.and_then(|t| t.user).unwrap_or(own));
-        }
-        let end = transaction(
-            conn.as_mut(),
-            script.as_mut(),
-            shared,
-            c.stmt_kind,
-            c.retry_also,
-            &mut c.buf,
-        );
-        let finished = clock::now();
-        c.last_finish = Some(finished);
-        let mut timing = Timing::default();
-        if ticket.is_some() {
-            timing.lag = Some((start - intended).as_nanos() as u64);
-        }
-        let completed = matches!(end, TxnEnd::Done);
-        c.script_ended(script.as_mut(), completed, finished, deferred.is_some());
-        match end {
-            TxnEnd::Abandoned => return, // state stays in the transaction: counted by the timekeeper
-            TxnEnd::Done => c.record_done(timing, start, intended, finished, measured),
-            TxnEnd::Failed => c.record_failed(timing, measured),
-            TxnEnd::Lost => {
-                c.record_failed(timing, measured);
-                drop(conn);
-                match reconnect(id, shared, &mut c.buf) {
-                    Some(new) => conn = new,
-                    None => break,
-                }
-                c.on_this_connection = 0;
-            }
-            TxnEnd::Fatal(e) => {
-                c.record_fatal(&e, timing, measured);
-                break;
-            }
-        }
-        c.transaction_done(ticket, finished, measured && deferred.is_none());
-    }
-    c.leave();
-    // The connection closes (dropped here), and its server session ends,
-    // only once `leave` returns: after the run's last reading of the server.
+/// One transaction of a client, as [`Client::open`] started it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Txn {
+    /// The queue's ticket (a queued run).
+    pub ticket: Option<Ticket>,
+    /// Deferred work: when it was queued.
+    pub deferred: Option<Instant>,
+    pub start: Instant,
+    /// Its latency runs from here.
+    pub intended: Instant,
+    /// It counts in the measured window.
+    pub measured: bool,
+}
+
+/// Whether a transaction starts.
+pub(super) enum Open {
+    Go(Txn),
+    /// An arrival too late to send (recorded as skipped): take the next.
+    Skip,
+    /// Nothing more to start: the client leaves.
+    Leave,
+}
+
+/// What a client does once a transaction is recorded.
+pub(super) enum Closed {
+    Next,
+    /// The connection was lost: open another, then go on.
+    Reconnect,
+    /// The run stops (a fatal error).
+    Leave,
+    /// The deadline abandoned it: unrecorded, the client leaves at once.
+    Abandoned,
 }
 
 /// One client as its loop sees it: who it is, what it reads of the shared
 /// state, and what one transaction leaves for the next.
-struct Client<'a> {
+pub(super) struct Client<'a> {
     /// This process's number of the client (its slot, its recorder shard).
-    id: usize,
+    pub id: usize,
     /// The client's number in the whole run, which decides its instance,
     /// its streams and its user, so a shard's client behaves as it would in
     /// one process.
     g: usize,
-    shared: &'a Shared,
-    timeline: &'a Timeline,
+    pub shared: &'a Shared,
+    pub timeline: &'a Timeline,
     /// Its instance's statement kinds, and the error kinds its workload
     /// retries besides the usual ones.
-    stmt_kind: &'a [u16],
-    retry_also: ErrorSet,
+    pub stmt_kind: &'a [u16],
+    pub retry_also: ErrorSet,
     /// A closed loop's think times come from a stream of the client's own.
     think_rng: Rng,
-    buf: TxnBuffer,
+    pub buf: TxnBuffer,
     measured_txns: u64,
     on_this_connection: u64,
     first: bool,
@@ -162,7 +86,7 @@ struct Client<'a> {
     /// runs next on this connection, timed from its queueing (the clock
     /// reading); a closed loop's user counts its pause from then too (the
     /// real clock, which its sleep reads).
-    deferred_from: Option<Instant>,
+    pub deferred_from: Option<Instant>,
     pause_from: Option<Instant>,
     /// When this client's last transaction ended (the run's end is the
     /// latest of these, or the time limit).
@@ -172,7 +96,7 @@ struct Client<'a> {
 }
 
 impl<'a> Client<'a> {
-    fn new(id: usize, shared: &'a Shared) -> Client<'a> {
+    pub fn new(id: usize, shared: &'a Shared) -> Client<'a> {
         let g = shared.first_client + id;
         Client {
             id,
@@ -194,18 +118,17 @@ impl<'a> Client<'a> {
         }
     }
 
-    /// A closed loop's wait before its next transaction: a ramped-up
-    /// user's start, then the workload's pause or the run's think time.
-    /// False when the run stops meanwhile.
-    fn closed_loop_wait(&mut self) -> bool {
+    /// When a closed loop's next transaction may start: a ramped-up
+    /// user's start, or the end of the workload's pause or the run's think
+    /// time; None: at once.
+    pub fn closed_loop_due(&mut self) -> Option<Instant> {
         let shared = self.shared;
         if let (Some(rate), true) = (shared.pacing.ramp_up(), self.first) {
             // Users start one after another, `rate` per second.
-            let at = self.timeline.t0
-                + Duration::from_secs_f64((self.g % shared.per_instance) as f64 / rate);
-            if !sleep_until(at, &shared.lifecycle.stop) {
-                return false;
-            }
+            return Some(
+                self.timeline.t0
+                    + Duration::from_secs_f64((self.g % shared.per_instance) as f64 / rate),
+            );
         }
         // The workload's pause for this user, or the run's think time.
         let pause = match (self.pause.take(), self.first) {
@@ -216,23 +139,102 @@ impl<'a> Client<'a> {
                 .think_time()
                 .map(|t| t.draw(&mut self.think_rng)),
         };
-        // The clock is read only for a pause: a closed loop without
-        // think time reads none here.
-        // A user thinks from its transaction's end.
+        // A user thinks from its transaction's end. The clock is read
+        // only for a pause: a closed loop without think time reads none.
         let from = self.pause_from.take().or(self.last_finish);
-        if let Some(pause) = pause {
-            let from = from.unwrap_or_else(clock::now);
-            if !sleep_until(from + pause, &shared.lifecycle.stop) {
-                return false;
-            }
+        pause.map(|p| from.unwrap_or_else(clock::now) + p)
+    }
+
+    /// Starts the transaction of `ticket` (or the deferred work queued
+    /// at `deferred`) now, unless the run has passed its end or its
+    /// count, or the arrival is too late to send.
+    #[inline]
+    pub fn open(&mut self, ticket: Option<Ticket>, deferred: Option<Instant>) -> Open {
+        self.first = false;
+        let start = clock::now();
+        let intended = deferred.or(ticket.map(|t| t.intended)).unwrap_or(start);
+        let measured = intended >= self.timeline.measure_start;
+        self.clear_buffer(ticket);
+        if self.past_end(start, ticket, measured) {
+            return Open::Leave;
         }
-        true
+        // Deferred work is part of the transaction that queued it: it takes
+        // no round and no event of its own.
+        if measured && deferred.is_none() && self.count_exhausted() {
+            return Open::Leave;
+        }
+        if self.skip_late(ticket, start, intended, measured) {
+            return Open::Skip;
+        }
+        Open::Go(Txn {
+            ticket,
+            deferred,
+            start,
+            intended,
+            measured,
+        })
+    }
+
+    /// The transaction goes to its connection: the client's slot says so,
+    /// and the script learns whose it is (an open loop's arrival is run
+    /// by the connection's own user, as in a closed loop: the workload
+    /// keeps one user's state per connection, not one per arrival).
+    #[inline]
+    pub fn begin(&mut self, script: &mut dyn ClientScript, txn: &Txn) {
+        let in_txn = if txn.ticket.is_some() && txn.measured {
+            IN_ARRIVAL
+        } else {
+            IN_TXN
+        };
+        self.shared.slots[self.id]
+            .state
+            .store(in_txn, Ordering::Release);
+        if txn.deferred.is_none() {
+            let own = (self.g % self.shared.per_instance) as u32;
+            script.user(txn.ticket.and_then(|t| t.user).unwrap_or(own));
+        }
+    }
+
+    /// Records how the transaction ended, tells the script, and says what
+    /// the client does next. After [`Closed::Next`] the client is idle
+    /// again; after `Reconnect`, once reconnected, the caller calls
+    /// [`Client::transaction_done`].
+    pub fn close(&mut self, script: &mut dyn ClientScript, end: TxnEnd, txn: &Txn) -> Closed {
+        let finished = clock::now();
+        self.last_finish = Some(finished);
+        let mut timing = Timing::default();
+        if txn.ticket.is_some() {
+            timing.lag = Some((txn.start - txn.intended).as_nanos() as u64);
+        }
+        let completed = matches!(end, TxnEnd::Done);
+        self.script_ended(script, completed, finished, txn.deferred.is_some());
+        let closed = match end {
+            TxnEnd::Abandoned => return Closed::Abandoned,
+            TxnEnd::Done => {
+                self.record_done(timing, txn.start, txn.intended, finished, txn.measured);
+                Closed::Next
+            }
+            TxnEnd::Failed => {
+                self.record_failed(timing, txn.measured);
+                Closed::Next
+            }
+            TxnEnd::Lost => {
+                self.record_failed(timing, txn.measured);
+                return Closed::Reconnect;
+            }
+            TxnEnd::Fatal(e) => {
+                self.record_fatal(&e, timing, txn.measured);
+                return Closed::Leave;
+            }
+        };
+        self.transaction_done(txn);
+        closed
     }
 
     /// Empties the buffer for the next transaction; an arrival counts as
     /// one in it.
     #[inline]
-    fn clear_buffer(&mut self, ticket: Option<Ticket>) {
+    pub fn clear_buffer(&mut self, ticket: Option<Ticket>) {
         self.buf.clear();
         if ticket.is_some() {
             self.buf.counters.arrivals = 1;
@@ -289,9 +291,14 @@ impl<'a> Client<'a> {
         false
     }
 
+    /// A new connection: the `--reconnect` count starts again.
+    pub fn reconnected(&mut self) {
+        self.on_this_connection = 0;
+    }
+
     /// The connection has served its `--reconnect` count of transactions.
     #[inline]
-    fn reconnect_due(&self) -> bool {
+    pub fn reconnect_due(&self) -> bool {
         self.shared
             .rules
             .reconnect_every
@@ -360,7 +367,7 @@ impl<'a> Client<'a> {
 
     /// An error that stops the run: recorded, kept as the run's first
     /// fatal error (if it is), and every client told to stop.
-    fn record_fatal(&mut self, e: &DbError, timing: Timing, measured: bool) {
+    pub fn record_fatal(&mut self, e: &DbError, timing: Timing, measured: bool) {
         self.flush(timing, measured);
         let life = &self.shared.lifecycle;
         let mut f = life.fatal.lock().unwrap_or_else(|p| p.into_inner());
@@ -380,13 +387,15 @@ impl<'a> Client<'a> {
     /// After a transaction is recorded: a queued user goes back to the
     /// queue, a round is counted, and the client is idle again.
     #[inline]
-    fn transaction_done(&mut self, ticket: Option<Ticket>, finished: Instant, a_round: bool) {
-        if let (Some(d), Some(user)) = (self.shared.dispatch.get(), ticket.and_then(|t| t.user)) {
+    pub fn transaction_done(&mut self, txn: &Txn) {
+        let finished = self.last_finish.unwrap_or(txn.start);
+        let user = txn.ticket.and_then(|t| t.user);
+        if let (Some(d), Some(user)) = (self.shared.dispatch.get(), user) {
             // The user thinks from its transaction's end, not from when
             // this connection got round to telling the queue.
             d.user_done(user, finished, self.pause.take());
         }
-        if a_round {
+        if txn.measured && txn.deferred.is_none() {
             self.measured_txns += 1;
         }
         self.on_this_connection += 1;
@@ -395,10 +404,8 @@ impl<'a> Client<'a> {
             .store(IDLE, Ordering::Release);
     }
 
-    /// The client is done: it says so, and when its work ended, then keeps
-    /// its connection until the timekeeper has taken the run's last
-    /// reading of the server (bounded, should the timekeeper be gone).
-    fn leave(&self) {
+    /// The client is done: it says so, and when its work ended.
+    pub fn leave(&self) {
         let shared = self.shared;
         let life = &shared.lifecycle;
         shared.slots[self.id].state.store(DONE, Ordering::Release);
@@ -412,18 +419,38 @@ impl<'a> Client<'a> {
         done.last = done.last.max(self.last_finish);
         done.by_end |= by_end;
         life.done_cv.notify_all();
-        let _ = life
-            .done_cv
-            .wait_timeout_while(done, Duration::from_secs(60), |_| {
-                !life.closing.load(Ordering::Acquire)
-            });
     }
+
+    /// Once done, the client keeps its connection until the timekeeper
+    /// has taken the run's last reading of the server (bounded, should the
+    /// timekeeper be gone).
+    pub fn wait_closing(&self) {
+        wait_closing(self.shared);
+    }
+}
+
+/// Waits until the timekeeper has taken the run's last reading of the
+/// server (at most a minute, should it be gone).
+pub(super) fn wait_closing(shared: &Shared) {
+    let life = &shared.lifecycle;
+    let done = life.done.lock().unwrap_or_else(|p| p.into_inner());
+    let _ = life
+        .done_cv
+        .wait_timeout_while(done, Duration::from_secs(60), |_| {
+            !life.closing.load(Ordering::Acquire)
+        });
 }
 
 /// Opens a new connection for client `id` and prepares the workload's
 /// statements on it, trying again every 100 ms while the server is away.
 /// Gives up (None) when the run stops. Each success counts as a reconnect.
-fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn Connection>> {
+/// The caller installs the connection's interrupter (a threaded client
+/// its own, an event loop's client its loop's waker).
+pub(super) fn reconnect_as(
+    id: usize,
+    shared: &Shared,
+    buf: &mut TxnBuffer,
+) -> Option<Box<dyn Connection>> {
     shared.slots[id]
         .state
         .store(RECONNECTING, Ordering::Release);
@@ -439,9 +466,6 @@ fn reconnect(id: usize, shared: &Shared, buf: &mut TxnBuffer) -> Option<Box<dyn 
             (shared.connections.connect)().and_then(|mut c| c.prepare_all(sql).map(|_| c));
         match attempt {
             Ok(c) => {
-                *shared.connections.interrupters[id]
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner()) = c.interrupter();
                 buf.clear();
                 buf.counters.reconnects = 1;
                 let measured = Instant::now() >= timeline.measure_start;
@@ -480,37 +504,4 @@ pub(super) fn abandon(shared: &Shared) -> (u64, u64) {
         }
     }
     (n, arrivals)
-}
-
-/// Starts one thread per client, each waiting at `gate` for the release.
-pub(super) fn spawn(
-    instances: &[&dyn Workload],
-    conns: Vec<Box<dyn Connection>>,
-    part: &Part,
-    seed: u64,
-    shared: &Arc<Shared>,
-    gate: &Arc<Barrier>,
-) -> anyhow::Result<Vec<JoinHandle<()>>> {
-    let per_instance = part.per_instance;
-    let mut handles = Vec::with_capacity(conns.len());
-    for (id, conn) in conns.into_iter().enumerate() {
-        let g = part.clients.start + id;
-        let script = instances[g / per_instance].client(
-            g % per_instance,
-            per_instance,
-            Rng::for_client(seed, g as u64),
-        );
-        let shared = shared.clone();
-        let gate = gate.clone();
-        let h = std::thread::Builder::new()
-            .name(format!("client-{g}"))
-            .stack_size(512 * 1024)
-            .spawn(move || {
-                gate.wait();
-                run(id, conn, script, &shared);
-            })
-            .context("could not start a client thread")?;
-        handles.push(h);
-    }
-    Ok(handles)
 }

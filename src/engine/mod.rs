@@ -17,14 +17,20 @@
 //! their transactions counted as abandoned, and the run reported as it stands.
 //!
 //! Here are the types the parts share; `run.rs` drives one run (`Run`: its
-//! set-up, release, timekeeping and result), `client.rs` is one client's
-//! loop and `transaction.rs` one transaction of it, `kinds.rs` names the
+//! set-up, release, timekeeping and result), `client.rs` decides for one
+//! client (when its transactions start, what is recorded, what an error
+//! leads to), `threaded.rs` runs each client on a thread of its own and
+//! `transaction.rs` one transaction of it,
+//! `evloop.rs` many clients on a few event-loop threads (`evclient.rs` one
+//! of them, the same decisions as a state machine that never waits), `kinds.rs` names the
 //! statement kinds their latencies are kept under, and `point.rs` runs a
 //! resolved point through them into its record.
 
 mod client;
 mod connect;
 pub mod derive;
+mod evclient;
+mod evloop;
 mod kinds;
 pub mod merge;
 pub mod pacing;
@@ -36,6 +42,7 @@ mod result;
 mod run;
 pub mod shard;
 pub mod spec;
+mod threaded;
 mod transaction;
 pub mod users;
 
@@ -97,6 +104,11 @@ pub struct RunConfig {
     /// Run only this shard of the clients, users, events and rate
     /// (`--shard I/N`); None: the whole run.
     pub shard: Option<Shard>,
+    /// Run the clients on this many event-loop threads (`--client-threads`,
+    /// pgbench's `-j`), their connections non-blocking; None: a thread per
+    /// client. Network drivers only.
+    #[serde(default)]
+    pub client_threads: Option<usize>,
     /// Release the clients, once connected, at the instant this hook
     /// returns (a coordinated start, `release.rs`); None: at once.
     #[serde(skip)]

@@ -45,6 +45,20 @@ pub(super) struct Ticket {
     pub user: Option<u32>,
 }
 
+/// What the queue has for a connection on an event loop.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Next {
+    /// A transaction due now.
+    Take(Ticket),
+    /// Nothing due before this instant.
+    At(Instant),
+    /// Nothing queued: every user is in a transaction (ask again when one
+    /// ends).
+    Busy,
+    /// Nothing more starts before the end, or the run stops.
+    Over,
+}
+
 /// Where queued work comes from: built before the run's start is known
 /// (a pool of many users takes a while), then given it ([`Dispatch::new`]).
 pub(super) enum Source {
@@ -234,6 +248,42 @@ impl Dispatch {
                 // Every user is in a transaction: wait for one to return.
                 None => self.leader_cv.wait(st).unwrap_or_else(|p| p.into_inner()),
             };
+        }
+    }
+
+    /// The transaction due at `now` for a connection on an event loop,
+    /// which never waits here: it takes a due one, or learns when to ask
+    /// again.
+    pub fn try_next(&self, now: Instant, end: Option<Instant>) -> Next {
+        let mut st = self.lock();
+        loop {
+            if self.stopped.load(Ordering::Acquire) {
+                return Next::Over;
+            }
+            let Some(ns) = st.source.due() else {
+                return Next::Busy;
+            };
+            let at = self.at(ns);
+            if end.is_some_and(|e| at >= e) {
+                // The schedule has passed the end (heap: this user's next
+                // transaction would start after it).
+                if let Source::Users(u) = &mut st.source {
+                    u.pop();
+                    continue;
+                }
+                return Next::Over;
+            }
+            if at > now {
+                return Next::At(at);
+            }
+            let user = match &mut st.source {
+                Source::Rate(s) => {
+                    s.take();
+                    None
+                }
+                Source::Users(u) => Some(u.pop().expect("due")),
+            };
+            return Next::Take(Ticket { intended: at, user });
         }
     }
 

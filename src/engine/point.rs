@@ -365,6 +365,7 @@ pub fn header(point: &Point<'_>, started_unix_s: u64, threads: usize) -> Header 
                 count: s.count as u64,
                 threads: (cfg.threads * point.instances.len()) as u64,
             }),
+            client_threads: cfg.client_threads.map(|n| n as u64),
         },
         machine: crate::metrics::machine::describe(),
     }

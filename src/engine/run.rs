@@ -18,7 +18,6 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::connect::connect_all;
@@ -27,7 +26,8 @@ use super::recorder::{self, IntervalAcc, Recorder};
 use super::result::sample;
 use super::shard::Part;
 use super::{
-    client, pacing, Connections, Done, Lifecycle, Rules, Shared, Slot, Timeline, DONE, IDLE,
+    client, evloop, pacing, threaded, Connections, Done, Lifecycle, Rules, Shared, Slot, Timeline,
+    DONE, IDLE,
 };
 use super::{Connect, ConnectStats, IntervalSample, RunConfig, RunResult, StopReason, TypeResult};
 use crate::driver::{ErrorSet, ServerInfo};
@@ -54,7 +54,8 @@ pub(super) struct Run<'a> {
     shared: Arc<Shared>,
     /// Where the client threads wait for the release.
     gate: Arc<Barrier>,
-    handles: Vec<JoinHandle<()>>,
+    /// The clients' threads, each with the clients it runs.
+    handles: threaded::Handles,
     /// A queued run's work, until the release gives it its start.
     source: Option<pacing::Source>,
     /// Work comes from a queue (a rate, or users on a pool of connections).
@@ -171,8 +172,10 @@ impl<'a> Run<'a> {
             skip_after: part.pacing.skip_after(),
             seed: cfg.seed,
         });
-        let gate = Arc::new(Barrier::new(threads + 1));
-        let handles = client::spawn(instances, conns, &part, cfg.seed, &shared, &gate)?;
+        let (gate, handles) = match cfg.client_threads {
+            None => threaded::start(instances, conns, &part, cfg.seed, &shared)?,
+            Some(loops) => evloop::start(instances, conns, loops, &part, cfg.seed, &shared)?,
+        };
 
         // The queue, and what the workload keeps per user, are built before
         // the clients are released: a hundred million users take seconds to
@@ -489,10 +492,15 @@ impl<'a> Run<'a> {
             life.closing.store(true, Ordering::Release);
             life.done_cv.notify_all();
         }
-        // Join the clients that finished; a client stuck in a driver call after
-        // the deadline is left behind rather than waited for.
-        for (id, h) in std::mem::take(&mut self.handles).into_iter().enumerate() {
-            if self.shared.slots[id].state.load(Ordering::Acquire) == DONE {
+        // Join the threads whose clients all finished; a client stuck in a
+        // driver call after the deadline is left behind rather than waited
+        // for.
+        for (h, ids) in std::mem::take(&mut self.handles) {
+            let slots = &self.shared.slots[ids];
+            if slots
+                .iter()
+                .all(|s| s.state.load(Ordering::Acquire) == DONE)
+            {
                 let _ = h.join();
             }
         }

@@ -129,6 +129,7 @@ pub(super) fn config(threads: usize) -> RunConfig {
         timeout: None,
         pacing: Default::default(),
         shard: None,
+        client_threads: None,
         release: None,
     }
 }

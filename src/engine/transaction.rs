@@ -24,7 +24,8 @@ pub(super) enum TxnEnd {
 }
 
 /// Runs one transaction to its end, retrying after retryable errors (and
-/// the workload's `retry_also` kinds) with fresh random values (the script's `start`), as an application would.
+/// the workload's `retry_also` kinds) with fresh random values (the
+/// script's `start`), as an application would.
 pub(super) fn transaction(
     conn: &mut dyn Connection,
     script: &mut dyn ClientScript,
@@ -41,31 +42,52 @@ pub(super) fn transaction(
             Ok(()) => return TxnEnd::Done,
             Err(e) => e,
         };
-        if shared.lifecycle.abandon.load(Ordering::Acquire) {
-            return TxnEnd::Abandoned;
-        }
-        buf.counters.count_error(err.kind);
-        if err.kind == ErrorKind::ConnectionLost {
-            return TxnEnd::Lost;
+        if let Some(end) = on_error(&err, shared, buf) {
+            return end;
         }
         // Best effort: the statement that failed may have ended the
         // transaction already, and a dead connection cannot roll back.
         let _ = conn.rollback();
-        if err.kind.is_retryable() || retry_also.contains(err.kind) {
-            // Retrying continues past the end of the run: the transaction is
-            // in flight, and the deadline (which abandons it) bounds the wait.
-            if shared.rules.max_retries.is_some_and(|m| retries >= m) {
-                return TxnEnd::Failed;
-            }
-            retries += 1;
-            buf.counters.retries += 1;
-            continue;
+        if let Some(end) = after_rollback(err, &mut retries, shared, retry_also, buf) {
+            return end;
         }
-        if shared.rules.ignore.contains(err.kind) {
-            return TxnEnd::Failed;
-        }
-        return TxnEnd::Fatal(err);
     }
+}
+
+/// A statement failed: counts the error, and ends the transaction when
+/// the run abandoned it or the connection is gone; None: roll back, then
+/// ask [`after_rollback`].
+pub(super) fn on_error(err: &DbError, shared: &Shared, buf: &mut TxnBuffer) -> Option<TxnEnd> {
+    if shared.lifecycle.abandon.load(Ordering::Acquire) {
+        return Some(TxnEnd::Abandoned);
+    }
+    buf.counters.count_error(err.kind);
+    (err.kind == ErrorKind::ConnectionLost).then_some(TxnEnd::Lost)
+}
+
+/// After the rollback of a failed attempt: None to try again with fresh
+/// values, or how the transaction ends.
+pub(super) fn after_rollback(
+    err: DbError,
+    retries: &mut u64,
+    shared: &Shared,
+    retry_also: ErrorSet,
+    buf: &mut TxnBuffer,
+) -> Option<TxnEnd> {
+    if err.kind.is_retryable() || retry_also.contains(err.kind) {
+        // Retrying continues past the end of the run: the transaction is
+        // in flight, and the deadline (which abandons it) bounds the wait.
+        if shared.rules.max_retries.is_some_and(|m| *retries >= m) {
+            return Some(TxnEnd::Failed);
+        }
+        *retries += 1;
+        buf.counters.retries += 1;
+        return None;
+    }
+    if shared.rules.ignore.contains(err.kind) {
+        return Some(TxnEnd::Failed);
+    }
+    Some(TxnEnd::Fatal(err))
 }
 
 /// Executes the script's operations once, timing each.

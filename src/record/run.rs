@@ -169,6 +169,10 @@ pub struct Settings {
     /// are this shard's share; absent: the whole run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardOf>,
+    /// The clients ran on this many event-loop threads (`--client-threads`);
+    /// absent: a thread per client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_threads: Option<u64>,
 }
 
 /// Which shard of a run a record is.

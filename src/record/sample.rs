@@ -49,6 +49,7 @@ impl Run {
                 pacing: None,
                 percentiles: Vec::new(),
                 shard: None,
+                client_threads: None,
             },
             machine: Machine {
                 hostname: "host".into(),

@@ -389,6 +389,7 @@ impl WorkloadSpec {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            client_threads: None,
             release: None,
         }
     }

@@ -118,6 +118,18 @@ pub trait ClientScript: Send {
         None
     }
 
+    /// The [`Fetch`] of the [`Op::Fetch`] this script yielded last. An
+    /// engine that cannot hold the operation while it waits for the
+    /// answer (an event loop serving many connections on one thread) hands
+    /// the kept values back through it, before the next [`next`]. A script
+    /// that yields `Op::Fetch` returns its buffer; None (the default): it
+    /// never fetches.
+    ///
+    /// [`next`]: ClientScript::next
+    fn fetch_buffer(&mut self) -> Option<&mut Fetch> {
+        None
+    }
+
     /// Did the transaction that just ended leave work to run deferred
     /// (TPC-C's Delivery queued by `--delivery deferred`)? Asked once
     /// after `pause`, and only after a completed transaction. When true,

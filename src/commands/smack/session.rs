@@ -293,6 +293,7 @@ impl Shared<'_> {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            client_threads: None,
             release: None,
         };
         // Dictionaries draw uniformly; the seed is the session's.

@@ -439,6 +439,11 @@ impl Connection for MyConnection {
         let s = self.io.stream().try_clone().ok()?;
         Some(Box::new(MyInterrupter(s)))
     }
+    fn into_evented(
+        self: Box<Self>,
+    ) -> Result<Box<dyn crate::driver::evented::Evented>, Box<dyn Connection>> {
+        Err(self)
+    }
 }
 
 impl Drop for MyConnection {

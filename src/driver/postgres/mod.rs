@@ -35,7 +35,9 @@
 
 mod binary;
 mod copy;
+mod evented;
 mod response;
+mod session;
 mod startup;
 mod text;
 mod wire;
@@ -45,13 +47,14 @@ use std::time::Duration;
 
 use bytes::{BufMut, BytesMut};
 use postgres_protocol::message::frontend;
-use postgres_protocol::IsNull;
 
 use self::binary::BinaryType;
+use self::evented::PgEvented;
 use self::response::TextRows;
+use self::session::{Prepared, Session};
 use self::startup::Place;
-use self::text::Template;
 use self::wire::{Stream, Wire};
+use super::evented::Evented;
 use super::{
     Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, PsMode,
     ServerAddr, ServerInfo, StmtId, Value,
@@ -63,15 +66,6 @@ const COPY_CHUNK: usize = 64 * 1024;
 
 /// How long an interrupter may wait to deliver a CancelRequest.
 const CANCEL_TIMEOUT: Duration = Duration::from_millis(500);
-
-/// A statement prepared on the server.
-struct Prepared {
-    /// Its name on the server, `s{index}`.
-    name: String,
-    /// Whether it returns rows (its Describe answered RowDescription, not
-    /// NoData): Execute sends no RowDescription, so `result_set` comes from here.
-    returns_rows: bool,
-}
 
 /// What a CancelRequest needs: where the server listens and which backend
 /// runs this session.
@@ -99,15 +93,8 @@ impl CancelKey {
 pub struct PgConnection {
     /// The socket and its buffers.
     wire: Wire,
-    /// Server-side prepared statements, or literals in the text.
-    mode: PsMode,
-    /// Prepared mode: the statements on the server, by [`StmtId`].
-    prepared: Vec<Prepared>,
-    /// Text mode: the statements' text with their placeholders located.
-    templates: Vec<Template>,
-    /// Text mode: where a statement's SQL is rendered; reused so that
-    /// execution allocates nothing once it has grown.
-    sql: String,
+    /// The statements prepared, and how executions are encoded.
+    session: Session,
     /// For the interrupter.
     cancel: Option<CancelKey>,
     /// `server_version` as reported at startup, e.g. "15.10 (Debian …)".
@@ -117,13 +104,11 @@ pub struct PgConnection {
 impl PgConnection {
     /// Opens a session to `a` (TCP, or the unix socket `a.socket`).
     pub fn connect(a: &ServerAddr) -> DbResult<Box<dyn Connection>> {
-        let s = startup::connect(a)?;
+        let mut s = startup::connect(a)?;
+        s.wire.goodbye = true;
         Ok(Box::new(PgConnection {
             wire: s.wire,
-            mode: a.ps_mode,
-            prepared: Vec::new(),
-            templates: Vec::new(),
-            sql: String::new(),
+            session: Session::new(a.ps_mode),
             cancel: s.key.map(|(pid, secret)| CancelKey {
                 place: s.place,
                 pid,
@@ -136,7 +121,9 @@ impl PgConnection {
     /// Runs `sql` through the simple Query protocol; with `rows`, decodes
     /// the values into it.
     fn simple(&mut self, sql: &str, rows: Option<&mut TextRows>) -> DbResult<Outcome> {
-        simple(&mut self.wire, sql, rows)
+        let response = session::simple(sql, &mut self.wire.out)?;
+        self.wire.send()?;
+        self.wire.read(response, rows)
     }
 
     /// Runs a query whose first row's first value is wanted.
@@ -149,88 +136,21 @@ impl PgConnection {
             .and_then(|r| r.into_iter().next().flatten()))
     }
 
-    fn execute_prepared(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
-        self.execute_prepared_into(id, params, None)
-    }
-
-    /// Binds and executes prepared statement `id`; with `rows`, decodes
-    /// the result's values into it (text format, as every result here).
-    fn execute_prepared_into(
-        &mut self,
-        id: StmtId,
-        params: &[Value],
-        rows: Option<&mut TextRows>,
-    ) -> DbResult<Outcome> {
-        self.pipeline(id, params, 1, rows)
-    }
-
-    /// A batch as one pipeline: Bind and Execute for each row, one Sync,
-    /// one round trip; the server runs the rows in order and, at an
-    /// error, skips the rest up to the Sync (the first error is returned).
-    fn execute_batch_prepared(
-        &mut self,
-        id: StmtId,
-        params: &[Value],
-        rows: usize,
-    ) -> DbResult<Outcome> {
-        crate::driver::batch_width(params.len(), rows)?;
-        if rows == 0 {
-            return Ok(Outcome::default());
-        }
-        self.pipeline(id, params, rows, None)
-    }
-
-    /// Binds and executes statement `id` once for each of `n` (≥ 1) rows
-    /// of `params`, all in the unnamed portal, then one Sync, which ends
-    /// them (and the implicit transaction outside BEGIN) and asks for
-    /// ReadyForQuery; sends it all in one write and reads the answers.
-    fn pipeline(
+    /// Statement `id` for each of `n` (≥ 1) rows of `params`, sent in one
+    /// write and answered in one response (see [`Session::execute`]);
+    /// with `rows`, the result's values decoded into it (text format, as
+    /// every result here).
+    fn run(
         &mut self,
         id: StmtId,
         params: &[Value],
         n: usize,
         rows: Option<&mut TextRows>,
     ) -> DbResult<Outcome> {
-        let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
-        let returns_rows = st.returns_rows;
-        let width = params.len() / n;
         self.wire.out.clear();
-        for row in 0..n {
-            let p = &params[row * width..(row + 1) * width];
-            push_bind(&mut self.wire.out, &st.name, id, p)?;
-            frontend::execute("", 0, &mut self.wire.out).map_err(other)?;
-        }
-        frontend::sync(&mut self.wire.out);
+        let response = self.session.execute(id, params, n, &mut self.wire.out)?;
         self.wire.send()?;
-        let mut o = Outcome::default();
-        self.wire.finish(&mut o, returns_rows, rows)?;
-        Ok(o)
-    }
-
-    fn execute_text(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
-        self.execute_text_into(id, params, None)
-    }
-
-    /// Renders statement `id`'s template with `params` and runs it as a
-    /// simple Query; with `rows`, decodes the values into it.
-    fn execute_text_into(
-        &mut self,
-        id: StmtId,
-        params: &[Value],
-        rows: Option<&mut TextRows>,
-    ) -> DbResult<Outcome> {
-        let t = self.templates.get(id).ok_or_else(|| unknown(id))?;
-        t.render(params, &mut self.sql).map_err(|n| {
-            DbError::new(
-                ErrorKind::Other,
-                "",
-                format!(
-                    "statement {id} uses ${n} but only {} parameters were given",
-                    params.len()
-                ),
-            )
-        })?;
-        simple(&mut self.wire, &self.sql, rows)
+        self.wire.read(response, rows)
     }
 
     /// Prepared mode: Parse and Describe every statement, each followed by
@@ -239,8 +159,8 @@ impl PgConnection {
         let out = &mut self.wire.out;
         out.clear();
         // Statements of an earlier prepare_all would clash with the new names.
-        let closing = !self.prepared.is_empty();
-        for old in &self.prepared {
+        let closing = !self.session.prepared.is_empty();
+        for old in &self.session.prepared {
             frontend::close(b'S', &old.name, out).map_err(other)?;
         }
         if closing {
@@ -266,7 +186,7 @@ impl PgConnection {
                 returns_rows: false,
             });
         }
-        self.prepared.clear();
+        self.session.prepared.clear();
         self.wire.send()?;
         if closing {
             self.wire.finish(&mut Outcome::default(), false, None)?;
@@ -292,30 +212,9 @@ impl PgConnection {
         }
         // Kept even after an error: the statements that did parse exist on
         // the server, and the next prepare_all must close them.
-        self.prepared = prepared;
+        self.session.prepared = prepared;
         first_error.map_or(Ok(()), Err)
     }
-}
-
-/// The simple Query protocol: one Query message, the response up to
-/// ReadyForQuery (several statements' results add up).
-fn simple(wire: &mut Wire, sql: &str, rows: Option<&mut TextRows>) -> DbResult<Outcome> {
-    frontend::query(sql, &mut wire.out).map_err(|e| {
-        wire.out.clear();
-        other(e)
-    })?;
-    wire.send()?;
-    let mut o = Outcome::default();
-    wire.finish(&mut o, false, rows)?;
-    Ok(o)
-}
-
-fn unknown(id: StmtId) -> DbError {
-    DbError::new(
-        ErrorKind::Other,
-        "",
-        format!("statement {id} was not prepared on this connection"),
-    )
 }
 
 fn other(e: std::io::Error) -> DbError {
@@ -341,70 +240,33 @@ impl Interrupter for PgInterrupter {
     }
 }
 
-/// Appends the Bind of prepared statement `name` (number `id`) to the
-/// unnamed portal, with `params` as text.
-fn push_bind(out: &mut BytesMut, name: &str, id: StmtId, params: &[Value]) -> DbResult<()> {
-    let bound = frontend::bind(
-        "",
-        name,
-        // No format codes: every parameter and every result column is text.
-        std::iter::empty(),
-        params,
-        |v, buf| {
-            Ok(if text::push_param(buf, v) {
-                IsNull::No
-            } else {
-                IsNull::Yes
-            })
-        },
-        std::iter::empty(),
-        out,
-    );
-    if bound.is_err() {
-        out.clear();
-        return Err(DbError::new(
-            ErrorKind::Other,
-            "",
-            format!(
-                "cannot bind {} parameters to statement {id}: too many, or a NUL byte in the statement name",
-                params.len()
-            ),
-        ));
-    }
-    Ok(())
-}
-
 impl Connection for PgConnection {
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }
 
     fn prepare_all(&mut self, sql: &[String]) -> DbResult<()> {
-        match self.mode {
+        match self.session.mode {
             PsMode::Prepared => self.prepare_on_server(sql),
             PsMode::Disable => {
-                self.templates = sql.iter().map(|s| Template::new(s)).collect();
-                let longest = sql.iter().map(String::len).max().unwrap_or(0);
-                // Room for the text plus typical literals, so that the first
-                // executions do not grow it step by step.
-                self.sql.reserve(2 * longest + 256);
+                self.session.keep_templates(sql);
                 Ok(())
             }
         }
     }
 
     fn execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
-        match self.mode {
-            PsMode::Prepared => self.execute_prepared(id, params),
-            PsMode::Disable => self.execute_text(id, params),
-        }
+        self.run(id, params, 1, None)
     }
 
     fn execute_batch(&mut self, id: StmtId, params: &[Value], rows: usize) -> DbResult<Outcome> {
-        match self.mode {
-            PsMode::Prepared => self.execute_batch_prepared(id, params, rows),
-            PsMode::Disable => crate::driver::batch_one_by_one(self, id, params, rows),
+        // One round trip in either mode (see `Session::execute`); the
+        // first error is returned.
+        crate::driver::batch_width(params.len(), rows)?;
+        if rows == 0 {
+            return Ok(Outcome::default());
         }
+        self.run(id, params, rows, None)
     }
 
     fn execute_fetch(
@@ -416,10 +278,7 @@ impl Connection for PgConnection {
         // Rows as text, then typed: only workloads that read results back
         // take this path, and they keep a few values of a few rows.
         let mut rows = TextRows::new();
-        let out = match self.mode {
-            PsMode::Prepared => self.execute_prepared_into(id, params, Some(&mut rows))?,
-            PsMode::Disable => self.execute_text_into(id, params, Some(&mut rows))?,
-        };
+        let out = self.run(id, params, 1, Some(&mut rows))?;
         fetch.values.clear();
         for r in &rows {
             fetch.push_text_row(r);
@@ -498,7 +357,7 @@ impl Connection for PgConnection {
                 Some((r.next()??, r.next().flatten().unwrap_or_default()))
             })
             .collect();
-        let mode = match self.mode {
+        let mode = match self.session.mode {
             PsMode::Prepared => "prepared",
             PsMode::Disable => "disable",
         };
@@ -523,15 +382,12 @@ impl Connection for PgConnection {
             cancel: self.cancel.clone(),
         }))
     }
-}
 
-impl Drop for PgConnection {
-    /// Says goodbye (Terminate), so that the server ends the session
-    /// cleanly instead of logging an unexpected EOF. Best effort.
-    fn drop(&mut self) {
-        self.wire.out.clear();
-        frontend::terminate(&mut self.wire.out);
-        let _ = self.wire.stream().set_write_timeout(Some(CANCEL_TIMEOUT));
-        let _ = self.wire.send();
+    fn into_evented(self: Box<Self>) -> Result<Box<dyn Evented>, Box<dyn Connection>> {
+        let me = *self;
+        if me.wire.stream().set_nonblocking(true).is_err() {
+            return Err(Box::new(me));
+        }
+        Ok(Box::new(PgEvented::new(me.wire, me.session, me.cancel)))
     }
 }

@@ -205,11 +205,9 @@ impl Template {
         }
     }
 
-    /// Writes the statement with `params` substituted into `out` (cleared
-    /// first). Fails with the 1-based number of a placeholder that has no
-    /// parameter.
+    /// Appends the statement with `params` substituted to `out`. Fails
+    /// with the 1-based number of a placeholder that has no parameter.
     pub(super) fn render(&self, params: &[Value], out: &mut String) -> Result<(), usize> {
-        out.clear();
         let mut at = 0;
         for (range, p) in &self.holes {
             let v = params.get(*p).ok_or(p + 1)?;
@@ -318,6 +316,7 @@ mod tests {
         );
         assert_eq!(t.render(&params[..5], &mut out), Err(10));
         let t = Template::new("INSERT INTO t VALUES ($1, $2)");
+        out.clear();
         t.render(&[Value::Int(1), text("o'k")], &mut out).unwrap();
         assert_eq!(out, "INSERT INTO t VALUES (1, 'o''k')");
     }

@@ -18,7 +18,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
-use bytes::BytesMut;
+use bytes::{Buf, BytesMut};
+use postgres_protocol::message::frontend;
 
 use super::response::{parse_error, Fed, Response, TextRows};
 use crate::driver::{DbError, ErrorKind, Outcome};
@@ -27,6 +28,9 @@ use crate::driver::{DbError, ErrorKind, Outcome};
 /// 100 rows is ~14 KiB) arrives in one read, and a COPY chunk fits the write
 /// buffer without growing it.
 const BUF_SIZE: usize = 96 * 1024;
+
+/// How long saying goodbye may wait for the socket.
+const GOODBYE_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// A connected socket: TCP or unix domain.
 pub(super) enum Stream {
@@ -65,7 +69,14 @@ impl Stream {
         }
     }
 
-    fn raw_fd(&self) -> RawFd {
+    pub(super) fn set_nonblocking(&self, on: bool) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_nonblocking(on),
+            Stream::Unix(s) => s.set_nonblocking(on),
+        }
+    }
+
+    pub(super) fn raw_fd(&self) -> RawFd {
         match self {
             Stream::Tcp(s) => s.as_raw_fd(),
             Stream::Unix(s) => s.as_raw_fd(),
@@ -118,6 +129,24 @@ pub(super) struct Wire {
     /// Set after an I/O error: where the response stream stands is unknown,
     /// so every later call fails fast instead of misreading it.
     broken: bool,
+    /// Once the session is up: say goodbye when the wire goes.
+    pub(super) goodbye: bool,
+}
+
+impl Drop for Wire {
+    /// Says goodbye (Terminate), so that the server ends the session
+    /// cleanly instead of logging an unexpected EOF. Best effort, never
+    /// waiting long: blocking again, with a write timeout.
+    fn drop(&mut self) {
+        if !self.goodbye || self.broken {
+            return;
+        }
+        let _ = self.stream.set_nonblocking(false);
+        let _ = self.stream.set_write_timeout(Some(GOODBYE_TIMEOUT));
+        self.out.clear();
+        frontend::terminate(&mut self.out);
+        let _ = self.stream.write_all(&self.out);
+    }
 }
 
 impl Wire {
@@ -130,6 +159,7 @@ impl Wire {
             out: BytesMut::with_capacity(BUF_SIZE),
             status: b'I',
             broken: false,
+            goodbye: false,
         }
     }
 
@@ -160,19 +190,7 @@ impl Wire {
         if self.rend - self.rpos >= n {
             return Ok(());
         }
-        // Reads land at the front: a buffer moved back only once full let
-        // every connection's reads walk over all of its 96 KiB in time
-        // (responses end mid-read), and 1,024 connections' memory grew by
-        // megabytes an hour. What is moved is the part of a message
-        // already read.
-        if self.rpos > 0 {
-            self.rbuf.copy_within(self.rpos..self.rend, 0);
-            self.rend -= self.rpos;
-            self.rpos = 0;
-        }
-        if n > self.rbuf.len() {
-            self.rbuf.resize(n, 0);
-        }
+        self.make_room(n);
         while self.rend < n {
             match self.stream.read(&mut self.rbuf[self.rend..]) {
                 Ok(0) => {
@@ -187,6 +205,85 @@ impl Wire {
             }
         }
         Ok(())
+    }
+
+    /// On a non-blocking socket: writes what the socket takes of `out`;
+    /// true once all of it is sent (and `out` empty).
+    pub(super) fn send_some(&mut self) -> io::Result<bool> {
+        while !self.out.is_empty() {
+            match self.stream.write(&self.out) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => self.out.advance(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(true)
+    }
+
+    /// On a non-blocking socket: reads what has arrived, with room for at
+    /// least `need` unconsumed bytes; false when nothing had.
+    pub(super) fn read_some(&mut self, need: usize) -> io::Result<bool> {
+        self.make_room(need);
+        loop {
+            match self.stream.read(&mut self.rbuf[self.rend..]) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection",
+                    ))
+                }
+                Ok(k) => {
+                    self.rend += k;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Feeds the unconsumed bytes to `response`, consuming what it used;
+    /// what it answers goes to `out`. At the response's end, its
+    /// transaction status is the wire's.
+    pub(super) fn feed(
+        &mut self,
+        response: &mut Response,
+        rows: &mut Option<&mut TextRows>,
+    ) -> io::Result<Fed> {
+        let fed = response.feed(&self.rbuf[self.rpos..self.rend], rows, &mut self.out)?;
+        match fed {
+            Fed::Done { used } => {
+                self.rpos += used;
+                self.status = response.status().unwrap_or(b'I');
+            }
+            Fed::More { used, .. } => self.rpos += used,
+        }
+        Ok(fed)
+    }
+
+    pub(super) fn is_broken(&self) -> bool {
+        self.broken
+    }
+
+    /// Moves the unconsumed bytes to the front, and grows the buffer for
+    /// a message of `n` bytes larger than it.
+    fn make_room(&mut self, n: usize) {
+        // Reads land at the front: a buffer moved back only once full let
+        // every connection's reads walk over all of its 96 KiB in time
+        // (responses end mid-read), and 1,024 connections' memory grew by
+        // megabytes an hour. What is moved is the part of a message
+        // already read.
+        if self.rpos > 0 {
+            self.rbuf.copy_within(self.rpos..self.rend, 0);
+            self.rend -= self.rpos;
+            self.rpos = 0;
+        }
+        if n > self.rbuf.len() {
+            self.rbuf.resize(n, 0);
+        }
     }
 
     /// Reads the next message's header: its tag and body length.
@@ -289,28 +386,29 @@ impl Wire {
         &mut self,
         out: &mut Outcome,
         returns_rows: bool,
-        mut rows: Option<&mut TextRows>,
+        rows: Option<&mut TextRows>,
     ) -> Result<(), DbError> {
+        let o = self.read(Response::new(returns_rows), rows)?;
+        out.rows += o.rows;
+        out.affected += o.affected;
+        out.result_set |= o.result_set;
+        Ok(())
+    }
+
+    /// Reads into the buffer until `response` has consumed a whole
+    /// response (see [`Wire::finish`]), and returns what it did.
+    pub(super) fn read(
+        &mut self,
+        mut response: Response,
+        mut rows: Option<&mut TextRows>,
+    ) -> Result<Outcome, DbError> {
         if self.broken {
             return Err(lost_error("the connection was lost earlier"));
         }
-        let mut response = Response::new(returns_rows);
         loop {
-            let fed = response.feed(&self.rbuf[self.rpos..self.rend], &mut rows, &mut self.out);
-            let step = match fed {
-                Ok(Fed::Done { used }) => {
-                    self.rpos += used;
-                    self.status = response.status().unwrap_or(b'I');
-                    let o = response.end()?;
-                    out.rows += o.rows;
-                    out.affected += o.affected;
-                    out.result_set |= o.result_set;
-                    return Ok(());
-                }
-                Ok(Fed::More { used, need }) => {
-                    self.rpos += used;
-                    self.answer().and_then(|()| self.fill(need))
-                }
+            let step = match self.feed(&mut response, &mut rows) {
+                Ok(Fed::Done { .. }) => return response.end(),
+                Ok(Fed::More { need, .. }) => self.answer().and_then(|()| self.fill(need)),
                 Err(e) => Err(e),
             };
             if let Err(e) = step {

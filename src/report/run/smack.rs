@@ -209,6 +209,7 @@ mod tests {
             timeout: None,
             pacing: Default::default(),
             shard: None,
+            client_threads: None,
             release: None,
         };
         let p = Point {

@@ -393,6 +393,10 @@ impl ClientScript for Script {
         self.lines.clear();
     }
 
+    fn fetch_buffer(&mut self) -> Option<&mut Fetch> {
+        Some(&mut self.fetch)
+    }
+
     fn next(&mut self) -> Option<Op<'_>> {
         loop {
             match self.step() {

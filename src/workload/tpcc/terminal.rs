@@ -427,6 +427,10 @@ impl ClientScript for Script {
         self.draw_inputs();
     }
 
+    fn fetch_buffer(&mut self) -> Option<&mut Fetch> {
+        Some(&mut self.fetch)
+    }
+
     fn next(&mut self) -> Option<Op<'_>> {
         loop {
             match self.step() {

@@ -1,0 +1,96 @@
+//! `run`'s options checked against the request they resolved into: the
+//! ones whose meaning depends on others and on the target — `--nodes`
+//! (with its launcher, address and records) and `--client-threads`.
+
+use crate::commands::run::RunRequest;
+use crate::driver::TargetKind;
+use crate::nodes::{Coordinator, Launcher, Nodes};
+use crate::UsageError;
+
+use super::args::RunArgs;
+
+/// `--client-threads N`: at least one loop, no more loops than
+/// connections, and a target whose connections have sockets to wait on.
+pub fn client_threads(a: &RunArgs, req: &RunRequest) -> Result<(), UsageError> {
+    let Some(n) = a.client_threads else {
+        return Ok(());
+    };
+    if n == 0 {
+        return Err(UsageError(
+            "--client-threads 0: give at least one event-loop thread (or leave the option out)"
+                .into(),
+        ));
+    }
+    if n > a.target.threads {
+        return Err(UsageError(format!(
+            "--client-threads {n} is more than --threads {}: each event-loop thread serves at least one connection (lower --client-threads)",
+            a.target.threads
+        )));
+    }
+    let why = match req.target.db.as_ref().map(|t| &t.kind) {
+        Some(TargetKind::Postgres(_)) => return Ok(()),
+        Some(TargetKind::Mysql(_)) => "the MySQL/MariaDB driver runs a thread per connection",
+        _ => "SQLite has no socket to wait on",
+    };
+    Err(UsageError(format!(
+        "--client-threads runs PostgreSQL connections on event loops, and {why}: leave --client-threads out"
+    )))
+}
+
+/// `--nodes N` with its launcher and address, checked: the split must be
+/// possible, and the workers need a database they can all reach.
+pub fn nodes(a: &RunArgs, req: &RunRequest) -> Result<Option<Coordinator>, UsageError> {
+    let n = &a.nodes;
+    let Some(count) = n.nodes else {
+        if n.launcher.is_some() || n.listen.is_some() || n.shard_records.is_some() {
+            return Err(UsageError(
+                "--launcher, --listen and --shard-records coordinate workers: add --nodes N".into(),
+            ));
+        }
+        return Ok(None);
+    };
+    let refuse = |why: String| Err(UsageError(format!("--nodes {count}: {why}")));
+    if count == 0 {
+        return refuse("give at least 1 worker".into());
+    }
+    if req.config.shard.is_some() {
+        return refuse("the coordinator splits the run itself; drop --shard".into());
+    }
+    if req.target.db.is_none() {
+        return refuse(
+            "needs --db URL, a database every worker reaches (prepare it first with `dbsweep prepare`)"
+                .into(),
+        );
+    }
+    if req.check {
+        return refuse(
+            "--check is not done for a coordinated run; run `dbsweep check` after it".into(),
+        );
+    }
+    for i in 0..count {
+        let s = crate::engine::Shard { index: i, count };
+        if let Err(e) = s.check(req.target.threads, req.config.pacing.users()) {
+            // The shard's message without its `--shard I/N:` prefix.
+            return refuse(
+                e.split_once(": ")
+                    .map_or(e.clone(), |(_, why)| why.to_string()),
+            );
+        }
+    }
+    if let Some(dir) = &n.shard_records {
+        if dir.exists() && !dir.is_dir() {
+            return refuse(format!(
+                "--shard-records {}: not a directory (give a directory, or a path to create one at)",
+                dir.display()
+            ));
+        }
+    }
+    Ok(Some(Coordinator {
+        nodes: Nodes {
+            count,
+            launcher: n.launcher.unwrap_or(Launcher::Local),
+        },
+        listen: n.listen.clone().unwrap_or_else(|| "127.0.0.1:0".into()),
+        shard_records: n.shard_records.clone(),
+    }))
+}

@@ -1,0 +1,69 @@
+//! Connections an event loop drives: many on one thread, each a
+//! non-blocking socket and its protocol's state, nothing in them that
+//! waits. A network driver's connection opens, authenticates and prepares
+//! as a blocking [`Connection`] does, then becomes an [`Evented`] one
+//! ([`Connection::into_evented`]); the protocol code under both is the
+//! same (PostgreSQL's `session.rs` and `response.rs`), only who waits for
+//! the socket differs. Drivers without a socket (SQLite, the fake driver)
+//! have none, and run on threads of their own.
+
+use std::os::fd::RawFd;
+
+use super::{DbResult, Fetch, Outcome, StmtId, Value};
+
+/// One operation of a transaction, as a connection on an event loop is
+/// asked for it (the workload's `Op` without its borrowed result buffer).
+#[derive(Debug, Clone, Copy)]
+pub enum Request<'a> {
+    /// Start a transaction; `writes` when it is going to change rows.
+    Begin {
+        writes: bool,
+    },
+    Commit,
+    Rollback,
+    /// Execute a prepared statement, fetching and discarding every row.
+    Exec(StmtId, &'a [Value]),
+    /// Execute once for each of `.2` rows of parameters (see
+    /// [`Connection::execute_batch`](super::Connection::execute_batch)).
+    Batch(StmtId, &'a [Value], usize),
+    /// Execute, keeping the rows for the [`Fetch`] given when it ends.
+    Fetch(StmtId, &'a [Value]),
+}
+
+/// What the socket must become before the connection can go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    Readable,
+    Writable,
+}
+
+/// Where a started request stands.
+#[derive(Debug)]
+pub enum Progress {
+    /// The response is complete: what the request did, or its error (a
+    /// `ConnectionLost` one when the socket failed).
+    Done(DbResult<Outcome>),
+    /// Call [`Evented::advance`] again once the socket is so.
+    Wait(Wait),
+}
+
+/// A connection an event loop drives.
+pub trait Evented: Send {
+    /// The socket the event loop waits on.
+    fn fd(&self) -> RawFd;
+
+    /// Encodes `req`, to be sent by [`advance`](Self::advance). The last
+    /// request must be done. An error here sent nothing: the connection is
+    /// as it was.
+    fn start(&mut self, req: Request<'_>) -> DbResult<()>;
+
+    /// Goes on with the started request without blocking: sends what the
+    /// socket takes, reads what has arrived and decodes it. A `Fetch`
+    /// request's kept values go to `fetch` when it is done.
+    fn advance(&mut self, fetch: Option<&mut Fetch>) -> Progress;
+
+    /// Asks the server to stop what this session is running (from the
+    /// event loop's thread, on a connection of its own; best effort), for
+    /// a run whose deadline passed with the request still in flight.
+    fn cancel(&self);
+}

@@ -1,0 +1,364 @@
+//! One client on an event loop (evloop.rs): the threaded client's loop
+//! (client.rs, transaction.rs) as a state machine that never waits. Where
+//! the threaded client would sleep (a think time, an arrival not yet due)
+//! or block on its socket, this one says what it waits for ([`Then`]) and
+//! returns; the loop resumes it when that comes. Every decision — when a
+//! transaction starts and for whom, what is recorded, what an error leads
+//! to — is the threaded client's own code ([`Client`], `on_error`,
+//! `after_rollback`), so both paths measure the same things.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use crate::driver::evented::{Evented, Progress, Request, Wait};
+use crate::driver::DbError;
+use crate::util::clock;
+use crate::workload::{ClientScript, Op};
+
+use super::client::{Client, Closed, Open, Txn};
+use super::pacing::Next;
+use super::transaction::{after_rollback, on_error, TxnEnd};
+use super::Shared;
+
+/// What a client waits for after a step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Then {
+    /// Its socket (it is registered for both; `Wait` says which matters).
+    Socket(Wait),
+    /// An instant: a think time's end, a ramped-up start, the queue's
+    /// next arrival.
+    Timer(Instant),
+    /// Work from the queue, which has none due (every user is busy): the
+    /// loop asks again when something changes.
+    Queue,
+    /// It has left the run.
+    Gone,
+}
+
+/// Where a client stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// Between transactions: the next one is to be found.
+    Idle,
+    /// A closed loop's wait until the instant, decided once.
+    Sleeping(Instant),
+    /// A statement in flight.
+    Statement,
+    /// The rollback after a failed statement in flight.
+    RollingBack,
+    Gone,
+}
+
+/// The statement in flight: when it was sent, the kind its time is kept
+/// under, and how many executions it counts for.
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    at: Instant,
+    kind: u16,
+    executions: u64,
+    fetch: bool,
+}
+
+pub(super) struct EvClient<'a> {
+    c: Client<'a>,
+    conn: Box<dyn Evented>,
+    script: Box<dyn ClientScript>,
+    phase: Phase,
+    txn: Option<Txn>,
+    retries: u64,
+    flight: InFlight,
+    /// The error the rollback in flight follows.
+    failed: Option<DbError>,
+    /// The connection was replaced: its socket is not watched yet.
+    new_socket: bool,
+}
+
+impl<'a> EvClient<'a> {
+    pub fn new(
+        id: usize,
+        conn: Box<dyn Evented>,
+        script: Box<dyn ClientScript>,
+        shared: &'a Shared,
+    ) -> EvClient<'a> {
+        EvClient {
+            c: Client::new(id, shared),
+            conn,
+            script,
+            phase: Phase::Idle,
+            txn: None,
+            retries: 0,
+            flight: InFlight {
+                at: Instant::now(),
+                kind: 0,
+                executions: 0,
+                fetch: false,
+            },
+            failed: None,
+            new_socket: false,
+        }
+    }
+
+    /// The deadline passed. A statement in flight is cancelled on the
+    /// server and the client leaves unrecorded (its slot still in the
+    /// transaction, which the timekeeper counts as abandoned); a client
+    /// between transactions leaves as at a stop.
+    pub fn abandon(&mut self) -> Then {
+        match self.phase {
+            Phase::Gone => Then::Gone,
+            Phase::Statement | Phase::RollingBack => {
+                self.conn.cancel();
+                self.phase = Phase::Gone;
+                Then::Gone
+            }
+            Phase::Idle | Phase::Sleeping(_) => self.leave(),
+        }
+    }
+
+    /// Goes on as far as it can without waiting: after the socket it
+    /// waits on became ready, its timer came, or the queue may have work.
+    pub fn resume(&mut self) -> Then {
+        match self.phase {
+            Phase::Gone => Then::Gone,
+            Phase::Statement | Phase::RollingBack => self.advance(),
+            Phase::Sleeping(_) if self.c.shared.lifecycle.stop.load(Ordering::Relaxed) => {
+                self.leave()
+            }
+            Phase::Sleeping(at) if clock::now() < at => Then::Timer(at),
+            Phase::Sleeping(_) => self.start_transaction(None, None),
+            Phase::Idle => self.next_transaction(),
+        }
+    }
+
+    /// Replaces the connection (lost, or at its `--reconnect` count) with
+    /// a new one, as a threaded client does; false when the run stopped
+    /// first. Connecting blocks this loop's thread meanwhile: a reconnect
+    /// is rare (a server restarted), or asked for by `--reconnect`, whose
+    /// cost is the point of measuring it.
+    fn reconnect(&mut self) -> bool {
+        let new = super::client::reconnect_as(self.c.id, self.c.shared, &mut self.c.buf)
+            .and_then(|c| c.into_evented().ok());
+        match new {
+            Some(conn) => {
+                self.conn = conn;
+                self.new_socket = true;
+                self.c.reconnected();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A new socket since the last call: the loop watches it instead.
+    pub fn take_new_socket(&mut self) -> Option<std::os::fd::RawFd> {
+        std::mem::take(&mut self.new_socket).then(|| self.conn.fd())
+    }
+
+    /// Leaves the run: says so to the timekeeper (the loop keeps the
+    /// connection until the run's last reading of the server).
+    fn leave(&mut self) -> Then {
+        self.phase = Phase::Gone;
+        self.c.leave();
+        Then::Gone
+    }
+
+    /// Finds the next transaction: deferred work first, then the queue's
+    /// ticket or the closed loop's turn.
+    fn next_transaction(&mut self) -> Then {
+        let shared = self.c.shared;
+        loop {
+            if shared.lifecycle.stop.load(Ordering::Relaxed) {
+                return self.leave();
+            }
+            let deferred = self.c.deferred_from.take();
+            if deferred.is_some() {
+                return self.start_transaction(None, deferred);
+            }
+            match shared.dispatch.get() {
+                Some(d) => match d.try_next(clock::now(), self.c.timeline.end) {
+                    Next::Take(t) => match self.open(Some(t), None) {
+                        Some(then) => return then,
+                        None => continue,
+                    },
+                    Next::At(at) => return Then::Timer(at),
+                    Next::Busy => return Then::Queue,
+                    Next::Over => return self.leave(),
+                },
+                None => {
+                    if let Some(at) = self.c.closed_loop_due() {
+                        if clock::now() < at {
+                            self.phase = Phase::Sleeping(at);
+                            return Then::Timer(at);
+                        }
+                    }
+                    return self.start_transaction(None, None);
+                }
+            }
+        }
+    }
+
+    /// Starts a closed loop's (or deferred work's) transaction now.
+    fn start_transaction(
+        &mut self,
+        ticket: Option<super::pacing::Ticket>,
+        deferred: Option<Instant>,
+    ) -> Then {
+        self.phase = Phase::Idle;
+        match self.open(ticket, deferred) {
+            Some(then) => then,
+            // A closed loop skips nothing: only a late arrival is skipped.
+            None => self.next_transaction(),
+        }
+    }
+
+    /// Opens the transaction and sends its first statement; None when it
+    /// was skipped.
+    fn open(
+        &mut self,
+        ticket: Option<super::pacing::Ticket>,
+        deferred: Option<Instant>,
+    ) -> Option<Then> {
+        let txn = match self.c.open(ticket, deferred) {
+            Open::Go(txn) => txn,
+            Open::Skip => return None,
+            Open::Leave => return Some(self.leave()),
+        };
+        if self.c.reconnect_due() {
+            if !self.reconnect() {
+                return Some(self.leave());
+            }
+            self.c.clear_buffer(txn.ticket);
+        }
+        self.c.begin(self.script.as_mut(), &txn);
+        self.txn = Some(txn);
+        self.retries = 0;
+        Some(self.attempt())
+    }
+
+    /// A fresh attempt at the transaction.
+    fn attempt(&mut self) -> Then {
+        self.script.start();
+        self.c.buf.kind = self.script.kind();
+        self.send_next()
+    }
+
+    /// Sends the script's next statement, or ends the transaction when
+    /// there is none.
+    fn send_next(&mut self) -> Then {
+        let shared = self.c.shared;
+        let (req, kind, executions, fetch) = match self.script.next() {
+            None => return self.end(TxnEnd::Done),
+            Some(op) => match op {
+                Op::Begin { writes } => (Request::Begin { writes }, shared.kinds.begin, 1, false),
+                Op::Commit => (Request::Commit, shared.kinds.commit, 1, false),
+                Op::Rollback => (Request::Rollback, shared.kinds.commit, 1, false),
+                Op::Exec(s, p) => (Request::Exec(s, p), self.c.stmt_kind[s], 1, false),
+                Op::Fetch(s, p, _) => (Request::Fetch(s, p), self.c.stmt_kind[s], 1, true),
+                Op::Batch(s, p, rows) => (
+                    Request::Batch(s, p, rows),
+                    self.c.stmt_kind[s],
+                    rows as u64,
+                    false,
+                ),
+            },
+        };
+        self.flight = InFlight {
+            at: clock::now(),
+            kind,
+            executions,
+            fetch,
+        };
+        self.phase = Phase::Statement;
+        match self.conn.start(req) {
+            Ok(()) => self.advance(),
+            Err(e) => self.failed(e),
+        }
+    }
+
+    /// Goes on with the statement or rollback in flight.
+    fn advance(&mut self) -> Then {
+        let fetch = if self.flight.fetch && self.phase == Phase::Statement {
+            self.script.fetch_buffer()
+        } else {
+            None
+        };
+        let done = match self.conn.advance(fetch) {
+            Progress::Wait(w) => return Then::Socket(w),
+            Progress::Done(r) => r,
+        };
+        if self.phase == Phase::RollingBack {
+            // The rollback's own result does not matter (best effort, as
+            // on a thread).
+            let err = self.failed.take().expect("a rollback follows an error");
+            let txn_buf = &mut self.c.buf;
+            return match after_rollback(
+                err,
+                &mut self.retries,
+                self.c.shared,
+                self.c.retry_also,
+                txn_buf,
+            ) {
+                None => self.attempt(),
+                Some(end) => self.end(end),
+            };
+        }
+        let ns = (clock::now() - self.flight.at).as_nanos() as u64;
+        match done {
+            Ok(outcome) => {
+                let buf = &mut self.c.buf;
+                buf.counters
+                    .count_queries(outcome.class(), self.flight.executions);
+                buf.statements.push((self.flight.kind, ns));
+                self.send_next()
+            }
+            Err(e) => self.failed(e),
+        }
+    }
+
+    /// A statement failed: the transaction ends, or is rolled back (then
+    /// retried or ended by `after_rollback`).
+    fn failed(&mut self, e: DbError) -> Then {
+        if let Some(end) = on_error(&e, self.c.shared, &mut self.c.buf) {
+            return self.end(end);
+        }
+        self.failed = Some(e);
+        self.phase = Phase::RollingBack;
+        match self.conn.start(Request::Rollback) {
+            Ok(()) => self.advance(),
+            // Nothing sent: decide at once.
+            Err(_) => {
+                let err = self.failed.take().expect("set above");
+                match after_rollback(
+                    err,
+                    &mut self.retries,
+                    self.c.shared,
+                    self.c.retry_also,
+                    &mut self.c.buf,
+                ) {
+                    None => self.attempt(),
+                    Some(end) => self.end(end),
+                }
+            }
+        }
+    }
+
+    /// The transaction ended: recorded, and the next one found.
+    fn end(&mut self, end: TxnEnd) -> Then {
+        let txn = self.txn.take().expect("a transaction in progress");
+        self.phase = Phase::Idle;
+        match self.c.close(self.script.as_mut(), end, &txn) {
+            Closed::Next => self.next_transaction(),
+            Closed::Leave => self.leave(),
+            Closed::Abandoned => {
+                self.phase = Phase::Gone;
+                Then::Gone
+            }
+            Closed::Reconnect => {
+                if !self.reconnect() {
+                    return self.leave();
+                }
+                self.c.transaction_done(&txn);
+                self.next_transaction()
+            }
+        }
+    }
+}

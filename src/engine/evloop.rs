@@ -1,0 +1,286 @@
+//! Many clients on a few threads (`--client-threads N`, pgbench's `-j`):
+//! each thread an event loop over its share of the connections, serving
+//! every ready socket per wake-up, with the clients' think times and the
+//! queue's arrivals as timers in the same loop. One thread per connection
+//! (client.rs) costs a context switch or two per transaction and a thread
+//! per connection; here a wake-up serves whatever is ready.
+//!
+//! The loop waits with epoll through `mio` (a well-kept crate, the one
+//! under tokio): sockets are registered once for reading and writing,
+//! edge-triggered, and a client reads and writes until its socket would
+//! block (evclient.rs), so no registration changes per statement. Timers
+//! are a heap of (instant, client); a stale entry is recognised when it
+//! fires by asking the client again. The timekeeper reaches a loop through
+//! its waker: at the deadline (`client::abandon`) the loop cancels what is
+//! still in flight and lets its clients go.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::ops::Range;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token, Waker};
+
+use crate::driver::evented::Evented;
+use crate::driver::Connection;
+use crate::driver::Interrupter;
+use crate::rand::Rng;
+use crate::util::clock;
+use crate::workload::Workload;
+
+use super::client::wait_closing;
+use super::evclient::{EvClient, Then};
+use super::shard::Part;
+use super::threaded::Handles;
+use super::Shared;
+
+/// The longest a loop sleeps without looking at the run's flags (a stop
+/// reaches a sleeping threaded client within as long: `sleep_until`).
+const LOOK_EVERY: Duration = Duration::from_millis(20);
+
+/// Wakes a loop, as a client's interrupter: the timekeeper interrupts
+/// clients at the deadline.
+struct WakeLoop(Arc<Waker>);
+
+impl Interrupter for WakeLoop {
+    fn interrupt(&self) {
+        let _ = self.0.wake();
+    }
+}
+
+/// The clients of loop `k` of `loops`: a contiguous share of `n`.
+pub(super) fn share(k: usize, loops: usize, n: usize) -> Range<usize> {
+    k * n / loops..(k + 1) * n / loops
+}
+
+/// Starts `loops` event-loop threads (at most one per client), each
+/// serving its share of the connections and waiting at the gate it returns
+/// (with the timekeeper) for the release. Every connection must have an
+/// evented form: a driver without one is refused by name.
+pub(super) fn start(
+    instances: &[&dyn Workload],
+    conns: Vec<Box<dyn Connection>>,
+    loops: usize,
+    part: &Part,
+    seed: u64,
+    shared: &Arc<Shared>,
+) -> anyhow::Result<(Arc<Barrier>, Handles)> {
+    let loops = loops.clamp(1, conns.len().max(1));
+    let mut evented = Vec::with_capacity(conns.len());
+    for c in conns {
+        match c.into_evented() {
+            Ok(e) => evented.push(e),
+            Err(c) => {
+                return Err(crate::UsageError(format!(
+                "--client-threads: a {} connection has no evented form; leave --client-threads out",
+                c.dialect().name()
+            ))
+                .into())
+            }
+        }
+    }
+    let gate = Arc::new(Barrier::new(loops + 1));
+    let handles = spawn(instances, evented, loops, part, seed, shared, &gate)?;
+    Ok((gate, handles))
+}
+
+/// Starts `loops` threads, each serving its share of the connections,
+/// waiting at `gate` for the release. Returns each thread with its clients.
+fn spawn(
+    instances: &[&dyn Workload],
+    conns: Vec<Box<dyn Evented>>,
+    loops: usize,
+    part: &Part,
+    seed: u64,
+    shared: &Arc<Shared>,
+    gate: &Arc<Barrier>,
+) -> anyhow::Result<Handles> {
+    let per_instance = part.per_instance;
+    let n = conns.len();
+    let mut conns = conns.into_iter();
+    let mut handles = Vec::with_capacity(loops);
+    for k in 0..loops {
+        let ids = share(k, loops, n);
+        let poll = Poll::new().context("could not start an event loop")?;
+        // The waker's token is past every client's.
+        let waker = Arc::new(Waker::new(poll.registry(), Token(ids.len()))?);
+        let mut mine = Vec::with_capacity(ids.len());
+        for id in ids.clone() {
+            let conn = conns.next().expect("one connection per client");
+            let g = part.clients.start + id;
+            let script = instances[g / per_instance].client(
+                g % per_instance,
+                per_instance,
+                Rng::for_client(seed, g as u64),
+            );
+            watch(&poll, conn.fd(), id - ids.start)
+                .context("could not watch a connection's socket")?;
+            *shared.connections.interrupters[id]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(Box::new(WakeLoop(waker.clone())));
+            mine.push((id, conn, script));
+        }
+        let shared = shared.clone();
+        let gate = gate.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("loop-{k}"))
+            .spawn(move || {
+                gate.wait();
+                let clients = mine
+                    .into_iter()
+                    .map(|(id, conn, script)| EvClient::new(id, conn, script, &shared))
+                    .collect();
+                let clients = serve(clients, poll, &shared);
+                wait_closing(&shared);
+                // The connections close (their server sessions end) only now.
+                drop(clients);
+            })
+            .context("could not start an event loop's thread")?;
+        handles.push((h, ids));
+    }
+    Ok(handles)
+}
+
+/// What each client of a loop waits for, and how many have left.
+struct Waits {
+    then: Vec<Then>,
+    gone: usize,
+    timers: BinaryHeap<Reverse<(Instant, usize)>>,
+    /// Clients waiting for the queue to have work for them.
+    queued: Vec<usize>,
+}
+
+/// Watches client `i`'s socket: for reading and writing, edge-triggered.
+fn watch(poll: &Poll, fd: std::os::fd::RawFd, i: usize) -> std::io::Result<()> {
+    poll.registry().register(
+        &mut SourceFd(&fd),
+        Token(i),
+        Interest::READABLE | Interest::WRITABLE,
+    )
+}
+
+impl Waits {
+    /// Client `i` now waits for `t`.
+    fn set(&mut self, i: usize, t: Then) {
+        if t == Then::Gone && self.then[i] != Then::Gone {
+            self.gone += 1;
+        }
+        match t {
+            Then::Timer(at) => self.timers.push(Reverse((at, i))),
+            Then::Queue => self.queued.push(i),
+            Then::Socket(_) | Then::Gone => {}
+        }
+        self.then[i] = t;
+    }
+}
+
+/// Resumes client `i`, watching its new socket if it reconnected.
+fn step(c: &mut EvClient<'_>, i: usize, poll: &Poll, w: &mut Waits, shared: &Shared) -> Then {
+    let t = c.resume();
+    if let Some(fd) = c.take_new_socket() {
+        if let Err(e) = watch(poll, fd, i) {
+            let life = &shared.lifecycle;
+            let mut f = life.fatal.lock().unwrap_or_else(|p| p.into_inner());
+            f.get_or_insert(format!(
+                "an event loop could not watch a new connection: {e}"
+            ));
+            life.stop.store(true, Ordering::Relaxed);
+        }
+    }
+    w.set(i, t);
+    t
+}
+
+/// One loop: resumes each client when what it waits for comes, until all
+/// have left. Returns them with their connections, which stay open until
+/// the run's last reading of the server.
+fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) -> Vec<EvClient<'a>> {
+    let n = clients.len();
+    let mut events = Events::with_capacity(n.clamp(16, 1024));
+    let mut w = Waits {
+        then: vec![Then::Queue; n],
+        gone: 0,
+        timers: BinaryHeap::new(),
+        queued: Vec::new(),
+    };
+    let mut due = Vec::new();
+    for (i, c) in clients.iter_mut().enumerate() {
+        step(c, i, &poll, &mut w, shared);
+    }
+    let life = &shared.lifecycle;
+    while w.gone < n {
+        if life.abandon.load(Ordering::Acquire) {
+            // The deadline: what is in flight is given up, the rest leave.
+            for (i, c) in clients.iter_mut().enumerate() {
+                let t = c.abandon();
+                w.set(i, t);
+            }
+            break;
+        }
+        let now = clock::now();
+        due.clear();
+        if life.stop.load(Ordering::Relaxed) {
+            // Every client not in a statement leaves now.
+            due.extend((0..n).filter(|&i| matches!(w.then[i], Then::Timer(_) | Then::Queue)));
+            w.queued.clear();
+        } else {
+            while let Some(&Reverse((at, i))) = w.timers.peek() {
+                if at > now {
+                    break;
+                }
+                w.timers.pop();
+                // A stale entry: the client waits for something else now.
+                if w.then[i] == Then::Timer(at) {
+                    due.push(i);
+                }
+            }
+            // A timer may have made work due for those waiting on the queue.
+            if !due.is_empty() {
+                due.append(&mut w.queued);
+            }
+        }
+        for &i in &due {
+            step(&mut clients[i], i, &poll, &mut w, shared);
+        }
+        let timeout = w
+            .timers
+            .peek()
+            .map_or(LOOK_EVERY, |Reverse((at, _))| {
+                at.saturating_duration_since(now)
+            })
+            .min(LOOK_EVERY);
+        if let Err(e) = poll.poll(&mut events, Some(timeout)) {
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            // The loop cannot wait any more: the run stops with the reason.
+            let mut f = life.fatal.lock().unwrap_or_else(|p| p.into_inner());
+            f.get_or_insert(format!("an event loop failed: {e}"));
+            life.stop.store(true, Ordering::Relaxed);
+            continue;
+        }
+        let mut ended = false;
+        for ev in events.iter() {
+            let i = ev.token().0;
+            if i >= n {
+                continue; // the waker: the flags are read at the top
+            }
+            if let Then::Socket(_) = w.then[i] {
+                let t = step(&mut clients[i], i, &poll, &mut w, shared);
+                ended |= !matches!(t, Then::Socket(_));
+            }
+        }
+        // A transaction ended on this loop: its user may be due again, or
+        // the queue may have moved; the clients waiting on it ask.
+        if ended && !w.queued.is_empty() {
+            for i in std::mem::take(&mut w.queued) {
+                step(&mut clients[i], i, &poll, &mut w, shared);
+            }
+        }
+    }
+    clients
+}

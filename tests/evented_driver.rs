@@ -1,0 +1,242 @@
+//! Connections an event loop drives (`driver::evented`) against a real
+//! PostgreSQL: each request answers exactly as the same request on a
+//! blocking connection does, in both statement modes (responses larger
+//! than the read buffer, rows kept for a fetch, batches, errors, the
+//! rollback with nothing to roll back); many connections progress on one
+//! thread at once; a lost session is `ConnectionLost` and stays so.
+
+mod util;
+
+use std::os::fd::RawFd;
+use std::time::{Duration, Instant};
+
+use dbsweep::driver::evented::{Evented, Progress, Request, Wait};
+use dbsweep::driver::{
+    self, Col, Connection, DbResult, ErrorKind, Fetch, Outcome, PsMode, Target, Value,
+};
+use util::Server;
+
+fn conn(url: &str, mode: PsMode) -> Box<dyn Connection> {
+    let mut t = Target::parse(url).unwrap();
+    t.set_ps_mode(mode);
+    driver::connect(&t).unwrap()
+}
+
+fn evented(url: &str, mode: PsMode, sql: &[String]) -> Box<dyn Evented> {
+    let mut c = conn(url, mode);
+    c.prepare_all(sql).unwrap();
+    match c.into_evented() {
+        Ok(e) => e,
+        Err(_) => panic!("PostgreSQL's connection has an evented form"),
+    }
+}
+
+/// Waits (at most 10 s) until `fd` is as `w` says.
+fn wait(fd: RawFd, w: Wait) {
+    let events = match w {
+        Wait::Readable => libc::POLLIN,
+        Wait::Writable => libc::POLLOUT,
+    };
+    let mut p = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; poll writes only its `revents`.
+    let n = unsafe { libc::poll(&mut p, 1, 10_000) };
+    assert!(n == 1, "the socket never became {w:?}");
+}
+
+/// One request to its end, waiting for the socket between steps.
+fn drive(
+    e: &mut dyn Evented,
+    req: Request<'_>,
+    mut fetch: Option<&mut Fetch>,
+) -> DbResult<Outcome> {
+    e.start(req)?;
+    loop {
+        match e.advance(fetch.as_deref_mut()) {
+            Progress::Done(r) => return r,
+            Progress::Wait(w) => wait(e.fd(), w),
+        }
+    }
+}
+
+/// The same request on the blocking connection.
+fn blocking(
+    c: &mut dyn Connection,
+    req: Request<'_>,
+    fetch: Option<&mut Fetch>,
+) -> DbResult<Outcome> {
+    match req {
+        Request::Begin { writes } => c.begin(writes),
+        Request::Commit => c.commit(),
+        Request::Rollback => c.rollback(),
+        Request::Exec(id, p) => c.execute(id, p),
+        Request::Batch(id, p, rows) => c.execute_batch(id, p, rows),
+        Request::Fetch(id, p) => c.execute_fetch(id, p, fetch.unwrap()),
+    }
+}
+
+/// What a result comes to, errors by kind and code.
+fn shape(r: &DbResult<Outcome>) -> String {
+    match r {
+        Ok(o) => format!("{o:?}"),
+        Err(e) => format!("{:?} {}", e.kind, e.code),
+    }
+}
+
+fn rows(from: i64, n: i64) -> Vec<Value> {
+    (from..from + n)
+        .flat_map(|i| [Value::Int(i), Value::Text(format!("row {i}"))])
+        .collect()
+}
+
+#[test]
+fn each_request_answers_as_on_a_blocking_connection() {
+    let s = Server::start("postgres", &[]);
+    for (mode, t) in [(PsMode::Prepared, "ev_p"), (PsMode::Disable, "ev_t")] {
+        let mut setup = conn(&s.url, mode);
+        for table in [format!("{t}_a"), format!("{t}_b")] {
+            setup
+                .execute_sql(&format!(
+                    "DROP TABLE IF EXISTS {table}; CREATE TABLE {table} (id int PRIMARY KEY, c text)"
+                ))
+                .unwrap();
+        }
+        let sql = |table: &str| {
+            vec![
+                format!("INSERT INTO {table} VALUES ($1, $2)"),
+                format!("SELECT id, c FROM {table} WHERE id BETWEEN $1 AND $2 ORDER BY id"),
+                format!("UPDATE {table} SET c = c || 'u' WHERE id <= $1"),
+                // 20,000 rows of 100 bytes and a 1 MB value: responses
+                // many times the read buffer, read as they arrive.
+                "SELECT g, repeat('x', 100) FROM generate_series(1, $1) g".to_string(),
+                "SELECT repeat('y', 1000000), 1 UNION ALL SELECT 'z', $1".to_string(),
+            ]
+        };
+        let (a, b) = (format!("{t}_a"), format!("{t}_b"));
+        let mut c = conn(&s.url, mode);
+        c.prepare_all(&sql(&a)).unwrap();
+        let mut e = evented(&s.url, mode, &sql(&b));
+        let batch = rows(1, 15);
+        let dup = [rows(16, 2), rows(3, 1), rows(18, 2)].concat();
+        let (two, many, big) = (
+            [Value::Int(2), Value::Int(9)],
+            [Value::Int(20_000)],
+            [Value::Int(7)],
+        );
+        let (r100, r5) = (rows(100, 1), rows(5, 1));
+        let script: Vec<Request> = vec![
+            Request::Rollback,
+            Request::Exec(0, &r100),
+            Request::Begin { writes: true },
+            Request::Batch(0, &batch, 15),
+            Request::Batch(0, &[], 0),
+            Request::Exec(2, &big),
+            Request::Commit,
+            Request::Fetch(1, &two),
+            Request::Exec(3, &many),
+            Request::Exec(4, &big),
+            Request::Begin { writes: true },
+            Request::Batch(0, &dup, 5),
+            Request::Rollback,
+            Request::Exec(0, &r5),
+            Request::Fetch(1, &two),
+        ];
+        for (i, &req) in script.iter().enumerate() {
+            let mut fa = Fetch::new(&[Col::Int, Col::Text], 3);
+            let mut fb = Fetch::new(&[Col::Int, Col::Text], 3);
+            let want = blocking(&mut *c, req, Some(&mut fa));
+            let got = drive(&mut *e, req, Some(&mut fb));
+            assert_eq!(shape(&got), shape(&want), "{mode:?} request {i}: {req:?}");
+            if let Request::Fetch(..) = req {
+                assert_eq!(fb.values, fa.values, "{mode:?} request {i}");
+                assert_eq!(fb.rows(), 3);
+                assert_eq!(fb.int(0, 0), Some(2));
+            }
+        }
+        // What each left behind is the same, row for row.
+        let mut check = conn(&s.url, PsMode::Prepared);
+        let dump = |check: &mut Box<dyn Connection>, table: &str| {
+            check
+                .query_text(&format!("SELECT id, c FROM {table} ORDER BY id"))
+                .unwrap()
+        };
+        let left = dump(&mut check, &a);
+        assert_eq!(left.len(), 16);
+        assert_eq!(dump(&mut check, &b), left);
+        // The duplicate key: the server's error, of its kind.
+        let err = drive(&mut *e, Request::Exec(0, &rows(1, 1)), None).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::DuplicateKey, "{err}");
+    }
+}
+
+#[test]
+fn many_connections_progress_on_one_thread() {
+    let s = Server::start("postgres", &[]);
+    let sql = vec!["SELECT pg_sleep($1::float8)".to_string()];
+    let mut conns: Vec<Box<dyn Evented>> = (0..40)
+        .map(|_| evented(&s.url, PsMode::Prepared, &sql))
+        .collect();
+    let secs = [Value::Float(0.3)];
+    let t = Instant::now();
+    for e in &mut conns {
+        e.start(Request::Exec(0, &secs)).unwrap();
+    }
+    // One thread waits on every socket at once and serves each that is
+    // ready: 40 sleeps of 0.3 s end together, not one after another (12 s).
+    let mut open: Vec<usize> = (0..conns.len()).collect();
+    while !open.is_empty() {
+        let mut still = Vec::new();
+        for &i in &open {
+            match conns[i].advance(None) {
+                Progress::Done(r) => assert_eq!(r.unwrap().rows, 1),
+                Progress::Wait(w) => still.push((i, w)),
+            }
+        }
+        if still.is_empty() {
+            break;
+        }
+        let mut fds: Vec<libc::pollfd> = still
+            .iter()
+            .map(|&(i, w)| libc::pollfd {
+                fd: conns[i].fd(),
+                events: if w == Wait::Readable {
+                    libc::POLLIN
+                } else {
+                    libc::POLLOUT
+                },
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: `fds` is a valid array of pollfds of its length.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 10_000) };
+        assert!(n > 0, "no socket became ready");
+        open = still.iter().map(|&(i, _)| i).collect();
+    }
+    let took = t.elapsed();
+    assert!(
+        took < Duration::from_secs(6),
+        "40 sleeps of 0.3 s took {took:?}"
+    );
+}
+
+#[test]
+fn a_lost_session_is_connection_lost_and_stays_lost() {
+    let s = Server::start("postgres", &[]);
+    let sql = vec!["SELECT pg_backend_pid()".to_string()];
+    let mut e = evented(&s.url, PsMode::Prepared, &sql);
+    let mut f = Fetch::new(&[Col::Int], 1);
+    drive(&mut *e, Request::Fetch(0, &[]), Some(&mut f)).unwrap();
+    let pid = f.int(0, 0).unwrap();
+    let mut admin = conn(&s.url, PsMode::Prepared);
+    admin
+        .execute_sql(&format!("SELECT pg_terminate_backend({pid})"))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let err = drive(&mut *e, Request::Exec(0, &[]), None).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::ConnectionLost, "{err}");
+    let again = drive(&mut *e, Request::Exec(0, &[]), None).unwrap_err();
+    assert_eq!(again.kind, ErrorKind::ConnectionLost, "{again}");
+}
