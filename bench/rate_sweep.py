@@ -30,13 +30,16 @@ sysbench, whose logs hold no count of unsent arrivals) — and the p99 at
 range. dbsweep's schedule lag p99 is reported beside its p99. With
 `--metrics both` dbsweep runs twice per pair, with its metrics sampler on
 and off (`--metrics off`), so the sampler's cost shows in the lag at low
-load.
+load. `--client-threads 1,2` adds dbsweep with its connections on 1 and 2
+event-loop threads (`dbsweep-j1`, `dbsweep-j2`), interleaved with the rest;
+the levels stay shares of the threaded dbsweep's peak.
 
 Usage:
     bench/rate_sweep.py [--pairs 3] [--time 10] [--warmup 2] [--threads 8]
                         [--rows 100000] [--levels 10,20,30,40,50,60,70,80,90,100,110,120]
                         [--goal-ms 10] [--tools dbsweep,pgbench,sysbench]
-                        [--metrics on|off|both] [--settle 30] [--no-build]
+                        [--metrics on|off|both] [--client-threads 1,2] [--settle 30]
+                        [--no-build]
 
 A smoke test of the script itself (a few seconds per level, no meaning):
     bench/rate_sweep.py --pairs 1 --time 2 --warmup 0 --levels 10,50 --rows 10000 --settle 0
@@ -87,8 +90,8 @@ def lat_pct(lat, p):
     return None
 
 
-def dbsweep_run(url, a, rate, workdir, metrics=True):
-    """One dbsweep run: closed loop when rate is None."""
+def dbsweep_run(url, a, rate, workdir, extra):
+    """One dbsweep run with `extra` arguments: closed loop when rate is None."""
     js = os.path.join(workdir, "run.json")
     if os.path.exists(js):
         os.remove(js)
@@ -97,8 +100,7 @@ def dbsweep_run(url, a, rate, workdir, metrics=True):
             "--percentiles=50,99", "--json", js]
     if rate is not None:
         argv.append(f"--rate={rate}")
-    if not metrics:
-        argv += ["--metrics", "off"]
+    argv += extra
     rc, text, wall, cpu, *_ = c.measured(argv, timeout=(a.time + a.warmup) * 6 + 60)
     if rc != 0 or not os.path.exists(js):
         return dict(rc=rc, note=tail(text))
@@ -301,6 +303,8 @@ def main():
     ap.add_argument("--goal-ms", type=float, default=10.0)
     ap.add_argument("--tools", default="dbsweep,pgbench,sysbench")
     ap.add_argument("--metrics", choices=["on", "off", "both"], default="on")
+    ap.add_argument("--client-threads", default="", metavar="J[,J…]",
+                    help="add dbsweep on J event-loop threads (--client-threads J) as a tool of its own")
     ap.add_argument("--settle", type=float, default=30.0,
                     help="wait up to this many seconds for a quiet machine before each run")
     ap.add_argument("--no-build", action="store_true")
@@ -312,8 +316,11 @@ def main():
         tools.remove("sysbench")
     if "pgbench" in tools and not shutil.which("pgbench"):
         sys.exit("pgbench not found: it comes with PostgreSQL's client (apt-get install postgresql)")
-    dbsweeps = {"on": [("dbsweep", True)], "off": [("dbsweep", False)],
-                "both": [("dbsweep", True), ("dbsweep-metrics-off", False)]}[a.metrics]
+    # dbsweep's variants: (name, extra arguments).
+    dbsweeps = {"on": [("dbsweep", [])], "off": [("dbsweep", ["--metrics", "off"])],
+                "both": [("dbsweep", []), ("dbsweep-metrics-off", ["--metrics", "off"])]}[a.metrics]
+    for j in [int(x) for x in a.client_threads.split(",") if x]:
+        dbsweeps.append((f"dbsweep-j{j}", ["--client-threads", str(j)]))
     runners = [x for t in tools for x in (dbsweeps if t == "dbsweep" else [(t, None)])]
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
@@ -347,10 +354,10 @@ def main():
         with open(script, "w") as f:
             f.write(c.PGBENCH_SCRIPTS["oltp_point_select"].format(rows=a.rows))
 
-        def one(tool, metrics, rate, level, pair):
+        def one(tool, extra, rate, level, pair):
             c.settle(a.settle)
             if tool.startswith("dbsweep"):
-                r = dbsweep_run(url, a, rate, work, metrics=metrics)
+                r = dbsweep_run(url, a, rate, work, extra)
             elif tool == "pgbench":
                 r = pgbench_run(url, a, rate, script, work)
             else:
@@ -360,10 +367,11 @@ def main():
 
         # The closed-loop peak: the levels are its shares.
         peaks = {}
-        closed = [(t, m) for t, m in runners if t in ("dbsweep", "pgbench")]
+        closed = [(t, m) for t, m in runners
+                  if t == "pgbench" or (t.startswith("dbsweep") and "metrics-off" not in t)]
         for pair in range(1, a.pairs + 1):
-            for tool, metrics in (closed if pair % 2 else list(reversed(closed))):
-                one(tool, metrics, None, None, pair)
+            for tool, extra in (closed if pair % 2 else list(reversed(closed))):
+                one(tool, extra, None, None, pair)
         for tool, _ in closed:
             peaks[tool] = med([r.get("achieved") for r in rows
                                if r["tool"] == tool and r["level"] is None])
@@ -375,8 +383,8 @@ def main():
             rate = max(1, round(peak * level / 100))
             for pair in range(1, a.pairs + 1):
                 order = runners if pair % 2 else list(reversed(runners))
-                for tool, metrics in order:
-                    one(tool, metrics, rate, level, pair)
+                for tool, extra in order:
+                    one(tool, extra, rate, level, pair)
     finally:
         if url:
             c.server_stop("postgres", work)

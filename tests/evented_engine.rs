@@ -273,6 +273,9 @@ fn tpcc_and_users_on_a_pool_run_on_event_loops() {
         "prepare", "dbt1", "--db", &s.url, "--items", "1000", "--ebs", "1",
     ])
     .ok();
+    // A long grace: connections idle on the queue at the end leave then,
+    // not at the deadline.
+    let t = Instant::now();
     let doc = run(
         &dir,
         "d.json",
@@ -294,8 +297,13 @@ fn tpcc_and_users_on_a_pool_run_on_event_loops() {
             "fixed:10ms",
             "--time",
             "3",
+            "--grace",
+            "20",
         ],
     );
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(12), "a 3 s run took {took:?}");
+    assert_eq!(count(&doc, &["result", "abandoned"]), 0);
     assert!(
         count(&doc, &["result", "transactions"]) > 100,
         "{}",

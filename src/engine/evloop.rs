@@ -212,6 +212,7 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
         step(c, i, &poll, &mut w, shared);
     }
     let life = &shared.lifecycle;
+    let end = shared.timeline.get().and_then(|t| t.end);
     while w.gone < n {
         if life.abandon.load(Ordering::Acquire) {
             // The deadline: what is in flight is given up, the rest leave.
@@ -227,6 +228,10 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
             // Every client not in a statement leaves now.
             due.extend((0..n).filter(|&i| matches!(w.then[i], Then::Timer(_) | Then::Queue)));
             w.queued.clear();
+        } else if !w.queued.is_empty() && end.is_some_and(|e| now >= e) {
+            // The timekeeper closes the queue at the end: those waiting on
+            // it learn so when they ask.
+            due.append(&mut w.queued);
         } else {
             while let Some(&Reverse((at, i))) = w.timers.peek() {
                 if at > now {
