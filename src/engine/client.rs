@@ -208,16 +208,12 @@ impl<'a> Client<'a> {
         }
         let completed = matches!(end, TxnEnd::Done);
         self.script_ended(script, completed, finished, txn.deferred.is_some());
-        let closed = match end {
+        match end {
             TxnEnd::Abandoned => return Closed::Abandoned,
             TxnEnd::Done => {
-                self.record_done(timing, txn.start, txn.intended, finished, txn.measured);
-                Closed::Next
+                self.record_done(timing, txn.start, txn.intended, finished, txn.measured)
             }
-            TxnEnd::Failed => {
-                self.record_failed(timing, txn.measured);
-                Closed::Next
-            }
+            TxnEnd::Failed => self.record_failed(timing, txn.measured),
             TxnEnd::Lost => {
                 self.record_failed(timing, txn.measured);
                 return Closed::Reconnect;
@@ -226,9 +222,9 @@ impl<'a> Client<'a> {
                 self.record_fatal(&e, timing, txn.measured);
                 return Closed::Leave;
             }
-        };
+        }
         self.transaction_done(txn);
-        closed
+        Closed::Next
     }
 
     /// Empties the buffer for the next transaction; an arrival counts as
@@ -369,12 +365,9 @@ impl<'a> Client<'a> {
     /// fatal error (if it is), and every client told to stop.
     pub fn record_fatal(&mut self, e: &DbError, timing: Timing, measured: bool) {
         self.flush(timing, measured);
-        let life = &self.shared.lifecycle;
-        let mut f = life.fatal.lock().unwrap_or_else(|p| p.into_inner());
-        if f.is_none() {
-            *f = Some(format!("client {}: {e}", self.g));
-        }
-        life.stop.store(true, Ordering::Relaxed);
+        self.shared
+            .lifecycle
+            .fail(|| format!("client {}: {e}", self.g));
     }
 
     #[inline]

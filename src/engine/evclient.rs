@@ -288,18 +288,7 @@ impl<'a> EvClient<'a> {
         if self.phase == Phase::RollingBack {
             // The rollback's own result does not matter (best effort, as
             // on a thread).
-            let err = self.failed.take().expect("a rollback follows an error");
-            let txn_buf = &mut self.c.buf;
-            return match after_rollback(
-                err,
-                &mut self.retries,
-                self.c.shared,
-                self.c.retry_also,
-                txn_buf,
-            ) {
-                None => self.attempt(),
-                Some(end) => self.end(end),
-            };
+            return self.rolled_back();
         }
         let ns = (clock::now() - self.flight.at).as_nanos() as u64;
         match done {
@@ -325,19 +314,18 @@ impl<'a> EvClient<'a> {
         match self.conn.start(Request::Rollback) {
             Ok(()) => self.advance(),
             // Nothing sent: decide at once.
-            Err(_) => {
-                let err = self.failed.take().expect("set above");
-                match after_rollback(
-                    err,
-                    &mut self.retries,
-                    self.c.shared,
-                    self.c.retry_also,
-                    &mut self.c.buf,
-                ) {
-                    None => self.attempt(),
-                    Some(end) => self.end(end),
-                }
-            }
+            Err(_) => self.rolled_back(),
+        }
+    }
+
+    /// The rollback after a failed attempt is over (or could not be
+    /// sent): the transaction is tried again or ends.
+    fn rolled_back(&mut self) -> Then {
+        let err = self.failed.take().expect("a rollback follows an error");
+        let c = &mut self.c;
+        match after_rollback(err, &mut self.retries, c.shared, c.retry_also, &mut c.buf) {
+            None => self.attempt(),
+            Some(end) => self.end(end),
         }
     }
 

@@ -183,12 +183,9 @@ fn step(c: &mut EvClient<'_>, i: usize, poll: &Poll, w: &mut Waits, shared: &Sha
     let t = c.resume();
     if let Some(fd) = c.take_new_socket() {
         if let Err(e) = watch(poll, fd, i) {
-            let life = &shared.lifecycle;
-            let mut f = life.fatal.lock().unwrap_or_else(|p| p.into_inner());
-            f.get_or_insert(format!(
-                "an event loop could not watch a new connection: {e}"
-            ));
-            life.stop.store(true, Ordering::Relaxed);
+            shared
+                .lifecycle
+                .fail(|| format!("an event loop could not watch a new connection: {e}"));
         }
     }
     w.set(i, t);
@@ -263,9 +260,7 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
                 continue;
             }
             // The loop cannot wait any more: the run stops with the reason.
-            let mut f = life.fatal.lock().unwrap_or_else(|p| p.into_inner());
-            f.get_or_insert(format!("an event loop failed: {e}"));
-            life.stop.store(true, Ordering::Relaxed);
+            life.fail(|| format!("an event loop failed: {e}"));
             continue;
         }
         let mut ended = false;

@@ -209,6 +209,15 @@ struct Lifecycle {
 }
 
 impl Lifecycle {
+    /// The run stops for `why` (kept if it is the first reason given).
+    fn fail(&self, why: impl FnOnce() -> String) {
+        let mut f = self.fatal.lock().unwrap_or_else(|p| p.into_inner());
+        if f.is_none() {
+            *f = Some(why());
+        }
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     fn new() -> Lifecycle {
         Lifecycle {
             stop: AtomicBool::new(false),

@@ -4,6 +4,7 @@
 //! start, runs it (transaction.rs) and records it, with the decisions in
 //! client.rs, until the stop condition.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Barrier};
 use std::thread::JoinHandle;
 
@@ -19,7 +20,6 @@ use super::recorder::TxnBuffer;
 use super::shard::Part;
 use super::transaction::transaction;
 use super::Shared;
-use std::sync::atomic::Ordering;
 
 /// One client's loop on a thread of its own: waits for each
 /// transaction's start, runs it, records it, until the stop condition;

@@ -98,15 +98,7 @@ impl Response {
             let Some(h) = rest.get(..5) else {
                 return Ok(Fed::More { used: pos, need: 5 });
             };
-            let tag = h[0];
-            let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
-            if len < 4 {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("malformed message from the server (tag {tag}, length {len})"),
-                ));
-            }
-            let body_len = len - 4;
+            let (tag, body_len) = header(h)?;
             let whole = match tag {
                 b'D' => rows.is_some(),
                 b'C' | b'E' | b'Z' => true,
@@ -180,6 +172,20 @@ impl Response {
     pub(super) fn end(self) -> Result<Outcome, DbError> {
         self.error.map_or(Ok(self.outcome), Err)
     }
+}
+
+/// A backend message's header (its first 5 bytes): the tag and the body's
+/// length.
+pub(super) fn header(h: &[u8]) -> io::Result<(u8, usize)> {
+    let tag = h[0];
+    let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
+    if len < 4 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("malformed message from the server (tag {tag}, length {len})"),
+        ));
+    }
+    Ok((tag, len - 4))
 }
 
 /// A DataRow's values as text (NULL as None).

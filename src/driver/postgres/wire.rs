@@ -21,7 +21,7 @@ use std::time::Duration;
 use bytes::{Buf, BytesMut};
 use postgres_protocol::message::frontend;
 
-use super::response::{parse_error, Fed, Response, TextRows};
+use super::response::{self, parse_error, Fed, Response, TextRows};
 use crate::driver::{DbError, ErrorKind, Outcome};
 
 /// Initial capacity of both buffers: a typical response (a range select of
@@ -289,17 +289,9 @@ impl Wire {
     /// Reads the next message's header: its tag and body length.
     pub(super) fn header(&mut self) -> io::Result<(u8, usize)> {
         self.fill(5)?;
-        let h = &self.rbuf[self.rpos..self.rpos + 5];
-        let tag = h[0];
-        let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
-        if len < 4 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("malformed message from the server (tag {tag}, length {len})"),
-            ));
-        }
+        let (tag, len) = response::header(&self.rbuf[self.rpos..self.rpos + 5])?;
         self.rpos += 5;
-        Ok((tag, len - 4))
+        Ok((tag, len))
     }
 
     /// Buffers and consumes a body of `len` bytes; the range indexes
