@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 
 use dbsweep::driver::ErrorSet;
 use dbsweep::driver::{
-    connect, Connection, DbError, ErrorKind, Outcome, PsMode, ServerAddr, Target, TargetKind, Value,
+    connect, Col, Connection, DbError, ErrorKind, Fetch, Outcome, PsMode, ServerAddr, Target,
+    TargetKind, Value,
 };
 use dbsweep::engine::{self, RunConfig};
 use dbsweep::rand::dist::{DistKind, DistParams};
@@ -455,6 +456,38 @@ fn repeated_executions_with_cached_metadata_and_types() {
         assert_eq!(c.execute(0, &[Value::Int(id)]).unwrap(), read(rows));
     }
     c.execute_sql("DROP TABLE meta_cache").unwrap();
+}
+
+/// New metadata that arrives with an execution whose rows are only
+/// counted is the statement's from then on: the server sends it once, so
+/// a later fetch without it must decode its rows by it.
+#[test]
+fn metadata_changed_under_a_counted_execution_decodes_later_fetches() {
+    let mut c = conn(PsMode::Prepared);
+    c.execute_sql("DROP TABLE IF EXISTS meta_fetch").unwrap();
+    c.execute_sql("CREATE TABLE meta_fetch (id INT PRIMARY KEY, c INT)")
+        .unwrap();
+    c.execute_sql("INSERT INTO meta_fetch VALUES (1, 5)")
+        .unwrap();
+    c.prepare_all(&["SELECT c, id FROM meta_fetch WHERE id = ?".to_string()])
+        .unwrap();
+    let fetch = |c: &mut Box<dyn Connection>| {
+        let mut f = Fetch::new(&[Col::Int, Col::Int], 1);
+        assert_eq!(
+            c.execute_fetch(0, &[Value::Int(1)], &mut f).unwrap(),
+            read(1)
+        );
+        (f.int(0, 0), f.int(0, 1))
+    };
+    assert_eq!(fetch(&mut c), (Some(5), Some(1)));
+    // c becomes a BIGINT: 8 bytes in a binary row instead of 4.
+    c.execute_sql("ALTER TABLE meta_fetch MODIFY c BIGINT")
+        .unwrap();
+    c.execute_sql("UPDATE meta_fetch SET c = 1 << 40").unwrap();
+    assert_eq!(c.execute(0, &[Value::Int(1)]).unwrap(), read(1));
+    assert_eq!(fetch(&mut c), (Some(1 << 40), Some(1)));
+    assert_eq!(fetch(&mut c), (Some(1 << 40), Some(1)));
+    c.execute_sql("DROP TABLE meta_fetch").unwrap();
 }
 
 #[test]

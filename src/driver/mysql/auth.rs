@@ -13,7 +13,7 @@ use sha1::{Digest, Sha1};
 use sha2::Sha256;
 
 use super::packet::{u16_at, Stream};
-use super::result::parse_ok;
+use super::response::parse_ok;
 use super::MyConnection;
 use crate::driver::{DbError, DbResult, ErrorKind, ServerAddr};
 

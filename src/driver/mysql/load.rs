@@ -19,6 +19,7 @@
 
 use super::auth::{CLIENT_LOCAL_FILES, MARIADB_CLIENT_STMT_BULK_OPERATIONS};
 use super::packet::put_lenenc;
+use super::response::Keep;
 use super::{
     text, MyConnection, COM_QUERY, COM_STMT_CLOSE, SERVER_STATUS_NO_BACKSLASH_ESCAPES, TYPE_DOUBLE,
     TYPE_LONGLONG, TYPE_NULL, TYPE_VAR_STRING,
@@ -102,7 +103,7 @@ impl MyConnection {
             _ => return Err(self.malformed("LOAD DATA LOCAL got no file request")),
         }
         let sent = self.stream_rows(columns.len(), rows)?;
-        let loaded = self.read_result(None)?.affected;
+        let loaded = self.read_result(&mut Keep::Count)?.affected;
         if loaded != sent {
             return Err(DbError::new(
                 ErrorKind::Other,
@@ -270,13 +271,13 @@ impl MyConnection {
                 }
                 self.send()?;
                 if waiting {
-                    loaded += self.read_result(None)?.affected;
+                    loaded += self.read_result(&mut Keep::Count)?.affected;
                 }
                 waiting = true;
             }
             if waiting {
                 waiting = false;
-                loaded += self.read_result(None)?.affected;
+                loaded += self.read_result(&mut Keep::Count)?.affected;
             }
             self.query("COMMIT")?;
             Ok(())
@@ -285,7 +286,7 @@ impl MyConnection {
         if let Err(mut e) = result {
             if waiting && !self.broken {
                 // The answer to the last command is still to come.
-                let _ = self.read_result(None);
+                let _ = self.read_result(&mut Keep::Count);
             }
             if !self.broken {
                 let _ = self.query("ROLLBACK");
@@ -385,7 +386,7 @@ impl MyConnection {
                     break;
                 }
                 self.send()?;
-                self.read_result(None)?;
+                self.read_result(&mut Keep::Count)?;
                 total += n;
                 statements += 1;
                 if statements % INSERTS_PER_TXN == 0 {

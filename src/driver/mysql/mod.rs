@@ -2,14 +2,21 @@
 //! a blocking socket (no client library).
 //!
 //! Layout:
-//! - [`packet`]: framing (length + sequence id, ≥16 MiB continuations) over
-//!   TCP or a unix socket, with one reusable read and one reusable write
-//!   buffer.
+//! - [`frame`]: packet framing (length + sequence id, ≥16 MiB
+//!   continuations) read without the socket: payloads whole where they lie,
+//!   or passed over as they stream by.
+//! - [`packet`]: the socket (TCP or unix), with one reusable read and one
+//!   reusable write buffer; reads fill the buffer for the framing.
 //! - [`auth`]: the greeting, the login packet, and the password scrambles of
 //!   `mysql_native_password` and `caching_sha2_password`.
 //! - [`text`]: `?` placeholders, SQL literals and `LOAD DATA` fields.
 //! - [`load`]: bulk loading with `LOAD DATA LOCAL INFILE` (or INSERTs).
-//! - [`result`]: OK/ERR packets and result sets.
+//! - [`response`]: a command's response read without the socket (fed
+//!   bytes, it says when the response is complete and what it did): OK and
+//!   ERR packets, result sets of both protocols, rows counted or kept. The
+//!   same code under the blocking reader and the tests.
+//! - [`result`]: the blocking reader that fills the buffer and feeds a
+//!   response.
 //! - [`stmt`]: prepared and text statements (the hot path).
 //! - this file: the connection, its commands, behind [`Connection`].
 //!
@@ -21,14 +28,16 @@
 //! The hot path (one `execute`): the command is built in the write buffer
 //! and sent with one `write`; the response is read in chunks of up to the
 //! read buffer's size (usually one `read`) and parsed in place. Rows are
-//! never decoded: fetch-and-discard counts row packets until the packet that
-//! ends the result set. Nothing is allocated once the buffers have grown to
-//! the workload's sizes.
+//! never decoded: fetch-and-discard counts row packets, as they stream by,
+//! until the packet that ends the result set. Nothing is allocated once the
+//! buffers have grown to the workload's sizes.
 
 mod auth;
 mod binary;
+mod frame;
 mod load;
 mod packet;
+mod response;
 mod result;
 mod stmt;
 mod text;
@@ -40,10 +49,10 @@ use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use self::auth::CLIENT_DEPRECATE_EOF;
-use self::packet::{lenenc, lenenc_str, put_lenenc, u16_at, u32_at, Io, Stream, MAX_PAYLOAD};
-use self::result::parse_err;
+use self::packet::{lenenc, lenenc_str, put_lenenc, u16_at, u32_at, Io, Stream};
+use self::response::parse_err;
 use super::{
-    Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, PsMode,
+    Connection, DbError, DbResult, Dialect, ErrorKind, Fetch, Interrupter, Outcome, PsMode, Rows,
     ServerAddr, ServerInfo, StmtId, Value,
 };
 
@@ -431,7 +440,7 @@ impl Connection for MyConnection {
         Ok(ServerInfo { version, settings })
     }
 
-    fn query_text(&mut self, sql: &str) -> DbResult<super::Rows> {
+    fn query_text(&mut self, sql: &str) -> DbResult<Rows> {
         self.query_rows(sql)
     }
 

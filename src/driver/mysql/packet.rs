@@ -1,25 +1,23 @@
-//! Packet framing over a blocking byte stream, with one reusable read buffer
-//! and one reusable write buffer.
-//!
-//! Every MySQL packet is a 3-byte little-endian payload length, a 1-byte
-//! sequence id and the payload. A payload of 2^24 - 1 bytes or more is split
-//! into packets of exactly 2^24 - 1 bytes followed by a shorter (possibly
-//! empty) one; [`Io::read_packet`] joins them and [`Io::send`] splits.
+//! Packets over a blocking byte stream, with one reusable read buffer and
+//! one reusable write buffer.
 //!
 //! Reading: the socket is read in chunks as large as the free part of the
-//! buffer (64 KiB to start with), and packets are parsed out of the buffer,
-//! so a whole result set of a typical OLTP statement costs one `read`.
+//! buffer (64 KiB to start with), and what was read is fed to the framing
+//! ([`Frames`], which never touches the socket) or to a response
+//! ([`Response`](super::response::Response)) where it lies, so a whole
+//! result set of a typical OLTP statement costs one `read`. This file only
+//! fills the buffer when they ask for more.
 //! Writing: a command is built in the write buffer behind a 4-byte gap for
-//! the header, which is filled in just before the one `write`.
+//! the header, which is filled in just before the one `write`; a payload
+//! of 2^24 - 1 bytes or more is split into packets of that size and a
+//! shorter (possibly empty) one.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::ops::Range;
 use std::os::unix::net::UnixStream;
 
-/// The largest payload one packet carries; a payload this long continues in
-/// the next packet.
-pub const MAX_PAYLOAD: usize = 0xFF_FFFF;
+use super::frame::{Frame, Frames, MAX_PAYLOAD};
 
 /// Initial size of the read buffer: large enough for the result of a
 /// sysbench range select (100 rows of ~125 bytes) in one `read`.
@@ -163,66 +161,79 @@ impl Io {
 
     /// Reads the next packet and returns where its payload lies in the read
     /// buffer ([`Io::payload`]). The range stays valid until the next read.
-    #[inline]
     pub fn read_packet(&mut self) -> io::Result<Range<usize>> {
+        let mut frames = Frames::default();
+        loop {
+            match frames.next(self.buffered(), |_, _| true) {
+                Frame::Whole { used, payload } => {
+                    let len = payload.len();
+                    self.start += used;
+                    self.seq = frames.next_seq();
+                    let joined = frames.take_joined();
+                    if joined.is_empty() {
+                        return Ok(self.start - len..self.start);
+                    }
+                    return Ok(self.hold(joined));
+                }
+                Frame::More { used, need } => {
+                    self.start += used;
+                    self.fill(need)?;
+                }
+                // Never: every payload is wanted whole.
+                Frame::Passed { used, .. } => self.start += used,
+            }
+        }
+    }
+
+    /// Puts a payload joined from continued packets at the front of the
+    /// read buffer, before the bytes buffered after it, so that it is read
+    /// where every other payload is; returns where it lies.
+    #[cold]
+    fn hold(&mut self, mut joined: Vec<u8>) -> Range<usize> {
+        let len = joined.len();
+        joined.extend_from_slice(&self.rbuf[self.start..self.end]);
+        self.start = len;
+        self.end = joined.len();
+        joined.resize(joined.len().next_power_of_two(), 0);
+        self.rbuf = joined;
+        0..len
+    }
+
+    /// The bytes received and not consumed yet.
+    #[inline]
+    pub fn buffered(&self) -> &[u8] {
+        &self.rbuf[self.start..self.end]
+    }
+
+    /// Consumes the first `n` buffered bytes.
+    #[inline]
+    pub fn consume(&mut self, n: usize) {
+        self.start += n;
+    }
+
+    /// Sets the sequence id of the next packet sent (the one after the
+    /// last packet a response consumed).
+    #[inline]
+    pub fn set_seq(&mut self, seq: u8) {
+        self.seq = seq;
+    }
+
+    /// Ensures `need` bytes are buffered from `start`, moving the buffered
+    /// bytes to the front before reading more, and growing the buffer when
+    /// they would not fit. An I/O error, or the end of the stream, is the
+    /// connection lost.
+    pub fn fill(&mut self, need: usize) -> io::Result<()> {
+        if self.end - self.start >= need {
+            return Ok(());
+        }
         if self.start == self.end {
-            // Nothing buffered: read into the whole buffer from the front.
+            // Nothing buffered: a buffer that grew for one large packet
+            // is given back rather than kept for the rest of the run.
             self.start = 0;
             self.end = 0;
             if self.rbuf.len() > KEEP {
                 self.rbuf = vec![0; READ_BUF];
             }
-        }
-        if self.end - self.start < 4 {
-            self.fill(4)?;
-        }
-        let h = &self.rbuf[self.start..self.start + 4];
-        let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
-        self.seq = h[3].wrapping_add(1);
-        if self.end - self.start < 4 + len {
-            self.fill(4 + len)?;
-        }
-        if len == MAX_PAYLOAD {
-            return self.read_continued();
-        }
-        let begin = self.start + 4;
-        self.start = begin + len;
-        Ok(begin..begin + len)
-    }
-
-    /// Joins a payload that continues over several packets, in place: each
-    /// continuation's header is cut out of the buffer so that the payload
-    /// ends up contiguous.
-    #[cold]
-    fn read_continued(&mut self) -> io::Result<Range<usize>> {
-        // Offsets are relative to `start` (the first header), because `fill`
-        // may move the buffered bytes to the front.
-        let mut rel_end = 4 + MAX_PAYLOAD;
-        loop {
-            self.fill(rel_end + 4)?;
-            let at = self.start + rel_end;
-            let h = &self.rbuf[at..at + 4];
-            let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
-            self.seq = h[3].wrapping_add(1);
-            self.rbuf.copy_within(at + 4..self.end, at);
-            self.end -= 4;
-            self.fill(rel_end + len)?;
-            rel_end += len;
-            if len < MAX_PAYLOAD {
-                break;
-            }
-        }
-        let begin = self.start + 4;
-        self.start += rel_end;
-        Ok(begin..self.start)
-    }
-
-    /// Ensures `need` bytes are buffered from `start`, moving the buffered
-    /// bytes to the front before reading more, and growing the buffer when
-    /// they would not fit.
-    fn fill(&mut self, need: usize) -> io::Result<()> {
-        if self.end - self.start >= need {
-            return Ok(());
         }
         // Reads land at the front: a buffer moved back only once full let
         // every connection's reads walk over all of its pages in time, and

@@ -6,6 +6,7 @@
 
 use super::binary::{self, ColumnType};
 use super::load::{put_bulk_row, BULK_SEND_TYPES, COM_STMT_BULK_EXECUTE};
+use super::response::Keep;
 use super::*;
 use crate::driver::{batch_one_by_one, batch_width};
 
@@ -36,6 +37,21 @@ impl MyConnection {
             bound: Vec::new(),
             columns: types,
         })
+    }
+
+    /// Skips `n` parameter definitions and, without DEPRECATE_EOF, the EOF
+    /// packet after them.
+    fn skip_definitions(&mut self, n: u64) -> DbResult<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        for _ in 0..n {
+            self.read()?;
+        }
+        if self.caps & CLIENT_DEPRECATE_EOF == 0 {
+            self.read()?;
+        }
+        Ok(())
     }
 
     /// Reads `n` column definitions into `types` and, without
@@ -75,7 +91,7 @@ impl MyConnection {
     /// type between executions, e.g. to NULL).
     pub(super) fn execute_prepared(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
         self.send_execute(id, params)?;
-        self.read_result(None)
+        self.read_prepared_result(id, None)
     }
 
     /// [`execute_prepared`](Self::execute_prepared), keeping what `fetch`
@@ -87,7 +103,8 @@ impl MyConnection {
         fetch: &mut Fetch,
     ) -> DbResult<Outcome> {
         self.send_execute(id, params)?;
-        self.read_binary_result(id, fetch)
+        fetch.values.clear();
+        self.read_prepared_result(id, Some(fetch))
     }
 
     /// A batch: with MariaDB's COM_STMT_BULK_EXECUTE, one command for
@@ -141,7 +158,7 @@ impl MyConnection {
             put_bulk_row(w, row);
         }
         self.send()?;
-        self.read_result(None)
+        self.read_result(&mut Keep::Count)
     }
 
     /// Builds and sends the COM_STMT_EXECUTE of statement `id`.
@@ -202,71 +219,18 @@ impl MyConnection {
     }
 
     /// Reads the answer to statement `id`'s execution: an OK or ERR packet,
-    /// or a binary result set whose rows `fetch` keeps as it asks. The
-    /// column definitions, when the server sends them (without
-    /// CACHE_METADATA, or when they changed), replace the prepare's.
-    fn read_binary_result(&mut self, id: StmtId, fetch: &mut Fetch) -> DbResult<Outcome> {
-        fetch.values.clear();
-        let r = self.read()?;
-        let p = self.io.payload(r.clone());
-        let mut out = Outcome::default();
-        match p.first() {
-            Some(0x00) => {
-                let (affected, status) =
-                    result::parse_ok(p).ok_or_else(|| self.malformed("bad OK packet"))?;
-                out.affected = affected;
-                self.status = status;
-                return self.rest_of_results(out);
-            }
-            Some(0xFF) => return Err(self.server_error(r)),
-            None => return Err(self.malformed("empty packet")),
-            Some(_) => {}
-        }
-        let (columns, definitions) = self
-            .result_header(p)
-            .ok_or_else(|| self.malformed("bad column count"))?;
-        if definitions {
-            let mut types = std::mem::take(&mut self.prepared[id].columns);
-            let read = self.read_definitions(columns, &mut types);
-            self.prepared[id].columns = types;
-            read?;
-        } else if self.caps & CLIENT_DEPRECATE_EOF == 0 {
-            self.read()?;
-        }
-        if self.prepared[id].columns.len() as u64 != columns {
-            return Err(self.malformed("a result with other columns than the statement's"));
-        }
-        loop {
-            let r = self.read()?;
-            let p = self.io.payload(r.clone());
-            if let Some(status) = self.end_of_rows(p) {
-                self.status = status;
-                break;
-            }
-            match p.first() {
-                Some(0xFF) => return Err(self.server_error(r)),
-                _ => {
-                    out.rows += 1;
-                    if binary::push_row(p, &self.prepared[id].columns, fetch).is_none() {
-                        return Err(self.malformed("bad binary row"));
-                    }
-                }
-            }
-        }
-        out.result_set = true;
-        self.rest_of_results(out)
-    }
-
-    /// Adds the result sets the server announced after the first (a
-    /// procedure's), counted.
-    fn rest_of_results(&mut self, mut out: Outcome) -> DbResult<Outcome> {
-        if self.status & SERVER_MORE_RESULTS_EXISTS != 0 {
-            let rest = self.read_result(None)?;
-            out.rows += rest.rows;
-            out.affected += rest.affected;
-            out.result_set |= rest.result_set;
-        }
-        Ok(out)
+    /// or a binary result set whose rows `fetch`, if given, keeps as it
+    /// asks. The column definitions the server sends replace the
+    /// prepare's ([`Keep::Binary`]).
+    #[inline]
+    fn read_prepared_result(&mut self, id: StmtId, fetch: Option<&mut Fetch>) -> DbResult<Outcome> {
+        let mut columns = std::mem::take(&mut self.prepared[id].columns);
+        let read = self.read_result(&mut Keep::Binary {
+            columns: &mut columns,
+            fetch,
+        });
+        self.prepared[id].columns = columns;
+        read
     }
 
     /// COM_QUERY with the statement's text and each `?` replaced by its
@@ -281,7 +245,7 @@ impl MyConnection {
         &mut self,
         id: StmtId,
         params: &[Value],
-        rows: Option<&mut Vec<Vec<Option<String>>>>,
+        rows: Option<&mut Rows>,
     ) -> DbResult<Outcome> {
         let Some(n) = self.texts.get(id).map(|t| t.holes.len()) else {
             return Err(no_statement(id, self.texts.len()));
@@ -303,7 +267,10 @@ impl MyConnection {
         }
         w.extend_from_slice(&sql[from..]);
         self.send()?;
-        self.read_result(rows)
+        match rows {
+            Some(rows) => self.read_result(&mut Keep::Text(rows)),
+            None => self.read_result(&mut Keep::Count),
+        }
     }
 }
 

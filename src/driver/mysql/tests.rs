@@ -2,7 +2,7 @@
 //! login variants, metadata caching, error classification.
 
 use super::auth::{CACHING_SHA2, NATIVE};
-use super::result::{decode_text_row, parse_ok};
+use super::response::{decode_text_row, parse_ok};
 use super::*;
 
 #[test]
