@@ -1,9 +1,10 @@
 //! Connections an event loop drives (`driver::evented`) against a real
-//! PostgreSQL: each request answers exactly as the same request on a
-//! blocking connection does, in both statement modes (responses larger
-//! than the read buffer, rows kept for a fetch, batches, errors, the
-//! rollback with nothing to roll back); many connections progress on one
-//! thread at once; a lost session is `ConnectionLost` and stays so.
+//! PostgreSQL and a real MariaDB: each request answers exactly as the
+//! same request on a blocking connection does, in both statement modes
+//! (responses larger than the read buffer, rows kept for a fetch, batches
+//! in one command and one row at a time, errors, the rollback with
+//! nothing to roll back); many connections progress on one thread at
+//! once; a lost session is `ConnectionLost` and stays so.
 
 mod util;
 
@@ -27,7 +28,7 @@ fn evented(url: &str, mode: PsMode, sql: &[String]) -> Box<dyn Evented> {
     c.prepare_all(sql).unwrap();
     match c.into_evented() {
         Ok(e) => e,
-        Err(_) => panic!("PostgreSQL's connection has an evented form"),
+        Err(_) => panic!("{url}: the connection has no evented form"),
     }
 }
 
@@ -92,29 +93,91 @@ fn rows(from: i64, n: i64) -> Vec<Value> {
         .collect()
 }
 
+/// The statements of these tests in one engine's dialect.
+struct Dialect {
+    server: &'static str,
+    /// Insert, select a range, update, 20,000 rows of 100 bytes, a 1 MB
+    /// value: of the table named.
+    statements: fn(&str) -> Vec<String>,
+    /// Sleeps as many seconds as its parameter says.
+    sleep: &'static str,
+    /// The session's id, and the statement that ends the session of an id.
+    session: &'static str,
+    kill: fn(i64) -> String,
+}
+
+const POSTGRES: Dialect = Dialect {
+    server: "postgres",
+    statements: pg_statements,
+    sleep: "SELECT pg_sleep($1::float8)",
+    session: "SELECT pg_backend_pid()",
+    kill: pg_kill,
+};
+
+const MARIADB: Dialect = Dialect {
+    server: "mariadb",
+    statements: my_statements,
+    sleep: "SELECT SLEEP(?)",
+    session: "SELECT CONNECTION_ID()",
+    kill: my_kill,
+};
+
+fn pg_statements(table: &str) -> Vec<String> {
+    vec![
+        format!("INSERT INTO {table} VALUES ($1, $2)"),
+        format!("SELECT id, c FROM {table} WHERE id BETWEEN $1 AND $2 ORDER BY id"),
+        format!("UPDATE {table} SET c = c || 'u' WHERE id <= $1"),
+        // Responses many times the read buffer, read as they arrive.
+        "SELECT g, repeat('x', 100) FROM generate_series(1, $1) g".to_string(),
+        "SELECT repeat('y', 1000000), 1 UNION ALL SELECT 'z', $1".to_string(),
+    ]
+}
+
+fn pg_kill(pid: i64) -> String {
+    format!("SELECT pg_terminate_backend({pid})")
+}
+
+fn my_statements(table: &str) -> Vec<String> {
+    vec![
+        format!("INSERT INTO {table} VALUES (?, ?)"),
+        format!("SELECT id, c FROM {table} WHERE id BETWEEN ? AND ? ORDER BY id"),
+        format!("UPDATE {table} SET c = CONCAT(c, 'u') WHERE id <= ?"),
+        "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?) \
+         SELECT n, REPEAT('x', 100) FROM g"
+            .to_string(),
+        "SELECT REPEAT('y', 1000000), 1 UNION ALL SELECT 'z', ?".to_string(),
+    ]
+}
+
+fn my_kill(id: i64) -> String {
+    format!("KILL {id}")
+}
+
 #[test]
-fn each_request_answers_as_on_a_blocking_connection() {
-    let s = Server::start("postgres", &[]);
+fn each_postgres_request_answers_as_on_a_blocking_connection() {
+    each_request_answers_as_on_a_blocking_connection(&POSTGRES);
+}
+
+#[test]
+fn each_mariadb_request_answers_as_on_a_blocking_connection() {
+    each_request_answers_as_on_a_blocking_connection(&MARIADB);
+}
+
+fn each_request_answers_as_on_a_blocking_connection(d: &Dialect) {
+    let s = Server::start(d.server, &[]);
     for (mode, t) in [(PsMode::Prepared, "ev_p"), (PsMode::Disable, "ev_t")] {
         let mut setup = conn(&s.url, mode);
         for table in [format!("{t}_a"), format!("{t}_b")] {
             setup
+                .execute_sql(&format!("DROP TABLE IF EXISTS {table}"))
+                .unwrap();
+            setup
                 .execute_sql(&format!(
-                    "DROP TABLE IF EXISTS {table}; CREATE TABLE {table} (id int PRIMARY KEY, c text)"
+                    "CREATE TABLE {table} (id int PRIMARY KEY, c text)"
                 ))
                 .unwrap();
         }
-        let sql = |table: &str| {
-            vec![
-                format!("INSERT INTO {table} VALUES ($1, $2)"),
-                format!("SELECT id, c FROM {table} WHERE id BETWEEN $1 AND $2 ORDER BY id"),
-                format!("UPDATE {table} SET c = c || 'u' WHERE id <= $1"),
-                // 20,000 rows of 100 bytes and a 1 MB value: responses
-                // many times the read buffer, read as they arrive.
-                "SELECT g, repeat('x', 100) FROM generate_series(1, $1) g".to_string(),
-                "SELECT repeat('y', 1000000), 1 UNION ALL SELECT 'z', $1".to_string(),
-            ]
-        };
+        let sql = d.statements;
         let (a, b) = (format!("{t}_a"), format!("{t}_b"));
         let mut c = conn(&s.url, mode);
         c.prepare_all(&sql(&a)).unwrap();
@@ -173,9 +236,18 @@ fn each_request_answers_as_on_a_blocking_connection() {
 }
 
 #[test]
-fn many_connections_progress_on_one_thread() {
-    let s = Server::start("postgres", &[]);
-    let sql = vec!["SELECT pg_sleep($1::float8)".to_string()];
+fn many_postgres_connections_progress_on_one_thread() {
+    many_connections_progress_on_one_thread(&POSTGRES);
+}
+
+#[test]
+fn many_mariadb_connections_progress_on_one_thread() {
+    many_connections_progress_on_one_thread(&MARIADB);
+}
+
+fn many_connections_progress_on_one_thread(d: &Dialect) {
+    let s = Server::start(d.server, &[]);
+    let sql = vec![d.sleep.to_string()];
     let mut conns: Vec<Box<dyn Evented>> = (0..40)
         .map(|_| evented(&s.url, PsMode::Prepared, &sql))
         .collect();
@@ -223,17 +295,24 @@ fn many_connections_progress_on_one_thread() {
 }
 
 #[test]
-fn a_lost_session_is_connection_lost_and_stays_lost() {
-    let s = Server::start("postgres", &[]);
-    let sql = vec!["SELECT pg_backend_pid()".to_string()];
+fn a_lost_postgres_session_is_connection_lost_and_stays_lost() {
+    a_lost_session_is_connection_lost_and_stays_lost(&POSTGRES);
+}
+
+#[test]
+fn a_lost_mariadb_session_is_connection_lost_and_stays_lost() {
+    a_lost_session_is_connection_lost_and_stays_lost(&MARIADB);
+}
+
+fn a_lost_session_is_connection_lost_and_stays_lost(d: &Dialect) {
+    let s = Server::start(d.server, &[]);
+    let sql = vec![d.session.to_string()];
     let mut e = evented(&s.url, PsMode::Prepared, &sql);
     let mut f = Fetch::new(&[Col::Int], 1);
     drive(&mut *e, Request::Fetch(0, &[]), Some(&mut f)).unwrap();
     let pid = f.int(0, 0).unwrap();
     let mut admin = conn(&s.url, PsMode::Prepared);
-    admin
-        .execute_sql(&format!("SELECT pg_terminate_backend({pid})"))
-        .unwrap();
+    admin.execute_sql(&(d.kill)(pid)).unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let err = drive(&mut *e, Request::Exec(0, &[]), None).unwrap_err();
     assert_eq!(err.kind, ErrorKind::ConnectionLost, "{err}");

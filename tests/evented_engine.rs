@@ -1,5 +1,5 @@
 //! `--client-threads N`: a run's connections on N event-loop threads,
-//! against a real PostgreSQL. The record means what it means with a thread
+//! against a real PostgreSQL and a real MariaDB. The record means what it means with a thread
 //! per connection: the same transactions, statements and error counts for
 //! the same work; an open loop's latency from each arrival's intended
 //! start; a frozen server still ends the run at its deadline (time +
@@ -48,8 +48,17 @@ fn count(doc: &serde_json::Value, path: &[&str]) -> u64 {
 }
 
 #[test]
-fn a_closed_loop_records_what_a_threaded_one_does() {
-    let s = Server::start("postgres", &[]);
+fn a_closed_loop_on_postgres_records_what_a_threaded_one_does() {
+    a_closed_loop_records_what_a_threaded_one_does("postgres");
+}
+
+#[test]
+fn a_closed_loop_on_mariadb_records_what_a_threaded_one_does() {
+    a_closed_loop_records_what_a_threaded_one_does("mariadb");
+}
+
+fn a_closed_loop_records_what_a_threaded_one_does(server: &'static str) {
+    let s = Server::start(server, &[]);
     prepare(&s, "10000");
     let dir = Dir::new();
     let base = [
@@ -95,8 +104,17 @@ fn a_closed_loop_records_what_a_threaded_one_does() {
 }
 
 #[test]
-fn an_open_loop_holds_its_rate_and_times_from_the_intended_start() {
-    let s = Server::start("postgres", &[]);
+fn an_open_loop_on_postgres_holds_its_rate_and_times_from_the_intended_start() {
+    an_open_loop_holds_its_rate_and_times_from_the_intended_start("postgres");
+}
+
+#[test]
+fn an_open_loop_on_mariadb_holds_its_rate_and_times_from_the_intended_start() {
+    an_open_loop_holds_its_rate_and_times_from_the_intended_start("mariadb");
+}
+
+fn an_open_loop_holds_its_rate_and_times_from_the_intended_start(server: &'static str) {
+    let s = Server::start(server, &[]);
     prepare(&s, "10000");
     let dir = Dir::new();
     let doc = run(
@@ -142,25 +160,47 @@ fn an_open_loop_holds_its_rate_and_times_from_the_intended_start() {
 
 /// Holds an exclusive lock on sbtest1 from `from` for `hold`, on a
 /// connection of its own: every statement on the table waits.
-fn freeze(url: &str, from: Duration, hold: Duration) -> std::thread::JoinHandle<()> {
+fn freeze(server: &str, url: &str, from: Duration, hold: Duration) -> std::thread::JoinHandle<()> {
     let url = url.to_string();
+    let (lock, unlock) = match server {
+        "postgres" => (
+            "BEGIN; LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE",
+            "COMMIT",
+        ),
+        _ => ("LOCK TABLES sbtest1 WRITE", "UNLOCK TABLES"),
+    };
     std::thread::spawn(move || {
         let mut c = driver::connect(&Target::parse(&url).unwrap()).unwrap();
         std::thread::sleep(from);
-        c.execute_sql("BEGIN; LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE")
-            .unwrap();
+        c.execute_sql(lock).unwrap();
         std::thread::sleep(hold);
-        c.execute_sql("COMMIT").unwrap();
+        c.execute_sql(unlock).unwrap();
     })
 }
 
 #[test]
-fn a_frozen_server_ends_the_run_at_its_deadline_and_a_freeze_shows_in_the_tail() {
-    let s = Server::start("postgres", &[]);
+fn a_frozen_postgres_ends_the_run_at_its_deadline_and_a_freeze_shows_in_the_tail() {
+    a_frozen_server_ends_the_run_at_its_deadline_and_a_freeze_shows_in_the_tail("postgres");
+}
+
+#[test]
+fn a_frozen_mariadb_ends_the_run_at_its_deadline_and_a_freeze_shows_in_the_tail() {
+    a_frozen_server_ends_the_run_at_its_deadline_and_a_freeze_shows_in_the_tail("mariadb");
+}
+
+fn a_frozen_server_ends_the_run_at_its_deadline_and_a_freeze_shows_in_the_tail(
+    server: &'static str,
+) {
+    let s = Server::start(server, &[]);
     prepare(&s, "10000");
     let dir = Dir::new();
     // Frozen from 0.5 s on, past the end (2 s) and the grace (0.5 s).
-    let hold = freeze(&s.url, Duration::from_millis(500), Duration::from_secs(6));
+    let hold = freeze(
+        server,
+        &s.url,
+        Duration::from_millis(500),
+        Duration::from_secs(6),
+    );
     let t = Instant::now();
     let doc = run(
         &dir,
@@ -195,7 +235,12 @@ fn a_frozen_server_ends_the_run_at_its_deadline_and_a_freeze_shows_in_the_tail()
 
     // Frozen for 1 s in the middle of a 3 s run at 500/s: the freeze is
     // in the tail (a third of the arrivals waited up to a second).
-    let hold = freeze(&s.url, Duration::from_millis(1000), Duration::from_secs(1));
+    let hold = freeze(
+        server,
+        &s.url,
+        Duration::from_millis(1000),
+        Duration::from_secs(1),
+    );
     let doc = run(
         &dir,
         "g.json",
@@ -231,8 +276,17 @@ fn a_frozen_server_ends_the_run_at_its_deadline_and_a_freeze_shows_in_the_tail()
 }
 
 #[test]
-fn tpcc_and_users_on_a_pool_run_on_event_loops() {
-    let s = Server::start("postgres", &[]);
+fn tpcc_and_users_on_a_pool_run_on_event_loops_on_postgres() {
+    tpcc_and_users_on_a_pool_run_on_event_loops("postgres");
+}
+
+#[test]
+fn tpcc_and_users_on_a_pool_run_on_event_loops_on_mariadb() {
+    tpcc_and_users_on_a_pool_run_on_event_loops("mariadb");
+}
+
+fn tpcc_and_users_on_a_pool_run_on_event_loops(server: &'static str) {
+    let s = Server::start(server, &[]);
     let dir = Dir::new();
     dbsweep(&["prepare", "tpcc", "--db", &s.url, "--warehouses", "1"]).ok();
     let doc = run(
@@ -328,10 +382,6 @@ fn bad_client_threads_are_refused_with_the_fix() {
         (
             vec!["--client-threads", "1", "--db", &sqlite],
             "SQLite has no socket to wait on",
-        ),
-        (
-            vec!["--client-threads", "1", "--db", "mysql://u@127.0.0.1:1/x"],
-            "MySQL/MariaDB driver runs a thread per connection",
         ),
     ] {
         let mut all = vec!["run", "oltp_point_select"];

@@ -267,7 +267,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub reconnect: u64,
     /// Run the --threads connections on N event-loop threads, each serving
-    /// every ready connection per wake-up (pgbench's -j); PostgreSQL only.
+    /// every ready connection per wake-up (pgbench's -j); PostgreSQL and
+    /// MySQL/MariaDB.
     /// Without it each connection has a thread of its own.
     #[arg(long, value_name = "N")]
     pub client_threads: Option<usize>,

@@ -27,14 +27,12 @@ pub fn client_threads(a: &RunArgs, req: &RunRequest) -> Result<(), UsageError> {
             a.target.threads
         )));
     }
-    let why = match req.target.db.as_ref().map(|t| &t.kind) {
-        Some(TargetKind::Postgres(_)) => return Ok(()),
-        Some(TargetKind::Mysql(_)) => "the MySQL/MariaDB driver runs a thread per connection",
-        _ => "SQLite has no socket to wait on",
-    };
-    Err(UsageError(format!(
-        "--client-threads runs PostgreSQL connections on event loops, and {why}: leave --client-threads out"
-    )))
+    match req.target.db.as_ref().map(|t| &t.kind) {
+        Some(TargetKind::Postgres(_) | TargetKind::Mysql(_)) => Ok(()),
+        _ => Err(UsageError(
+            "--client-threads runs network connections on event loops, and SQLite has no socket to wait on: leave --client-threads out".into(),
+        )),
+    }
 }
 
 /// `--nodes N` with its launcher and address, checked: the split must be

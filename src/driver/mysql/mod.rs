@@ -1,5 +1,5 @@
-//! MySQL and MariaDB over their client/server protocol, implemented here on
-//! a blocking socket (no client library).
+//! MySQL and MariaDB over their client/server protocol, implemented here
+//! (no client library), on a blocking socket or an event loop's.
 //!
 //! Layout:
 //! - [`frame`]: packet framing (length + sequence id, ≥16 MiB
@@ -18,6 +18,8 @@
 //! - [`result`]: the blocking reader that fills the buffer and feeds a
 //!   response.
 //! - [`stmt`]: prepared and text statements (the hot path).
+//! - [`evented`]: the connection on an event loop (its socket
+//!   non-blocking), on the same encoders and the same [`response`].
 //! - this file: the connection, its commands, behind [`Connection`].
 //!
 //! Statements run either as server-side prepared statements with the binary
@@ -34,6 +36,7 @@
 
 mod auth;
 mod binary;
+mod evented;
 mod frame;
 mod load;
 mod packet;
@@ -448,10 +451,14 @@ impl Connection for MyConnection {
         let s = self.io.stream().try_clone().ok()?;
         Some(Box::new(MyInterrupter(s)))
     }
+
     fn into_evented(
         self: Box<Self>,
     ) -> Result<Box<dyn crate::driver::evented::Evented>, Box<dyn Connection>> {
-        Err(self)
+        if self.broken || self.io.stream().set_nonblocking(true).is_err() {
+            return Err(self);
+        }
+        Ok(Box::new(evented::MyEvented::new(*self)))
     }
 }
 

@@ -75,6 +75,30 @@ impl Stream {
             Stream::Unix(s) => s.write_all(buf),
         }
     }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+
+    /// Makes reads and writes return WouldBlock instead of waiting (for
+    /// an event loop), or wait again.
+    pub fn set_nonblocking(&self, on: bool) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_nonblocking(on),
+            Stream::Unix(s) => s.set_nonblocking(on),
+        }
+    }
+
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+        }
+    }
 }
 
 /// The framed connection: the socket, its buffers and the sequence id.
@@ -91,6 +115,8 @@ pub struct Io {
     /// Sequence id of the next packet, sent or received. Each command starts
     /// at 0; both sides then count up across the exchange.
     seq: u8,
+    /// How much of the sealed write buffer a non-blocking socket took.
+    sent: usize,
 }
 
 impl Io {
@@ -102,6 +128,7 @@ impl Io {
             end: 0,
             wbuf: Vec::with_capacity(WRITE_BUF),
             seq: 0,
+            sent: 0,
         }
     }
 
@@ -128,35 +155,62 @@ impl Io {
         self.wbuf.push(command);
     }
 
-    /// Sends the packet in the write buffer: one `write` unless the payload
-    /// needs splitting.
+    /// Sends the packet in the write buffer with one `write`.
     #[inline]
     pub fn send(&mut self) -> io::Result<()> {
-        let len = self.wbuf.len() - 4;
-        if len >= MAX_PAYLOAD {
-            return self.send_split();
-        }
-        self.wbuf[..4].copy_from_slice(&[len as u8, (len >> 8) as u8, (len >> 16) as u8, self.seq]);
-        self.seq = self.seq.wrapping_add(1);
+        self.seal();
         self.stream.write_all(&self.wbuf)
     }
 
-    /// Sends a payload of 16 MiB or more as a series of maximal packets and
-    /// a final shorter (possibly empty) one.
+    /// Fills in the header of the packet in the write buffer, which is
+    /// then ready to go as it lies, and resets what was sent of it
+    /// ([`send_some`](Self::send_some)). A payload of 2^24 - 1 bytes or
+    /// more becomes a series of maximal packets and a final shorter
+    /// (possibly empty) one.
+    #[inline]
+    pub fn seal(&mut self) {
+        self.sent = 0;
+        let len = self.wbuf.len() - 4;
+        if len >= MAX_PAYLOAD {
+            return self.seal_split();
+        }
+        self.wbuf[..4].copy_from_slice(&header(len, self.seq));
+        self.seq = self.seq.wrapping_add(1);
+    }
+
+    /// [`seal`](Self::seal) for a payload that needs continuations: the
+    /// packets are laid out anew, each behind its header (a copy, but of
+    /// a payload this large only).
     #[cold]
-    fn send_split(&mut self) -> io::Result<()> {
-        let mut off = 4;
+    fn seal_split(&mut self) {
+        let payload = &self.wbuf[4..];
+        let mut out = Vec::with_capacity(payload.len() + 4 * (payload.len() / MAX_PAYLOAD + 1));
+        let mut chunks = payload.chunks(MAX_PAYLOAD);
         loop {
-            let n = (self.wbuf.len() - off).min(MAX_PAYLOAD);
-            let header = [n as u8, (n >> 8) as u8, (n >> 16) as u8, self.seq];
+            let chunk = chunks.next().unwrap_or(&[]);
+            out.extend_from_slice(&header(chunk.len(), self.seq));
+            out.extend_from_slice(chunk);
             self.seq = self.seq.wrapping_add(1);
-            self.stream.write_all(&header)?;
-            self.stream.write_all(&self.wbuf[off..off + n])?;
-            off += n;
-            if n < MAX_PAYLOAD {
-                return Ok(());
+            if chunk.len() < MAX_PAYLOAD {
+                break;
             }
         }
+        self.wbuf = out;
+    }
+
+    /// On a non-blocking socket: writes what the socket takes of the
+    /// sealed packet; true once all of it is sent.
+    pub fn send_some(&mut self) -> io::Result<bool> {
+        while self.sent < self.wbuf.len() {
+            match self.stream.write(&self.wbuf[self.sent..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => self.sent += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(true)
     }
 
     /// Reads the next packet and returns where its payload lies in the read
@@ -226,6 +280,39 @@ impl Io {
         if self.end - self.start >= need {
             return Ok(());
         }
+        self.make_room(need);
+        while self.end - self.start < need {
+            match self.stream.read(&mut self.rbuf[self.end..]) {
+                Ok(0) => return Err(closed()),
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// On a non-blocking socket: reads what has arrived, with room for at
+    /// least `need` unconsumed bytes; false when nothing had.
+    pub fn read_some(&mut self, need: usize) -> io::Result<bool> {
+        self.make_room(need);
+        loop {
+            match self.stream.read(&mut self.rbuf[self.end..]) {
+                Ok(0) => return Err(closed()),
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Moves the buffered bytes to the front, and grows the buffer when
+    /// `need` bytes would not fit, so that a read lands after them.
+    fn make_room(&mut self, need: usize) {
         if self.start == self.end {
             // Nothing buffered: a buffer that grew for one large packet
             // is given back rather than kept for the rest of the run.
@@ -247,20 +334,6 @@ impl Io {
         if need > self.rbuf.len() {
             self.rbuf.resize(need.next_power_of_two(), 0);
         }
-        while self.end - self.start < need {
-            match self.stream.read(&mut self.rbuf[self.end..]) {
-                Ok(0) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the server closed the connection",
-                    ))
-                }
-                Ok(n) => self.end += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
     }
 
     /// The bytes of a payload returned by [`Io::read_packet`].
@@ -268,6 +341,21 @@ impl Io {
     pub fn payload(&self, r: Range<usize>) -> &[u8] {
         &self.rbuf[r]
     }
+}
+
+/// A packet's header: the payload's length and the sequence id.
+#[inline]
+fn header(len: usize, seq: u8) -> [u8; 4] {
+    [len as u8, (len >> 8) as u8, (len >> 16) as u8, seq]
+}
+
+/// The end of the stream where a response was expected.
+#[cold]
+fn closed() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "the server closed the connection",
+    )
 }
 
 /// Reads a length-encoded integer at `*pos`, advancing it; None if the bytes

@@ -12,10 +12,7 @@ impl MyConnection {
     /// the server announces with SERVER_MORE_RESULTS_EXISTS.
     #[inline]
     pub(super) fn read_result(&mut self, keep: &mut Keep<'_>) -> DbResult<Outcome> {
-        let mut response = Response::new(
-            self.caps & CLIENT_DEPRECATE_EOF != 0,
-            self.ext_caps & auth::MARIADB_CLIENT_CACHE_METADATA != 0,
-        );
+        let mut response = self.response();
         loop {
             match response.feed(self.io.buffered(), keep) {
                 Ok(Fed::Done { used }) => {
@@ -29,14 +26,36 @@ impl MyConnection {
                     }
                 }
                 Ok(Fed::Reply { used }) => {
-                    self.io.consume(used);
-                    self.io.set_seq(response.next_seq());
-                    self.io.begin_packet();
+                    self.reply(used, &response);
                     self.send()?;
                 }
                 Err(Malformed(what)) => return Err(self.malformed(what)),
             }
         }
+        self.finish(response)
+    }
+
+    /// A response to come, under the capabilities in effect.
+    #[inline]
+    pub(super) fn response(&self) -> Response {
+        Response::new(
+            self.caps & CLIENT_DEPRECATE_EOF != 0,
+            self.ext_caps & auth::MARIADB_CLIENT_CACHE_METADATA != 0,
+        )
+    }
+
+    /// Consumes the `used` bytes up to the server's request for a file,
+    /// and builds the empty packet that answers it (an empty file).
+    pub(super) fn reply(&mut self, used: usize, response: &Response) {
+        self.io.consume(used);
+        self.io.set_seq(response.next_seq());
+        self.io.begin_packet();
+    }
+
+    /// What a complete response did: its outcome or error, the server's
+    /// status kept, the sequence ids continued.
+    #[inline]
+    pub(super) fn finish(&mut self, response: Response) -> DbResult<Outcome> {
         self.io.set_seq(response.next_seq());
         if let Some(status) = response.status() {
             self.status = status;

@@ -120,10 +120,28 @@ impl MyConnection {
         params: &[Value],
         rows: usize,
     ) -> DbResult<Outcome> {
-        let width = batch_width(params.len(), rows)?;
         if rows == 0 {
+            batch_width(params.len(), rows)?;
             return Ok(Outcome::default());
         }
+        if !self.encode_bulk(id, params, rows)? {
+            return batch_one_by_one(self, id, params, rows);
+        }
+        self.send()?;
+        self.read_result(&mut Keep::Count)
+    }
+
+    /// Builds the COM_STMT_BULK_EXECUTE of a batch of `rows` (at least
+    /// one) in the write buffer; false, having built nothing, when the
+    /// batch must run one execution per row instead (see
+    /// [`execute_batch_prepared`](Self::execute_batch_prepared)).
+    pub(super) fn encode_bulk(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        rows: usize,
+    ) -> DbResult<bool> {
+        let width = batch_width(params.len(), rows)?;
         let Some(p) = self.prepared.get(id) else {
             return Err(no_statement(id, self.prepared.len()));
         };
@@ -132,7 +150,7 @@ impl MyConnection {
         }
         let bulk = self.ext_caps & auth::MARIADB_CLIENT_STMT_BULK_OPERATIONS != 0;
         if !bulk || rows < 2 || width == 0 {
-            return batch_one_by_one(self, id, params, rows);
+            return Ok(false);
         }
         let first = &params[..width];
         let fits = params.chunks(width).all(|row| {
@@ -141,7 +159,7 @@ impl MyConnection {
                 .all(|(v, f)| matches!(v, Value::Null) || param_type(v) == param_type(f))
         });
         if !fits {
-            return batch_one_by_one(self, id, params, rows);
+            return Ok(false);
         }
         let stmt = self.prepared[id].id;
         // The server now holds the bulk's types; the next COM_STMT_EXECUTE
@@ -157,12 +175,18 @@ impl MyConnection {
         for row in params.chunks(width) {
             put_bulk_row(w, row);
         }
-        self.send()?;
-        self.read_result(&mut Keep::Count)
+        Ok(true)
     }
 
     /// Builds and sends the COM_STMT_EXECUTE of statement `id`.
+    #[inline]
     fn send_execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<()> {
+        self.encode_execute(id, params)?;
+        self.send()
+    }
+
+    /// Builds the COM_STMT_EXECUTE of statement `id` in the write buffer.
+    pub(super) fn encode_execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<()> {
         let Some(&Prepared {
             id: stmt,
             params: n,
@@ -215,7 +239,7 @@ impl MyConnection {
                 }
             }
         }
-        self.send()
+        Ok(())
     }
 
     /// Reads the answer to statement `id`'s execution: an OK or ERR packet,
@@ -247,6 +271,17 @@ impl MyConnection {
         params: &[Value],
         rows: Option<&mut Rows>,
     ) -> DbResult<Outcome> {
+        self.encode_text(id, params)?;
+        self.send()?;
+        match rows {
+            Some(rows) => self.read_result(&mut Keep::Text(rows)),
+            None => self.read_result(&mut Keep::Count),
+        }
+    }
+
+    /// Builds the COM_QUERY of statement `id` in the write buffer, each
+    /// `?` replaced by its parameter as a literal.
+    pub(super) fn encode_text(&mut self, id: StmtId, params: &[Value]) -> DbResult<()> {
         let Some(n) = self.texts.get(id).map(|t| t.holes.len()) else {
             return Err(no_statement(id, self.texts.len()));
         };
@@ -266,11 +301,7 @@ impl MyConnection {
             from = at + 1;
         }
         w.extend_from_slice(&sql[from..]);
-        self.send()?;
-        match rows {
-            Some(rows) => self.read_result(&mut Keep::Text(rows)),
-            None => self.read_result(&mut Keep::Count),
-        }
+        Ok(())
     }
 }
 
