@@ -55,7 +55,9 @@ Examples:
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10
   dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json
-  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --nodes 3 --launcher slurm --listen 0.0.0.0:7070";
+  dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --nodes 3 --launcher slurm --listen 0.0.0.0:7070
+  dbsweep run oltp_point_select --db \"$URL\" --threads 8 --client-threads 2 --rate 20000 --time 30
+  dbsweep run oltp_point_select --db \"$URL\" --threads 8 --time 10 --find-rate --slo p99=10ms --json probes.json";
 
 const MERGE_EXAMPLES: &str = "\
 Examples:
@@ -331,6 +333,8 @@ pub struct RunArgs {
     pub shard: Option<crate::engine::Shard>,
     #[command(flatten)]
     pub nodes: NodesArgs,
+    #[command(flatten)]
+    pub find_rate: super::find_rate_args::FindRateArgs,
     /// Run the point FILE describes instead of one from the options: its
     /// workload and options, --db (without a password: PGPASSWORD or
     /// MYSQL_PWD give it), clients, stop condition, pacing, seed,

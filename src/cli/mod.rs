@@ -7,6 +7,7 @@
 //! --spec`'s point file.
 
 pub mod args;
+mod find_rate_args;
 mod k8s;
 mod k8s_args;
 mod nodes_args;

@@ -42,6 +42,9 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
                 None => run_request(&r)?,
             });
             run_checks::client_threads(&r, &req)?;
+            if let Some(f) = run_checks::find_rate(&r)? {
+                return Ok(Request::FindRate(req, f));
+            }
             match run_checks::nodes(&r, &req)? {
                 Some(n) => Request::Coordinate(req, n),
                 None => Request::Run(req),

@@ -1,7 +1,9 @@
 //! `run`'s options checked against the request they resolved into: the
 //! ones whose meaning depends on others and on the target — `--nodes`
-//! (with its launcher, address and records) and `--client-threads`.
+//! (with its launcher, address and records), `--client-threads` and
+//! `--find-rate` (with the options its probes set themselves).
 
+use crate::commands::find_rate::FindRate;
 use crate::commands::run::RunRequest;
 use crate::driver::TargetKind;
 use crate::nodes::{Coordinator, Launcher, Nodes};
@@ -90,5 +92,68 @@ pub fn nodes(a: &RunArgs, req: &RunRequest) -> Result<Option<Coordinator>, Usage
         },
         listen: n.listen.clone().unwrap_or_else(|| "127.0.0.1:0".into()),
         shard_records: n.shard_records.clone(),
+    }))
+}
+
+/// The search `a` asks for, checked; None without --find-rate.
+pub fn find_rate(a: &RunArgs) -> Result<Option<FindRate>, UsageError> {
+    let f = &a.find_rate;
+    if !f.find_rate {
+        for (given, name) in [
+            (f.slo.is_some(), "--slo"),
+            (f.max_unserved.is_some(), "--max-unserved"),
+            (f.precision.is_some(), "--precision"),
+        ] {
+            if given {
+                return Err(UsageError(format!(
+                    "{name} sets the search of --find-rate: add --find-rate, or drop {name}"
+                )));
+            }
+        }
+        return Ok(None);
+    }
+    // The search sets the pacing and runs its own probes.
+    for (id, why) in [
+        ("rate", "the search chooses the rates it probes"),
+        (
+            "users",
+            "the probes are open loops, whose arrivals are no user's",
+        ),
+        (
+            "think_time",
+            "the probes are open loops, with no think time",
+        ),
+        ("ramp_up", "the probes are open loops, started at once"),
+        ("events", "each probe runs for --time"),
+        ("nodes", "the search runs on this machine"),
+        ("spec", "the search runs from the options, not a point file"),
+        ("report", "the probes are written with --json"),
+    ] {
+        if a.given.iter().any(|g| g == id) {
+            let option = format!("--{}", id.replace('_', "-"));
+            return Err(UsageError(format!(
+                "{option} cannot be given with --find-rate: {why}; drop {option}"
+            )));
+        }
+    }
+    let (percentile, limit) = super::find_rate_args::slo(f.slo.as_deref().unwrap_or("p99=10ms"))?;
+    let max_unserved_pct = f.max_unserved.unwrap_or(1.0);
+    if !(0.0..100.0).contains(&max_unserved_pct) {
+        return Err(UsageError(format!(
+            "--max-unserved {max_unserved_pct}: give a share from 0 to below 100 (%)"
+        )));
+    }
+    let precision_pct = f.precision.unwrap_or(2.0);
+    if !(precision_pct > 0.0 && precision_pct <= 50.0) {
+        return Err(UsageError(format!(
+            "--precision {precision_pct}: give a share of the peak above 0 and at most 50 (%)"
+        )));
+    }
+    Ok(Some(FindRate {
+        percentile,
+        limit,
+        max_unserved_pct,
+        precision_pct,
+        arrival: a.arrival,
     }))
 }

@@ -17,6 +17,7 @@
 
 pub mod check;
 pub mod dist;
+pub mod find_rate;
 pub mod k8s;
 pub mod merge;
 pub mod nodes;
@@ -44,6 +45,8 @@ pub enum Request {
     Run(Box<run::RunRequest>),
     /// `run … --nodes N`: the run split over N workers, coordinated here.
     Coordinate(Box<run::RunRequest>, crate::nodes::Coordinator),
+    /// `run … --find-rate`: probes bisecting to the highest rate that holds.
+    FindRate(Box<run::RunRequest>, find_rate::FindRate),
     Cleanup(run::TargetRequest),
     Check(run::TargetRequest),
     Merge(merge::MergeRequest),
@@ -76,6 +79,7 @@ pub fn execute(req: Request) -> anyhow::Result<RunStatus> {
         Request::Prepare(t) => ok(run::prepare(&t)),
         Request::Run(r) => run::run(*r),
         Request::Coordinate(r, n) => nodes::coordinate(*r, n),
+        Request::FindRate(r, f) => find_rate::find_rate(*r, &f),
         Request::Cleanup(t) => ok(run::cleanup(&t)),
         Request::Check(t) => check::check(&t),
         Request::Merge(m) => merge::merge(&m),

@@ -169,65 +169,9 @@ pub(super) fn report_interval(time: Option<Duration>) -> Duration {
 }
 
 pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
-    let t = &req.target;
-    // No --db: a temporary SQLite database, prepared here and removed after.
-    let tmp;
-    let target = match &t.db {
-        Some(target) => target.clone(),
-        None => {
-            tmp = tempfile::Builder::new()
-                .prefix("dbsweep-")
-                .tempdir()
-                .context("Could not create a temporary directory")?;
-            Target::sqlite(tmp.path().join("dbsweep.db"))
-        }
-    };
-    let (per, what) = target.descriptors_per_connection();
-    if let Some(why) = crate::util::fds::shortfall(t.threads as u64, per, what) {
-        return Err(UsageError(format!("--threads {}: {why}", t.threads)).into());
-    }
-    let w = build(t, &target)?;
-    point::check_ramp_up(&req.config, w.as_ref())?;
-    let mut cfg = req.config;
-    if req.open_ended {
-        if let Some(rounds) = w.default_rounds() {
-            cfg.time = None;
-            cfg.rounds = Some(rounds);
-        }
-    }
-    // Before anything is prepared or connected (the point checks again).
-    point::check_memory(&cfg, &[w.as_ref()])?;
-    if t.db.is_some() {
-        check_sqlite_path(&target, false, w.name())?;
-    }
-    let mut probe = connect_checked(&target)?;
-    if t.db.is_none() {
-        eprintln!(
-            "No --db given: preparing a temporary SQLite database at {}",
-            target.display
-        );
-        let connect = || driver::connect(&target);
-        w.prepare(&connect, t.threads.max(1), &Bar::new())?;
-    }
-    // One shard checks the data for all: the others would only repeat
-    // its queries against the same database while it warms up.
-    if cfg.shard.is_none_or(|s| s.index == 0) {
-        w.check_prepared(probe.as_mut())?;
-    }
-    let info = probe.server_info().unwrap_or_default();
-    drop(probe);
-
+    let (bench, mut cfg) = Bench::open(&req)?;
     let cancel = cancel_flag();
-    print!(
-        "{}",
-        report::run::live::preamble(w.name(), &target.display, &info.version, &cfg, t.rand.seed)
-    );
-    // SQLite: how transactions take their locks decides whether writers
-    // collide (see the driver); say which it was.
-    if let Some((_, begin)) = info.settings.iter().find(|(k, _)| k == "begin") {
-        println!("Transactions start with: {begin}");
-    }
-    let _ = std::io::stdout().flush();
+    bench.preamble(&cfg);
     // The report's time series needs intervals; they are printed only
     // when asked for.
     let print_intervals = cfg.report_interval.is_some();
@@ -235,16 +179,10 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         cfg.report_interval = Some(report_interval(cfg.time));
     }
     let interval = cfg.report_interval.map_or(0.0, |d| d.as_secs_f64());
-    let instances = [w.as_ref()];
-    let mut point = Point::new(&target, &instances, &cfg, t.rand, &req.percentiles);
-    point.metrics = req.metrics.map(|interval| point::Metrics {
-        interval,
-        server: point::server_ref(&target, cfg.shard),
-    });
     // Beside --json FILE, the run's intervals and samples are written as
     // they close; a killed run leaves them there for `dbsweep report`.
-    point.series = req.json.as_ref().and_then(JsonOut::series_path);
-    let record = point::execute(&point, &cancel, &mut |s| {
+    let series = req.json.as_ref().and_then(JsonOut::series_path);
+    let record = bench.measure(&req, &cfg, series, &cancel, &mut |s| {
         // The tail after the last full interval is kept in the result but
         // not printed when it is too short for its rates to mean anything.
         if print_intervals && s.duration_s >= 0.5 * interval {
@@ -256,7 +194,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     }
     std::io::stdout().write_all(&Text.run(&record)?.report)?;
     let mut record = record;
-    let consistent = check_after(req.check, w.as_ref(), &target, &mut record)?;
+    let consistent = check_after(req.check, bench.w.as_ref(), &bench.target, &mut record)?;
     if let Some(out) = &req.json {
         out.write_run(&record)?;
         // The record holds the series now; its file has served.
@@ -273,6 +211,121 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         return Ok(RunStatus::Aborted);
     }
     Ok(status)
+}
+
+/// A workload on its target, checked and ready to measure, for one run or
+/// several (`--find-rate`'s probes).
+pub(super) struct Bench {
+    pub target: Target,
+    pub w: Box<dyn Workload>,
+    pub info: driver::ServerInfo,
+    pub rand: RandConfig,
+    /// The temporary SQLite database of a run without --db, removed with
+    /// the bench.
+    _tmp: Option<tempfile::TempDir>,
+}
+
+impl Bench {
+    /// Checks the request against the machine and the database (prepared
+    /// here first for a run without --db), and returns the bench and the
+    /// run's config as it will run.
+    pub fn open(req: &RunRequest) -> anyhow::Result<(Bench, RunConfig)> {
+        let t = &req.target;
+        // No --db: a temporary SQLite database, prepared here and removed
+        // after.
+        let (target, tmp) = match &t.db {
+            Some(target) => (target.clone(), None),
+            None => {
+                let tmp = tempfile::Builder::new()
+                    .prefix("dbsweep-")
+                    .tempdir()
+                    .context("Could not create a temporary directory")?;
+                (Target::sqlite(tmp.path().join("dbsweep.db")), Some(tmp))
+            }
+        };
+        let (per, what) = target.descriptors_per_connection();
+        if let Some(why) = crate::util::fds::shortfall(t.threads as u64, per, what) {
+            return Err(UsageError(format!("--threads {}: {why}", t.threads)).into());
+        }
+        let w = build(t, &target)?;
+        point::check_ramp_up(&req.config, w.as_ref())?;
+        let mut cfg = req.config.clone();
+        if req.open_ended {
+            if let Some(rounds) = w.default_rounds() {
+                cfg.time = None;
+                cfg.rounds = Some(rounds);
+            }
+        }
+        // Before anything is prepared or connected (the point checks again).
+        point::check_memory(&cfg, &[w.as_ref()])?;
+        if t.db.is_some() {
+            check_sqlite_path(&target, false, w.name())?;
+        }
+        let mut probe = connect_checked(&target)?;
+        if t.db.is_none() {
+            eprintln!(
+                "No --db given: preparing a temporary SQLite database at {}",
+                target.display
+            );
+            let connect = || driver::connect(&target);
+            w.prepare(&connect, t.threads.max(1), &Bar::new())?;
+        }
+        // One shard checks the data for all: the others would only repeat
+        // its queries against the same database while it warms up.
+        if cfg.shard.is_none_or(|s| s.index == 0) {
+            w.check_prepared(probe.as_mut())?;
+        }
+        let info = probe.server_info().unwrap_or_default();
+        drop(probe);
+        let bench = Bench {
+            target,
+            w,
+            info,
+            rand: t.rand,
+            _tmp: tmp,
+        };
+        Ok((bench, cfg))
+    }
+
+    /// What is run, on what, printed before it starts.
+    pub fn preamble(&self, cfg: &RunConfig) {
+        print!(
+            "{}",
+            report::run::live::preamble(
+                self.w.name(),
+                &self.target.display,
+                &self.info.version,
+                cfg,
+                self.rand.seed
+            )
+        );
+        // SQLite: how transactions take their locks decides whether
+        // writers collide (see the driver); say which it was.
+        if let Some((_, begin)) = self.info.settings.iter().find(|(k, _)| k == "begin") {
+            println!("Transactions start with: {begin}");
+        }
+        let _ = std::io::stdout().flush();
+    }
+
+    /// Runs the workload once as `cfg` says, with the request's metrics
+    /// and percentiles; its series written to `series` as it closes.
+    pub fn measure(
+        &self,
+        req: &RunRequest,
+        cfg: &RunConfig,
+        series: Option<PathBuf>,
+        cancel: &std::sync::atomic::AtomicBool,
+        on_interval: &mut dyn FnMut(&crate::engine::IntervalSample),
+    ) -> anyhow::Result<crate::record::Run> {
+        let instances = [self.w.as_ref()];
+        let mut point = Point::new(&self.target, &instances, cfg, self.rand, &req.percentiles);
+        point.metrics = req.metrics.map(|interval| point::Metrics {
+            interval,
+            server: point::server_ref(&self.target, cfg.shard),
+        });
+        point.series = series;
+        point::execute(&point, cancel, on_interval)
+    }
 }
 
 /// `--check`: the workload's consistency conditions after the run, into
