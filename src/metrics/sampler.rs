@@ -75,8 +75,34 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Wait events are sampled this many times per interval (PostgreSQL).
+/// Wait events are sampled up to this many times per interval
+/// (PostgreSQL): once with the interval's reading, and in between as
+/// [`extra_waits`] says.
 const WAIT_SAMPLES_PER_INTERVAL: u32 = 10;
+
+/// The wait-event readings to take between two periodic readings, after
+/// an interval in which the machine's CPUs were `busy` (0 to 1): none
+/// below a quarter busy, all nine from three quarters, in proportion
+/// between. Sessions wait on each other only when they compete; with CPUs
+/// to spare a reading shows them running or waiting for their client,
+/// which the interval's own reading already samples over a run's many
+/// intervals, and each extra one is a query, a wake-up and a CPU taken
+/// from a connection about to start a transaction (its schedule lag).
+fn extra_waits(busy: Option<f64>) -> u32 {
+    let most = WAIT_SAMPLES_PER_INTERVAL - 1;
+    let Some(busy) = busy else {
+        return most;
+    };
+    let share = ((busy - 0.25) / 0.5).clamp(0.0, 1.0);
+    (share * f64::from(most)).round() as u32
+}
+
+/// Whether tick `k` (1 to 9) of an interval takes one of its `extra`
+/// wait readings: spread evenly over the interval.
+fn waits_at(k: u32, extra: u32) -> bool {
+    let most = WAIT_SAMPLES_PER_INTERVAL - 1;
+    k * extra / most != (k - 1) * extra / most
+}
 
 struct Inner {
     proc: PathBuf,
@@ -102,7 +128,7 @@ impl Inner {
     /// Reads every source now and adds the reading to the timeline (as a
     /// bound of the run if `mark` says so); true when the machine was
     /// saturated since the reading before it.
-    fn snap(&self, mark: Option<Mark>) -> bool {
+    fn snap(&self, mark: Option<Mark>) -> timeline::Load {
         let at = Instant::now();
         let cpu_before = thread_cpu_ns();
         let machine = match proc::read_machine(&self.proc) {
@@ -301,6 +327,9 @@ impl Sampler {
                     crate::util::priority::background_thread();
                     let mut realtime = false;
                     let mut next = Instant::now() + interval;
+                    // Ticks since the last periodic reading, and how many
+                    // of them read the wait events.
+                    let (mut k, mut extra) = (0, extra_waits(None));
                     let mut stop = inner.stop.lock().unwrap();
                     loop {
                         let now = Instant::now();
@@ -312,16 +341,21 @@ impl Sampler {
                         }
                         drop(stop);
                         if Instant::now() >= next {
-                            let busy = inner.snap(None);
+                            let load = inner.snap(None);
                             next += interval;
-                            if busy != realtime {
-                                realtime = busy && crate::util::priority::realtime_thread();
+                            (k, extra) = (0, extra_waits(load.busy));
+                            if load.saturated != realtime {
+                                realtime =
+                                    load.saturated && crate::util::priority::realtime_thread();
                                 if !realtime {
                                     crate::util::priority::background_thread();
                                 }
                             }
                         } else {
-                            inner.sample_waits();
+                            k = (k + 1).min(WAIT_SAMPLES_PER_INTERVAL - 1);
+                            if waits_at(k, extra) {
+                                inner.sample_waits();
+                            }
                         }
                         stop = inner.stop.lock().unwrap();
                     }
@@ -486,5 +520,31 @@ fn find_listener(proc: &Path, target: &Target) -> Result<(u32, String), String> 
         None => Err(format!(
             "the process {how} could not be seen (another user's, and dbsweep is not root)"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wait_readings_follow_the_machines_load() {
+        assert_eq!(extra_waits(Some(0.1)), 0);
+        assert_eq!(extra_waits(Some(0.25)), 0);
+        assert_eq!(extra_waits(Some(0.5)), 5);
+        assert_eq!(extra_waits(Some(0.75)), 9);
+        assert_eq!(extra_waits(Some(1.0)), 9);
+        // Unknown (no /proc/stat): as before, every tick.
+        assert_eq!(extra_waits(None), 9);
+    }
+
+    #[test]
+    fn an_intervals_wait_readings_are_spread_over_its_ticks() {
+        for extra in 0..=9 {
+            let at: Vec<u32> = (1..=9).filter(|&k| waits_at(k, extra)).collect();
+            assert_eq!(at.len() as u32, extra, "{extra}: {at:?}");
+        }
+        let at: Vec<u32> = (1..=9).filter(|&k| waits_at(k, 3)).collect();
+        assert_eq!(at, [3, 6, 9]);
     }
 }

@@ -130,7 +130,7 @@ impl Timeline {
     /// Takes a reading in (a bound of the run if `mark` says so); true when
     /// the machine was saturated since the reading before it (see
     /// `sampler::saturated`).
-    pub fn push(&mut self, snap: Snap, mark: Option<Mark>) -> bool {
+    pub fn push(&mut self, snap: Snap, mark: Option<Mark>) -> Load {
         self.readings += 1;
         let took = snap.took.as_secs_f64() * 1e3;
         self.took_ms_sum += took;
@@ -148,15 +148,18 @@ impl Timeline {
         }
         let at = snap.at;
         let pos = self.pending.partition_point(|s| s.at <= at);
-        let busy = match (pos.checked_sub(1).map(|i| &self.pending[i]), &snap.machine) {
-            (Some(prev), Some(cur)) => prev.machine.as_ref().is_some_and(|p| saturated(p, cur)),
-            _ => false,
+        let load = match (pos.checked_sub(1).map(|i| &self.pending[i]), &snap.machine) {
+            (Some(prev), Some(cur)) => prev.machine.as_ref().map_or(Load::default(), |p| Load {
+                saturated: saturated(p, cur),
+                busy: busy(p, cur),
+            }),
+            _ => Load::default(),
         };
         self.pending.insert(pos, snap);
         while self.pending.len() > KEEP {
             self.pair();
         }
-        busy
+        load
     }
 
     /// Keeps a wait-event reading for the sample it falls in.
@@ -281,6 +284,27 @@ impl Timeline {
 /// Whether the machine was saturated from `prev` to `cur`: more runnable
 /// threads than CPUs now (`procs_running` counts the reader itself), or at
 /// most 10 % of the CPU time idle (idle and iowait) in between.
+/// How loaded the machine was between two readings.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Load {
+    /// See [`saturated`].
+    pub saturated: bool,
+    /// The share of the CPUs' time not idle, 0 to 1; None when unknown.
+    pub busy: Option<f64>,
+}
+
+/// The share of the CPUs' time not idle (nor waiting for I/O) from `prev`
+/// to `cur`.
+pub(super) fn busy(prev: &MachineSnap, cur: &MachineSnap) -> Option<f64> {
+    let total = cur
+        .cpu
+        .iter()
+        .sum::<u64>()
+        .saturating_sub(prev.cpu.iter().sum());
+    let idle = (cur.cpu[3] + cur.cpu[4]).saturating_sub(prev.cpu[3] + prev.cpu[4]);
+    (total > 0).then(|| 1.0 - idle.min(total) as f64 / total as f64)
+}
+
 pub(super) fn saturated(prev: &MachineSnap, cur: &MachineSnap) -> bool {
     let cpus = cur.per_cpu.len().max(1) as u64;
     let total = cur
