@@ -976,3 +976,37 @@ fn versions_of_one_server_are_targets_named_by_their_version() {
         "applies only to a managed server",
     );
 }
+
+#[test]
+fn client_threads_put_a_workloads_connections_on_event_loops() {
+    let text = r#"
+name = "loops"
+clients = [1, 8]
+
+[[target]]
+name = "pg"
+server = "postgres"
+
+[[workload]]
+name = "oltp_point_select"
+time = "5s"
+client_threads = 2
+"#;
+    let s = load(text);
+    let w = &s.workloads[0];
+    assert_eq!(w.client_threads, Some(2));
+    // At most one loop per client.
+    assert_eq!(w.run_config(8, 1).client_threads, Some(2));
+    assert_eq!(w.run_config(1, 1).client_threads, Some(1));
+
+    let zero = text.replace("client_threads = 2", "client_threads = 0");
+    assert_error(
+        &zero,
+        "0\n",
+        "workload[0].client_threads",
+        "give at least one event-loop thread",
+    );
+    let sqlite = text.replace("server = \"postgres\"", "url = \"sqlite://x.db\"");
+    let e = error(&sqlite);
+    assert!(e.contains("SQLite target has no socket"), "{e}");
+}

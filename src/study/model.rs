@@ -259,6 +259,9 @@ pub struct WorkloadSpec {
     /// table set; a point's `clients` is the client count of each copy.
     pub instances: u32,
     pub reprepare: Reprepare,
+    /// Its connections on this many event loops (`--client-threads`), at
+    /// most one per client; None: a thread per client.
+    pub client_threads: Option<usize>,
     /// Check the workload's consistency conditions after each point
     /// (TPC-C's clause 3.3.2), into the point's record, as `run --check`.
     pub check: bool,
@@ -389,7 +392,8 @@ impl WorkloadSpec {
             timeout: None,
             pacing: Default::default(),
             shard: None,
-            client_threads: None,
+            // As many loops as asked, at most one per client.
+            client_threads: self.client_threads.map(|n| n.min(clients.max(1) as usize)),
             release: None,
         }
     }

@@ -170,6 +170,9 @@ pub(super) struct RawWorkload {
     pub p99_goal: Option<Spanned<Dur>>,
     pub nodes: Option<Spanned<i64>>,
     pub launcher: Option<Spanned<String>>,
+    /// The run's `--client-threads`: its connections on this many event
+    /// loops (at most one per client).
+    pub client_threads: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -150,6 +150,7 @@ impl Loader<'_> {
             ));
         }
         let label = self.label(w, &f("label"))?;
+        let client_threads = self.client_threads(w, study.dialects, &f("client_threads"))?;
         let nodes = self.nodes_spec(w.nodes.as_ref(), w.launcher.as_ref(), &format!("{field}."))?;
         Ok(WorkloadSpec {
             name: name.clone(),
@@ -174,7 +175,35 @@ impl Loader<'_> {
             check: w.check.unwrap_or(false),
             pacing,
             nodes,
+            client_threads,
         })
+    }
+
+    /// `client_threads = N`: at least one loop, on targets with sockets.
+    fn client_threads(
+        &self,
+        w: &RawWorkload,
+        dialects: &[Dialect],
+        field: &str,
+    ) -> R<Option<usize>> {
+        let Some(n) = &w.client_threads else {
+            return Ok(None);
+        };
+        if *n.get_ref() < 1 {
+            return Err(self.src.at(
+                n,
+                field,
+                format!("client_threads = {}: give at least one event-loop thread (or leave it out: a thread per client)", n.get_ref()),
+            ));
+        }
+        if dialects.contains(&Dialect::Sqlite) {
+            return Err(self.src.at(
+                n,
+                field,
+                "client_threads runs network connections on event loops, and a SQLite target has no socket to wait on: leave client_threads out, or run the SQLite target in a study of its own",
+            ));
+        }
+        Ok(Some(*n.get_ref() as usize))
     }
 
     /// The built-in workload the name gives, or what it may have meant.
