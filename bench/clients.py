@@ -39,7 +39,9 @@ Needs the README's set-up plus `apt-get install sysbench` (pgbench comes with
 postgresql). Writes bench/results/clients-<date>.csv and a Markdown table of
 medians and ratios (bench/results/clients-<date>.md), and prints the table.
 `--connections N` adds a run of N dbsweep clients against MariaDB (and
-sysbench with as many threads, for comparison) after the sweep.
+of the baseline, and sysbench with as many threads, for comparison) after
+the sweep: with `--baseline-args="--client-threads 2"`, N connections on
+two event loops beside N threads.
 """
 
 import argparse
@@ -334,8 +336,9 @@ def main():
                         for t in order:
                             one(e, w, c, pair, t)
             if a.connections and e == "mariadb":
-                for t in ["dbsweep", "sysbench"]:
-                    one("mariadb", "oltp_point_select", a.connections, 1, t)
+                for t in ["dbsweep", "baseline", "sysbench"]:
+                    if t in chosen:
+                        one("mariadb", "oltp_point_select", a.connections, 1, t)
             server_stop(e, work)
             del urls[e]
     finally:

@@ -10,7 +10,9 @@
 //! edge-triggered, and a client reads and writes until its socket would
 //! block (evclient.rs), so no registration changes per statement. Timers
 //! are a heap of (instant, client); a stale entry is recognised when it
-//! fires by asking the client again. The timekeeper reaches a loop through
+//! fires by asking the client again. The loop sleeps until the earliest
+//! on a timerfd (`util::alarm`), not on epoll's timeout, which counts
+//! whole milliseconds: an arrival would start up to one late. The timekeeper reaches a loop through
 //! its waker: at the deadline (`client::abandon`) the loop cancels what is
 //! still in flight and lets its clients go.
 
@@ -29,6 +31,7 @@ use crate::driver::evented::Evented;
 use crate::driver::Connection;
 use crate::driver::Interrupter;
 use crate::rand::Rng;
+use crate::util::alarm::Alarm;
 use crate::util::clock;
 use crate::workload::Workload;
 
@@ -205,6 +208,14 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
         queued: Vec::new(),
     };
     let mut due = Vec::new();
+    // Its token is past the waker's. Without one (no timerfd: not Linux,
+    // or out of descriptors) timers keep epoll's millisecond.
+    let alarm_token = Token(n + 1);
+    let mut alarm = Alarm::new().ok().filter(|a| {
+        poll.registry()
+            .register(&mut SourceFd(&a.raw_fd()), alarm_token, Interest::READABLE)
+            .is_ok()
+    });
     for (i, c) in clients.iter_mut().enumerate() {
         step(c, i, &poll, &mut w, shared);
     }
@@ -248,13 +259,15 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
         for &i in &due {
             step(&mut clients[i], i, &poll, &mut w, shared);
         }
-        let timeout = w
-            .timers
-            .peek()
-            .map_or(LOOK_EVERY, |Reverse((at, _))| {
-                at.saturating_duration_since(now)
-            })
+        let next = w.timers.peek().map(|Reverse((at, _))| *at);
+        let mut timeout = next
+            .map_or(LOOK_EVERY, |at| at.saturating_duration_since(now))
             .min(LOOK_EVERY);
+        if let (Some(at), Some(a)) = (next, alarm.as_mut()) {
+            if !timeout.is_zero() && timeout < LOOK_EVERY && a.set(at, now).is_ok() {
+                timeout = LOOK_EVERY;
+            }
+        }
         if let Err(e) = poll.poll(&mut events, Some(timeout)) {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
@@ -265,6 +278,12 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
         }
         let mut ended = false;
         for ev in events.iter() {
+            if ev.token() == alarm_token {
+                if let Some(a) = alarm.as_mut() {
+                    a.clear(); // its timers are looked at the top
+                }
+                continue;
+            }
             let i = ev.token().0;
             if i >= n {
                 continue; // the waker: the flags are read at the top

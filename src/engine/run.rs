@@ -136,7 +136,20 @@ impl<'a> Run<'a> {
             wall: connect_start.elapsed(),
             latency: connect_latency,
         };
-        let interrupters = conns.iter().map(|c| Mutex::new(c.interrupter())).collect();
+        // On event loops a client's interrupter is its loop's waker
+        // (evloop.rs): a socket's duplicate each would double the
+        // descriptors 10,000 connections need.
+        let interrupters = conns
+            .iter()
+            .map(|c| {
+                Mutex::new(
+                    cfg.client_threads
+                        .is_none()
+                        .then(|| c.interrupter())
+                        .flatten(),
+                )
+            })
+            .collect();
 
         let recorder = Recorder::new(threads, kinds.names.len(), types.len());
         let shared = Arc::new(Shared {

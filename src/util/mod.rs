@@ -1,4 +1,5 @@
-//! Small things every layer may use: the engine's clock ([`clock`]),
+//! Small things every layer may use: the engine's clock ([`clock`]), a
+//! timer an epoll loop waits on ([`alarm`]),
 //! calendar dates of Unix times ([`civil`]), durations as people write them ([`duration`]), the
 //! descriptor limit ([`fds`]), the
 //! directory of a path ([`paths`]), the progress of long operations
@@ -6,6 +7,7 @@
 //! ([`priority`]), passwords out of kept text ([`secrets`]) and latencies
 //! in milliseconds ([`units`]).
 
+pub mod alarm;
 pub mod civil;
 pub mod clock;
 pub mod duration;
