@@ -30,7 +30,7 @@ use super::{
     DONE, IDLE,
 };
 use super::{Connect, ConnectStats, IntervalSample, RunConfig, RunResult, StopReason, TypeResult};
-use crate::driver::{ErrorSet, ServerInfo};
+use crate::driver::{Connection, ErrorSet, ServerInfo};
 use crate::metrics::cpu::{self, CpuTimes};
 use crate::metrics::sampler::Sampler;
 use crate::workload::{TxnType, Workload};
@@ -136,19 +136,11 @@ impl<'a> Run<'a> {
             wall: connect_start.elapsed(),
             latency: connect_latency,
         };
-        // On event loops a client's interrupter is its loop's waker
-        // (evloop.rs): a socket's duplicate each would double the
-        // descriptors 10,000 connections need.
+        // On event loops it is the loop's waker (no socket duplicated).
+        let own = |c: &dyn Connection| cfg.client_threads.is_none().then(|| c.interrupter());
         let interrupters = conns
             .iter()
-            .map(|c| {
-                Mutex::new(
-                    cfg.client_threads
-                        .is_none()
-                        .then(|| c.interrupter())
-                        .flatten(),
-                )
-            })
+            .map(|c| Mutex::new(own(&**c).flatten()))
             .collect();
 
         let recorder = Recorder::new(threads, kinds.names.len(), types.len());
@@ -190,10 +182,8 @@ impl<'a> Run<'a> {
             Some(loops) => evloop::start(instances, conns, loops, &part, cfg.seed, &shared)?,
         };
 
-        // The queue, and what the workload keeps per user, are built before
-        // the clients are released: a hundred million users take seconds to
-        // build, and a window that spent them would report the client's set-up
-        // as the server's throughput.
+        // The queue and the workload's per-user state are built before the
+        // release: 10^8 users take seconds, which a window would count.
         let queued = part.pacing.queued(threads);
         let setup_start = Instant::now();
         let users = part.pacing.users().unwrap_or(threads);
