@@ -144,10 +144,7 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
                 arrival: f.arrival,
             };
         }
-        let what = match rate {
-            None => "closed loop (the peak)".to_string(),
-            Some(r) => format!("{:>10.0}/s offered", r),
-        };
+        let what = probed(rate);
         // On a terminal the probe under way shows, replaced by its result.
         let tty = std::io::stdout().is_terminal();
         if tty {
@@ -235,12 +232,17 @@ fn stop_words(runs: &[Run]) -> String {
     }
 }
 
+/// What a probe at `rate` (None: the closed loop) runs, in words.
+fn probed(rate: Option<f64>) -> String {
+    match rate {
+        None => "closed loop (the peak)".to_string(),
+        Some(r) => format!("{r:>10.0}/s offered"),
+    }
+}
+
 /// One probe's line.
 fn line(p: &Probe, f: &FindRate) -> String {
-    let what = match p.offered_per_s {
-        None => "closed loop (the peak)".to_string(),
-        Some(r) => format!("{:>10.0}/s offered", r),
-    };
+    let what = probed(p.offered_per_s);
     let lat = p.latency_ms.map_or("—".into(), |ms| format!("{ms:.2} ms"));
     let unserved = p
         .unserved_pct

@@ -9,7 +9,7 @@
 
 use std::os::fd::RawFd;
 
-use super::{DbResult, Fetch, Outcome, StmtId, Value};
+use super::{DbError, DbResult, ErrorKind, Fetch, Outcome, StmtId, Value};
 
 /// One operation of a transaction, as a connection on an event loop is
 /// asked for it (the workload's `Op` without its borrowed result buffer).
@@ -66,4 +66,46 @@ pub trait Evented: Send {
     /// event loop's thread, on a connection of its own; best effort), for
     /// a run whose deadline passed with the request still in flight.
     fn cancel(&self);
+}
+
+/// Where a driver's started request stands; `R` is its protocol's response
+/// as it is read.
+pub(super) enum Stage<R> {
+    /// Nothing started, or the last request done.
+    Idle,
+    /// Answered without the server (a batch of no rows; PostgreSQL's
+    /// ROLLBACK outside a transaction): done at the next `advance`.
+    Answered(Outcome),
+    /// Sending the request (what is left of it is in the driver's write
+    /// buffer), then reading its response.
+    Sending(R),
+    Reading(R),
+}
+
+impl<R> Stage<R> {
+    /// Refuses a new request while the last one is under way.
+    pub fn ready(&self) -> DbResult<()> {
+        match self {
+            Stage::Idle => Ok(()),
+            _ => Err(DbError::new(
+                ErrorKind::Other,
+                "",
+                "a request was started before the last one was done",
+            )),
+        }
+    }
+
+    /// The stage to go on from, leaving `Idle` in its place.
+    pub fn take(&mut self) -> Stage<R> {
+        std::mem::replace(self, Stage::Idle)
+    }
+}
+
+/// `advance` with no request started.
+pub(super) fn none_started() -> Progress {
+    Progress::Done(Err(DbError::new(
+        ErrorKind::Other,
+        "",
+        "no request was started",
+    )))
 }

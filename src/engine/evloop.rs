@@ -12,9 +12,10 @@
 //! are a heap of (instant, client); a stale entry is recognised when it
 //! fires by asking the client again. The loop sleeps until the earliest
 //! on a timerfd (`util::alarm`), not on epoll's timeout, which counts
-//! whole milliseconds: an arrival would start up to one late. The timekeeper reaches a loop through
-//! its waker: at the deadline (`client::abandon`) the loop cancels what is
-//! still in flight and lets its clients go.
+//! whole milliseconds: an arrival would start up to one late. The
+//! timekeeper reaches a loop through its waker: at the deadline
+//! (`client::abandon`) the loop cancels what is still in flight and lets
+//! its clients go.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -264,7 +265,8 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
             .map_or(LOOK_EVERY, |at| at.saturating_duration_since(now))
             .min(LOOK_EVERY);
         if let (Some(at), Some(a)) = (next, alarm.as_mut()) {
-            if !timeout.is_zero() && timeout < LOOK_EVERY && a.set(at, now).is_ok() {
+            // Set from the clock now: stepping the due clients took time.
+            if !timeout.is_zero() && timeout < LOOK_EVERY && a.set(at, clock::now()).is_ok() {
                 timeout = LOOK_EVERY;
             }
         }

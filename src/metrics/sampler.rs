@@ -126,8 +126,8 @@ struct Inner {
 
 impl Inner {
     /// Reads every source now and adds the reading to the timeline (as a
-    /// bound of the run if `mark` says so); true when the machine was
-    /// saturated since the reading before it.
+    /// bound of the run if `mark` says so); how loaded the machine was
+    /// since the reading before it.
     fn snap(&self, mark: Option<Mark>) -> timeline::Load {
         let at = Instant::now();
         let cpu_before = thread_cpu_ns();

@@ -127,9 +127,8 @@ impl Timeline {
         }
     }
 
-    /// Takes a reading in (a bound of the run if `mark` says so); true when
-    /// the machine was saturated since the reading before it (see
-    /// `sampler::saturated`).
+    /// Takes a reading in (a bound of the run if `mark` says so); how
+    /// loaded the machine was since the reading before it.
     pub fn push(&mut self, snap: Snap, mark: Option<Mark>) -> Load {
         self.readings += 1;
         let took = snap.took.as_secs_f64() * 1e3;
@@ -281,9 +280,6 @@ impl Timeline {
     }
 }
 
-/// Whether the machine was saturated from `prev` to `cur`: more runnable
-/// threads than CPUs now (`procs_running` counts the reader itself), or at
-/// most 10 % of the CPU time idle (idle and iowait) in between.
 /// How loaded the machine was between two readings.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Load {
@@ -293,26 +289,30 @@ pub struct Load {
     pub busy: Option<f64>,
 }
 
+/// The CPU time from `prev` to `cur`, in all and idle (idle and iowait).
+fn cpu_time(prev: &MachineSnap, cur: &MachineSnap) -> (u64, u64) {
+    let total = cur
+        .cpu
+        .iter()
+        .sum::<u64>()
+        .saturating_sub(prev.cpu.iter().sum());
+    let idle = (cur.cpu[3] + cur.cpu[4]).saturating_sub(prev.cpu[3] + prev.cpu[4]);
+    (total, idle.min(total))
+}
+
 /// The share of the CPUs' time not idle (nor waiting for I/O) from `prev`
 /// to `cur`.
 pub(super) fn busy(prev: &MachineSnap, cur: &MachineSnap) -> Option<f64> {
-    let total = cur
-        .cpu
-        .iter()
-        .sum::<u64>()
-        .saturating_sub(prev.cpu.iter().sum());
-    let idle = (cur.cpu[3] + cur.cpu[4]).saturating_sub(prev.cpu[3] + prev.cpu[4]);
-    (total > 0).then(|| 1.0 - idle.min(total) as f64 / total as f64)
+    let (total, idle) = cpu_time(prev, cur);
+    (total > 0).then(|| 1.0 - idle as f64 / total as f64)
 }
 
+/// Whether the machine was saturated from `prev` to `cur`: more runnable
+/// threads than CPUs now (`procs_running` counts the reader itself), or at
+/// most 10 % of the CPU time idle (idle and iowait) in between.
 pub(super) fn saturated(prev: &MachineSnap, cur: &MachineSnap) -> bool {
     let cpus = cur.per_cpu.len().max(1) as u64;
-    let total = cur
-        .cpu
-        .iter()
-        .sum::<u64>()
-        .saturating_sub(prev.cpu.iter().sum());
-    let idle = (cur.cpu[3] + cur.cpu[4]).saturating_sub(prev.cpu[3] + prev.cpu[4]);
+    let (total, idle) = cpu_time(prev, cur);
     cur.procs_running > cpus + 1 || (total > 0 && idle * 10 <= total)
 }
 

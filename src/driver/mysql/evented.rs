@@ -15,23 +15,10 @@ use std::os::fd::RawFd;
 
 use super::response::{Fed, Keep, Malformed, Response};
 use super::{MyConnection, CR_SERVER_GONE, CR_SERVER_LOST};
-use crate::driver::evented::{Evented, Progress, Request, Wait};
-use crate::driver::{
-    batch_width, DbError, DbResult, ErrorKind, Fetch, Outcome, PsMode, Rows, StmtId, Value,
-};
+use crate::driver::evented::{none_started, Evented, Progress, Request, Stage, Wait};
+use crate::driver::{batch_width, DbResult, Fetch, Outcome, PsMode, Rows, StmtId, Value};
 
-/// Where the request stands.
-enum State {
-    /// Nothing started, or the last request done.
-    Idle,
-    /// Answered without the server (a batch of no rows): done at the next
-    /// `advance`.
-    Answered(Outcome),
-    /// Sending the request (the sealed write buffer, what is left of it),
-    /// then reading its response.
-    Sending(Response),
-    Reading(Response),
-}
+type State = Stage<Response>;
 
 /// What the request keeps of its response, and what follows it.
 #[derive(Clone, Copy)]
@@ -83,8 +70,7 @@ impl MyEvented {
 
     /// Builds a statement without parameters (COM_QUERY).
     fn query(&mut self, sql: &str) -> DbResult<()> {
-        self.conn.command(super::COM_QUERY)?;
-        self.conn.io.wbuf.extend_from_slice(sql.as_bytes());
+        self.conn.encode_query(sql)?;
         self.kind = Kind::Count;
         Ok(())
     }
@@ -221,13 +207,7 @@ impl Evented for MyEvented {
     }
 
     fn start(&mut self, req: Request<'_>) -> DbResult<()> {
-        if !matches!(self.state, State::Idle) {
-            return Err(DbError::new(
-                ErrorKind::Other,
-                "",
-                "a request was started before the last one was done",
-            ));
-        }
+        self.state.ready()?;
         self.fresh = false;
         match req {
             Request::Begin { .. } => self.query("BEGIN")?,
@@ -269,12 +249,8 @@ impl Evented for MyEvented {
                 self.fresh = false;
             }
         }
-        match std::mem::replace(&mut self.state, State::Idle) {
-            State::Idle => Progress::Done(Err(DbError::new(
-                ErrorKind::Other,
-                "",
-                "no request was started",
-            ))),
+        match self.state.take() {
+            State::Idle => none_started(),
             State::Answered(o) => Progress::Done(Ok(o)),
             State::Sending(r) => self.go(r, true, fetch),
             State::Reading(r) => self.go(r, false, fetch),

@@ -71,8 +71,7 @@ impl MyConnection {
     /// Runs one SQL text and returns its rows as strings (NULL as None).
     /// For the driver's own bookkeeping queries, never the hot path.
     pub(super) fn query_rows(&mut self, sql: &str) -> DbResult<Rows> {
-        self.command(COM_QUERY)?;
-        self.io.wbuf.extend_from_slice(sql.as_bytes());
+        self.encode_query(sql)?;
         self.send()?;
         let mut rows = Vec::new();
         self.read_result(&mut Keep::Text(&mut rows))?;
@@ -81,9 +80,16 @@ impl MyConnection {
 
     /// Runs a statement without parameters through COM_QUERY.
     pub(super) fn query(&mut self, sql: &str) -> DbResult<Outcome> {
-        self.command(COM_QUERY)?;
-        self.io.wbuf.extend_from_slice(sql.as_bytes());
+        self.encode_query(sql)?;
         self.send()?;
         self.read_result(&mut Keep::Count)
+    }
+
+    /// Builds the COM_QUERY of a statement without parameters in the
+    /// write buffer.
+    pub(super) fn encode_query(&mut self, sql: &str) -> DbResult<()> {
+        self.command(COM_QUERY)?;
+        self.io.wbuf.extend_from_slice(sql.as_bytes());
+        Ok(())
     }
 }

@@ -10,21 +10,10 @@ use super::response::{Fed, Response, TextRows};
 use super::session::{self, Session};
 use super::wire::{lost_error, Wire};
 use super::CancelKey;
-use crate::driver::evented::{Evented, Progress, Request, Wait};
-use crate::driver::{batch_width, DbError, DbResult, ErrorKind, Fetch, Outcome};
+use crate::driver::evented::{none_started, Evented, Progress, Request, Stage, Wait};
+use crate::driver::{batch_width, DbResult, ErrorKind, Fetch, Outcome};
 
-/// Where the request stands.
-enum State {
-    /// Nothing started, or the last request done.
-    Idle,
-    /// Answered without the server (a ROLLBACK outside a transaction, a
-    /// batch of no rows): done at the next `advance`.
-    Answered(Outcome),
-    /// Sending the request (what is left of it is in the wire's `out`),
-    /// then reading its response.
-    Sending(Response),
-    Reading(Response),
-}
+type State = Stage<Response>;
 
 pub(super) struct PgEvented {
     wire: Wire,
@@ -104,13 +93,7 @@ impl Evented for PgEvented {
     }
 
     fn start(&mut self, req: Request<'_>) -> DbResult<()> {
-        if !matches!(self.state, State::Idle) {
-            return Err(DbError::new(
-                ErrorKind::Other,
-                "",
-                "a request was started before the last one was done",
-            ));
-        }
+        self.state.ready()?;
         if self.wire.is_broken() {
             return Err(lost_error("the connection was lost earlier"));
         }
@@ -147,12 +130,8 @@ impl Evented for PgEvented {
     }
 
     fn advance(&mut self, fetch: Option<&mut Fetch>) -> Progress {
-        let progress = match std::mem::replace(&mut self.state, State::Idle) {
-            State::Idle => Progress::Done(Err(DbError::new(
-                ErrorKind::Other,
-                "",
-                "no request was started",
-            ))),
+        let progress = match self.state.take() {
+            State::Idle => none_started(),
             State::Answered(o) => Progress::Done(Ok(o)),
             State::Sending(r) => self.go(r, true),
             State::Reading(r) => self.go(r, false),
