@@ -44,6 +44,7 @@ fn allocations(name: &str, events: u64) -> u64 {
         pacing: Default::default(),
         shard: None,
         client_threads: None,
+        pipeline: None,
         release: None,
     };
     let before = util::alloc::process_allocations();

@@ -203,6 +203,7 @@ fn shares(mix: Mix, events: u64) -> BTreeMap<&'static str, (f64, f64)> {
         .into(),
         shard: None,
         client_threads: None,
+        pipeline: None,
         release: None,
     };
     let res = engine::run(&w, connect, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();

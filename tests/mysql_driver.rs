@@ -798,6 +798,7 @@ fn sysbench_oltp_read_write_through_the_engine_in_both_protocols() {
             pacing: Default::default(),
             shard: None,
             client_threads: None,
+            pipeline: None,
             release: None,
         };
         let r = engine::run(

@@ -963,6 +963,7 @@ fn sysbench_oltp_read_write_runs_through_the_engine_in_both_modes() {
             pacing: Default::default(),
             shard: None,
             client_threads: None,
+            pipeline: None,
             release: None,
         };
         let connect = connector(s.target("oltp", mode));

@@ -1010,3 +1010,45 @@ client_threads = 2
     let e = error(&sqlite);
     assert!(e.contains("SQLite target has no socket"), "{e}");
 }
+
+#[test]
+fn a_pipeline_runs_a_workload_on_event_loops_on_postgres_only() {
+    let text = r#"
+name = "ahead"
+clients = [1, 8]
+
+[[target]]
+name = "pg"
+server = "postgres"
+
+[[workload]]
+name = "oltp_read_only"
+time = "5s"
+pipeline = 8
+"#;
+    let s = load(text);
+    let w = &s.workloads[0];
+    assert_eq!(w.pipeline, Some(8));
+    let c = w.run_config(8, 1);
+    assert_eq!(c.pipeline, Some(8));
+    // Loops by default: one per CPU, at most one per client.
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(c.client_threads, Some(cpus.min(8)));
+    assert_eq!(w.run_config(1, 1).client_threads, Some(1));
+    let given = text.replace("pipeline = 8", "pipeline = 8\nclient_threads = 1");
+    assert_eq!(
+        load(&given).workloads[0].run_config(8, 1).client_threads,
+        Some(1)
+    );
+
+    let zero = text.replace("pipeline = 8", "pipeline = 0");
+    assert_error(
+        &zero,
+        "0\n",
+        "workload[0].pipeline",
+        "give at least 1 statement in flight",
+    );
+    let maria = text.replace("server = \"postgres\"", "server = \"mariadb\"");
+    let e = error(&maria);
+    assert!(e.contains("PostgreSQL connections only"), "{e}");
+}

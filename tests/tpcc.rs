@@ -331,6 +331,7 @@ fn the_mix_over_a_million_transactions_meets_the_minimums() {
         timeout: None,
         shard: None,
         client_threads: None,
+        pipeline: None,
         release: None,
         pacing: Mode::Users {
             users: 20,
@@ -629,6 +630,7 @@ fn paced_run(threads: usize, secs: u64) -> u64 {
         timeout: None,
         shard: None,
         client_threads: None,
+        pipeline: None,
         release: None,
         pacing: Mode::Users {
             users: 10,

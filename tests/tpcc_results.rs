@@ -38,6 +38,7 @@ fn config(threads: usize, users: usize, secs: u64) -> RunConfig {
         timeout: None,
         shard: None,
         client_threads: None,
+        pipeline: None,
         release: None,
         pacing: Mode::Users {
             users,

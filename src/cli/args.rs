@@ -274,6 +274,12 @@ pub struct RunArgs {
     /// Without it each connection has a thread of its own.
     #[arg(long, value_name = "N")]
     pub client_threads: Option<usize>,
+    /// Send up to K statements of a transaction on each connection ahead
+    /// of their answers (pgbench's \startpipeline), as long as none reads
+    /// results the transaction goes on with; PostgreSQL. The clients run on
+    /// event loops: --client-threads, by default one per CPU.
+    #[arg(long, value_name = "K")]
+    pub pipeline: Option<usize>,
     /// Open loop: start R transactions per second in total, on a schedule
     /// fixed from the run's start whatever the server's pace; latency is
     /// measured from each transaction's intended start, and the report

@@ -42,6 +42,7 @@ pub fn request(cli: Cli) -> Result<Request, UsageError> {
                 None => run_request(&r)?,
             });
             run_checks::client_threads(&r, &req)?;
+            run_checks::pipeline(&r, &req)?;
             if let Some(f) = run_checks::find_rate(&r)? {
                 return Ok(Request::FindRate(req, f));
             }
@@ -365,7 +366,8 @@ pub fn run_config(a: &RunArgs, seed: u64) -> Result<(RunConfig, bool), UsageErro
         timeout: None,
         pacing,
         shard: a.shard,
-        client_threads: a.client_threads,
+        client_threads: crate::engine::event_loops(a.client_threads, a.pipeline, a.target.threads),
+        pipeline: a.pipeline,
         release: None,
     };
     Ok((cfg, open))

@@ -1,7 +1,8 @@
 //! `run`'s options checked against the request they resolved into: the
 //! ones whose meaning depends on others and on the target — `--nodes`
-//! (with its launcher, address and records), `--client-threads` and
-//! `--find-rate` (with the options its probes set themselves).
+//! (with its launcher, address and records), `--client-threads`,
+//! `--pipeline` and `--find-rate` (with the options its probes set
+//! themselves).
 
 use crate::commands::find_rate::FindRate;
 use crate::commands::run::RunRequest;
@@ -34,6 +35,28 @@ pub fn client_threads(a: &RunArgs, req: &RunRequest) -> Result<(), UsageError> {
         _ => Err(UsageError(
             "--client-threads runs network connections on event loops, and SQLite has no socket to wait on: leave --client-threads out".into(),
         )),
+    }
+}
+
+/// `--pipeline K`: at least one statement, on PostgreSQL (the only driver
+/// whose connections send ahead).
+pub fn pipeline(a: &RunArgs, req: &RunRequest) -> Result<(), UsageError> {
+    let Some(k) = a.pipeline else {
+        return Ok(());
+    };
+    if k == 0 {
+        return Err(UsageError(
+            "--pipeline 0: give at least 1 statement in flight (1 is no pipelining; or leave the option out)".into(),
+        ));
+    }
+    match req.target.db.as_ref().map(|t| &t.kind) {
+        Some(TargetKind::Postgres(_)) => Ok(()),
+        Some(TargetKind::Mysql(_)) => Err(UsageError(format!(
+            "--pipeline {k}: only PostgreSQL connections send statements ahead (pgbench's pipeline mode); MySQL and MariaDB run one at a time: leave --pipeline out"
+        ))),
+        _ => Err(UsageError(format!(
+            "--pipeline {k}: SQLite runs in this process, with no protocol to send ahead on: leave --pipeline out"
+        ))),
     }
 }
 

@@ -162,7 +162,18 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
 
     let mut peak = 0.0;
     let (mut lo, mut hi) = (0.0, None);
-    match probe(None, &mut runs)? {
+    // A probe that fails with an error (not a stop reason) ends the search,
+    // but the probes finished before it are still written.
+    let mut error = None;
+    let mut failed = |e: anyhow::Error, stopped: &mut Option<String>| {
+        *stopped = Some(format!("a probe failed: {e:#}"));
+        error = Some(e);
+    };
+    match probe(None, &mut runs).unwrap_or_else(|e| {
+        failed(e, &mut stopped);
+        None
+    }) {
+        _ if stopped.is_some() => {}
         Some(p) if p.achieved_per_s > 0.0 => {
             peak = p.achieved_per_s.round();
             probes.push(p);
@@ -175,9 +186,16 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
     }
     let mut rate = (stopped.is_none()).then_some(peak);
     while let Some(r) = rate {
-        let Some(p) = probe(Some(r), &mut runs)? else {
-            stopped = Some(stop_words(&runs));
-            break;
+        let p = match probe(Some(r), &mut runs) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                stopped = Some(stop_words(&runs));
+                break;
+            }
+            Err(e) => {
+                failed(e, &mut stopped);
+                break;
+            }
         };
         if p.holds == Some(true) {
             lo = r;
@@ -203,6 +221,9 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
     println!("{}", conclusion(&outcome));
     if let Some(out) = &req.json {
         write_json(out, &outcome, &runs)?;
+    }
+    if let Some(e) = error {
+        return Err(e);
     }
     Ok(
         match status_of(runs.iter().map(|r| &r.result.stop_reason)) {

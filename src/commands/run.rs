@@ -243,9 +243,15 @@ impl Bench {
                 (Target::sqlite(tmp.path().join("dbsweep.db")), Some(tmp))
             }
         };
-        let (per, what) = target.descriptors_per_connection();
+        let on_loops = req.config.client_threads.is_some();
+        let (per, what) = target.descriptors_per_connection(on_loops);
         if let Some(why) = crate::util::fds::shortfall(t.threads as u64, per, what) {
-            return Err(UsageError(format!("--threads {}: {why}", t.threads)).into());
+            let loops = if per == 2 {
+                "; or run them on event loops (--client-threads N), where a connection needs one"
+            } else {
+                ""
+            };
+            return Err(UsageError(format!("--threads {}: {why}{loops}", t.threads)).into());
         }
         let w = build(t, &target)?;
         point::check_ramp_up(&req.config, w.as_ref())?;

@@ -52,14 +52,22 @@ pub trait Evented: Send {
     /// The socket the event loop waits on.
     fn fd(&self) -> RawFd;
 
+    /// Whether requests may be started before the earlier ones are done
+    /// (sent ahead, answered in order): `run --pipeline`.
+    fn pipelines(&self) -> bool {
+        false
+    }
+
     /// Encodes `req`, to be sent by [`advance`](Self::advance). The last
-    /// request must be done. An error here sent nothing: the connection is
-    /// as it was.
+    /// request must be done, unless the connection
+    /// [`pipelines`](Self::pipelines). An error here sent nothing: the
+    /// connection is as it was.
     fn start(&mut self, req: Request<'_>) -> DbResult<()>;
 
-    /// Goes on with the started request without blocking: sends what the
-    /// socket takes, reads what has arrived and decodes it. A `Fetch`
-    /// request's kept values go to `fetch` when it is done.
+    /// Goes on with the oldest request not done, without blocking: sends
+    /// what the socket takes, reads what has arrived and decodes it. A
+    /// `Fetch` request's kept values go to `fetch` when it is done; `Done`
+    /// answers that request only, and the next call goes on with the next.
     fn advance(&mut self, fetch: Option<&mut Fetch>) -> Progress;
 
     /// Asks the server to stop what this session is running (from the
@@ -68,13 +76,13 @@ pub trait Evented: Send {
     fn cancel(&self);
 }
 
-/// Where a driver's started request stands; `R` is its protocol's response
-/// as it is read.
+/// Where a driver's started request stands, for a driver that takes one
+/// at a time (MySQL's); `R` is its protocol's response as it is read.
 pub(super) enum Stage<R> {
     /// Nothing started, or the last request done.
     Idle,
-    /// Answered without the server (a batch of no rows; PostgreSQL's
-    /// ROLLBACK outside a transaction): done at the next `advance`.
+    /// Answered without the server (a batch of no rows): done at the next
+    /// `advance`.
     Answered(Outcome),
     /// Sending the request (what is left of it is in the driver's write
     /// buffer), then reading its response.

@@ -102,12 +102,14 @@ impl ServerAddr {
 impl Target {
     /// File descriptors one connection holds, and what it is: an SQLite
     /// connection its database, WAL and shared-memory files; a server
-    /// connection its socket.
-    pub fn descriptors_per_connection(&self) -> (u64, &'static str) {
+    /// connection its socket, and on a thread of its own (not `on_loops`)
+    /// the copy of it that the deadline's interrupter shuts down.
+    pub fn descriptors_per_connection(&self, on_loops: bool) -> (u64, &'static str) {
+        let socket = if on_loops { 1 } else { 2 };
         match self.kind {
             TargetKind::Sqlite { .. } => (3, "SQLite"),
-            TargetKind::Postgres(_) => (1, "PostgreSQL"),
-            TargetKind::Mysql(_) => (1, "MySQL"),
+            TargetKind::Postgres(_) => (socket, "PostgreSQL"),
+            TargetKind::Mysql(_) => (socket, "MySQL"),
             TargetKind::Fake(_) => (0, "fake"),
         }
     }
@@ -378,6 +380,17 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[test]
+    fn a_threaded_server_connection_counts_its_interrupters_copy_of_the_socket() {
+        let pg = Target::parse("postgres://u@127.0.0.1:5432/d").unwrap();
+        assert_eq!(pg.descriptors_per_connection(false), (2, "PostgreSQL"));
+        assert_eq!(pg.descriptors_per_connection(true), (1, "PostgreSQL"));
+        let my = Target::parse("mysql://u@127.0.0.1:3306/d").unwrap();
+        assert_eq!(my.descriptors_per_connection(false).0, 2);
+        let lite = Target::sqlite("x.db".into());
+        assert_eq!(lite.descriptors_per_connection(false).0, 3);
+    }
 
     #[test]
     fn parses_sqlite_paths() {

@@ -6,6 +6,18 @@
 //! transaction starts and for whom, what is recorded, what an error leads
 //! to — is the threaded client's own code ([`Client`], `on_error`,
 //! `after_rollback`), so both paths measure the same things.
+//!
+//! With `--pipeline K` a client sends up to K statements of a transaction
+//! before their answers, on a connection that takes them ahead: it asks the
+//! script for the next statement while fewer than K are in flight and none
+//! of them is a `Fetch` (whose rows the script may read to make the next
+//! one). Each statement's time runs from when it was sent to when its
+//! answer came, its wait behind the earlier ones included. At an error the
+//! answers still to come are read (counted if they ran, their errors — the
+//! aborted transaction's — not), then the transaction rolls back as it
+//! would one statement at a time.
+
+use std::collections::VecDeque;
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -42,14 +54,14 @@ enum Phase {
     Idle,
     /// A closed loop's wait until the instant, decided once.
     Sleeping(Instant),
-    /// A statement in flight.
+    /// Statements in flight.
     Statement,
     /// The rollback after a failed statement in flight.
     RollingBack,
     Gone,
 }
 
-/// The statement in flight: when it was sent, the kind its time is kept
+/// A statement in flight: when it was sent, the kind its time is kept
 /// under, and how many executions it counts for.
 #[derive(Debug, Clone, Copy)]
 struct InFlight {
@@ -66,8 +78,14 @@ pub(super) struct EvClient<'a> {
     phase: Phase,
     txn: Option<Txn>,
     retries: u64,
-    flight: InFlight,
-    /// The error the rollback in flight follows.
+    /// Oldest first; at most `depth`.
+    flights: VecDeque<InFlight>,
+    /// Statements in flight at most (`--pipeline`; 1 without it).
+    depth: usize,
+    /// The script has no more statements for this attempt.
+    script_done: bool,
+    /// The first error of the attempt, while the answers still in flight
+    /// are read; then the error the rollback in flight follows.
     failed: Option<DbError>,
     /// The connection was replaced: its socket is not watched yet.
     new_socket: bool,
@@ -80,6 +98,11 @@ impl<'a> EvClient<'a> {
         script: Box<dyn ClientScript>,
         shared: &'a Shared,
     ) -> EvClient<'a> {
+        let depth = if conn.pipelines() {
+            shared.rules.pipeline
+        } else {
+            1
+        };
         EvClient {
             c: Client::new(id, shared),
             conn,
@@ -87,12 +110,9 @@ impl<'a> EvClient<'a> {
             phase: Phase::Idle,
             txn: None,
             retries: 0,
-            flight: InFlight {
-                at: Instant::now(),
-                kind: 0,
-                executions: 0,
-                fetch: false,
-            },
+            flights: VecDeque::with_capacity(depth),
+            depth,
+            script_done: false,
             failed: None,
             new_socket: false,
         }
@@ -119,7 +139,8 @@ impl<'a> EvClient<'a> {
     pub fn resume(&mut self) -> Then {
         match self.phase {
             Phase::Gone => Then::Gone,
-            Phase::Statement | Phase::RollingBack => self.advance(),
+            Phase::Statement => self.go(),
+            Phase::RollingBack => self.advance_rollback(),
             Phase::Sleeping(_) if self.c.shared.lifecycle.stop.load(Ordering::Relaxed) => {
                 self.leave()
             }
@@ -238,73 +259,107 @@ impl<'a> EvClient<'a> {
     fn attempt(&mut self) -> Then {
         self.script.start();
         self.c.buf.kind = self.script.kind();
-        self.send_next()
+        self.script_done = false;
+        self.phase = Phase::Statement;
+        self.go()
     }
 
-    /// Sends the script's next statement, or ends the transaction when
-    /// there is none.
-    fn send_next(&mut self) -> Then {
-        let shared = self.c.shared;
-        let (req, kind, executions, fetch) = match self.script.next() {
-            None => return self.end(TxnEnd::Done),
-            Some(op) => match op {
-                Op::Begin { writes } => (Request::Begin { writes }, shared.kinds.begin, 1, false),
-                Op::Commit => (Request::Commit, shared.kinds.commit, 1, false),
-                Op::Rollback => (Request::Rollback, shared.kinds.commit, 1, false),
-                Op::Exec(s, p) => (Request::Exec(s, p), self.c.stmt_kind[s], 1, false),
-                Op::Fetch(s, p, _) => (Request::Fetch(s, p), self.c.stmt_kind[s], 1, true),
-                Op::Batch(s, p, rows) => (
-                    Request::Batch(s, p, rows),
-                    self.c.stmt_kind[s],
-                    rows as u64,
-                    false,
-                ),
-            },
-        };
-        self.flight = InFlight {
-            at: clock::now(),
-            kind,
-            executions,
-            fetch,
-        };
-        self.phase = Phase::Statement;
-        match self.conn.start(req) {
-            Ok(()) => self.advance(),
-            Err(e) => self.failed(e),
+    /// Sends the script's statements while there is room in flight, reads
+    /// the answers as they come, and ends the attempt once the script has
+    /// no more and every answer is in (or an error's rollback begins).
+    fn go(&mut self) -> Then {
+        loop {
+            if self.failed.is_none() {
+                if let Err(e) = self.send_more() {
+                    self.failed = Some(e); // nothing sent: as a failed answer
+                }
+            }
+            if self.flights.is_empty() {
+                return match self.failed.take() {
+                    Some(e) => self.failed(e),
+                    None => self.end(TxnEnd::Done),
+                };
+            }
+            let fetch = if self.flights[0].fetch {
+                self.script.fetch_buffer()
+            } else {
+                None
+            };
+            let done = match self.conn.advance(fetch) {
+                Progress::Wait(w) => return Then::Socket(w),
+                Progress::Done(r) => r,
+            };
+            let flight = self.flights.pop_front().expect("a statement in flight");
+            let ns = (clock::now() - flight.at).as_nanos() as u64;
+            match done {
+                Ok(outcome) => {
+                    let buf = &mut self.c.buf;
+                    buf.counters
+                        .count_queries(outcome.class(), flight.executions);
+                    buf.statements.push((flight.kind, ns));
+                }
+                // Only the first error counts: those after it in a pipeline
+                // are its consequence (an aborted transaction).
+                Err(e) if self.failed.is_none() => self.failed = Some(e),
+                Err(_) => {}
+            }
         }
     }
 
-    /// Goes on with the statement or rollback in flight.
-    fn advance(&mut self) -> Then {
-        let fetch = if self.flight.fetch && self.phase == Phase::Statement {
-            self.script.fetch_buffer()
-        } else {
-            None
-        };
-        let done = match self.conn.advance(fetch) {
-            Progress::Wait(w) => return Then::Socket(w),
-            Progress::Done(r) => r,
-        };
-        if self.phase == Phase::RollingBack {
+    /// Sends the script's next statements while fewer than `depth` are in
+    /// flight and none of them is a `Fetch`.
+    fn send_more(&mut self) -> Result<(), DbError> {
+        let shared = self.c.shared;
+        while !self.script_done
+            && self.flights.len() < self.depth
+            && !self.flights.back().is_some_and(|f| f.fetch)
+        {
+            let (req, kind, executions, fetch) = match self.script.next() {
+                None => {
+                    self.script_done = true;
+                    break;
+                }
+                Some(op) => match op {
+                    Op::Begin { writes } => {
+                        (Request::Begin { writes }, shared.kinds.begin, 1, false)
+                    }
+                    Op::Commit => (Request::Commit, shared.kinds.commit, 1, false),
+                    Op::Rollback => (Request::Rollback, shared.kinds.commit, 1, false),
+                    Op::Exec(s, p) => (Request::Exec(s, p), self.c.stmt_kind[s], 1, false),
+                    Op::Fetch(s, p, _) => (Request::Fetch(s, p), self.c.stmt_kind[s], 1, true),
+                    Op::Batch(s, p, rows) => (
+                        Request::Batch(s, p, rows),
+                        self.c.stmt_kind[s],
+                        rows as u64,
+                        false,
+                    ),
+                },
+            };
+            let at = clock::now();
+            self.conn.start(req)?;
+            self.flights.push_back(InFlight {
+                at,
+                kind,
+                executions,
+                fetch,
+            });
+        }
+        Ok(())
+    }
+
+    /// Goes on with the rollback in flight.
+    fn advance_rollback(&mut self) -> Then {
+        match self.conn.advance(None) {
+            Progress::Wait(w) => Then::Socket(w),
             // The rollback's own result does not matter (best effort, as
             // on a thread).
-            return self.rolled_back();
-        }
-        let ns = (clock::now() - self.flight.at).as_nanos() as u64;
-        match done {
-            Ok(outcome) => {
-                let buf = &mut self.c.buf;
-                buf.counters
-                    .count_queries(outcome.class(), self.flight.executions);
-                buf.statements.push((self.flight.kind, ns));
-                self.send_next()
-            }
-            Err(e) => self.failed(e),
+            Progress::Done(_) => self.rolled_back(),
         }
     }
 
-    /// A statement failed: the transaction ends, or is rolled back (then
-    /// retried or ended by `after_rollback`).
+    /// A statement failed and every answer in flight is in: the
+    /// transaction ends, or is rolled back (then retried or ended by
+    /// `after_rollback`).
     fn failed(&mut self, e: DbError) -> Then {
         if let Some(end) = on_error(&e, self.c.shared, &mut self.c.buf) {
             return self.end(end);
@@ -312,7 +367,7 @@ impl<'a> EvClient<'a> {
         self.failed = Some(e);
         self.phase = Phase::RollingBack;
         match self.conn.start(Request::Rollback) {
-            Ok(()) => self.advance(),
+            Ok(()) => self.advance_rollback(),
             // Nothing sent: decide at once.
             Err(_) => self.rolled_back(),
         }

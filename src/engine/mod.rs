@@ -109,10 +109,24 @@ pub struct RunConfig {
     /// client. Network drivers only.
     #[serde(default)]
     pub client_threads: Option<usize>,
+    /// Up to this many statements of a transaction in flight on each
+    /// connection (`--pipeline`), sent ahead of their answers while none
+    /// of them reads results the script needs; None: one at a time.
+    /// Clients on event loops, on connections that pipeline (PostgreSQL).
+    #[serde(default)]
+    pub pipeline: Option<usize>,
     /// Release the clients, once connected, at the instant this hook
     /// returns (a coordinated start, `release.rs`); None: at once.
     #[serde(skip)]
     pub release: Option<release::Release>,
+}
+
+/// A run's event-loop threads: as many as asked (`--client-threads`), one
+/// per CPU when only a pipeline asks for loops, and one per connection at
+/// most; None: a thread per connection.
+pub fn event_loops(asked: Option<usize>, pipeline: Option<usize>, conns: usize) -> Option<usize> {
+    let cpus = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    (asked.or_else(|| pipeline.map(|_| cpus()))).map(|n| n.min(conns.max(1)))
 }
 
 pub use crate::record::StopReason;
@@ -241,6 +255,31 @@ struct Rules {
     /// Per instance: error kinds its workload retries besides the usual ones.
     retry_also: Vec<ErrorSet>,
     reconnect_every: Option<u64>,
+    /// Statements of a transaction a client may have in flight at once
+    /// (`--pipeline`; 1: one at a time).
+    pipeline: usize,
+}
+
+impl Rules {
+    fn new(cfg: &RunConfig, events: Option<u64>, instances: &[&dyn Workload]) -> Rules {
+        // Error kinds each workload retries besides the usual ones.
+        let retry_also = |w: &dyn Workload| {
+            let mut set = ErrorSet::NONE;
+            for &k in w.retry_also() {
+                set.insert(k);
+            }
+            set
+        };
+        Rules {
+            events,
+            rounds: cfg.rounds,
+            max_retries: cfg.max_retries,
+            ignore: cfg.ignore_errors,
+            retry_also: instances.iter().map(|w| retry_also(*w)).collect(),
+            reconnect_every: cfg.reconnect_every,
+            pipeline: cfg.pipeline.unwrap_or(1).max(1),
+        }
+    }
 }
 
 /// How a client's connection is opened again (and what is prepared on it,

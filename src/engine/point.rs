@@ -120,7 +120,8 @@ pub fn execute(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     check_memory(point.config, point.instances)?;
-    let (per, what) = point.target.descriptors_per_connection();
+    let on_loops = point.config.client_threads.is_some();
+    let (per, what) = point.target.descriptors_per_connection(on_loops);
     let connections = (point.config.threads * point.instances.len()) as u64;
     if let Some(why) = crate::util::fds::shortfall(connections, per, what) {
         return Err(crate::UsageError(why).into());
@@ -366,6 +367,7 @@ pub fn header(point: &Point<'_>, started_unix_s: u64, threads: usize) -> Header 
                 threads: (cfg.threads * point.instances.len()) as u64,
             }),
             client_threads: cfg.client_threads.map(|n| n as u64),
+            pipeline: cfg.pipeline.map(|n| n as u64),
         },
         machine: crate::metrics::machine::describe(),
     }

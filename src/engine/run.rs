@@ -30,7 +30,7 @@ use super::{
     DONE, IDLE,
 };
 use super::{Connect, ConnectStats, IntervalSample, RunConfig, RunResult, StopReason, TypeResult};
-use crate::driver::{Connection, ErrorSet, ServerInfo};
+use crate::driver::{Connection, ServerInfo};
 use crate::metrics::cpu::{self, CpuTimes};
 use crate::metrics::sampler::Sampler;
 use crate::workload::{TxnType, Workload};
@@ -156,14 +156,7 @@ impl<'a> Run<'a> {
                 .collect(),
             tickets: AtomicU64::new(0),
             lifecycle: Lifecycle::new(),
-            rules: Rules {
-                events: part.events,
-                rounds: cfg.rounds,
-                max_retries: cfg.max_retries,
-                ignore: cfg.ignore_errors,
-                retry_also: instances.iter().map(|w| retry_also(*w)).collect(),
-                reconnect_every: cfg.reconnect_every,
-            },
+            rules: Rules::new(cfg, part.events, instances),
             kinds,
             connections: Connections {
                 connect,
@@ -587,13 +580,4 @@ impl<'a> Run<'a> {
             StopReason::Time
         }
     }
-}
-
-/// Error kinds a workload retries besides the usual ones.
-fn retry_also(w: &dyn Workload) -> ErrorSet {
-    let mut set = ErrorSet::NONE;
-    for &k in w.retry_also() {
-        set.insert(k);
-    }
-    set
 }

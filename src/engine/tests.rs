@@ -130,6 +130,7 @@ pub(super) fn config(threads: usize) -> RunConfig {
         pacing: Default::default(),
         shard: None,
         client_threads: None,
+        pipeline: None,
         release: None,
     }
 }

@@ -50,6 +50,7 @@ impl Run {
                 percentiles: Vec::new(),
                 shard: None,
                 client_threads: None,
+                pipeline: None,
             },
             machine: Machine {
                 hostname: "host".into(),

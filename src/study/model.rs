@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::driver::ErrorSet;
 use crate::driver::{PsMode, Target};
-use crate::engine::RunConfig;
+use crate::engine::{event_loops, RunConfig};
 use crate::nodes::{Launcher, Nodes};
 use crate::rand::dist::{DistKind, DistParams};
 use crate::rand::pacing::{Arrival, ThinkTime};
@@ -262,6 +262,8 @@ pub struct WorkloadSpec {
     /// Its connections on this many event loops (`--client-threads`), at
     /// most one per client; None: a thread per client.
     pub client_threads: Option<usize>,
+    /// `pipeline = K` (`run --pipeline`): statements in flight per connection.
+    pub pipeline: Option<usize>,
     /// Check the workload's consistency conditions after each point
     /// (TPC-C's clause 3.3.2), into the point's record, as `run --check`.
     pub check: bool,
@@ -392,8 +394,8 @@ impl WorkloadSpec {
             timeout: None,
             pacing: Default::default(),
             shard: None,
-            // As many loops as asked, at most one per client.
-            client_threads: self.client_threads.map(|n| n.min(clients.max(1) as usize)),
+            client_threads: event_loops(self.client_threads, self.pipeline, clients as usize),
+            pipeline: self.pipeline,
             release: None,
         }
     }

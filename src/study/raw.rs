@@ -173,6 +173,8 @@ pub(super) struct RawWorkload {
     /// The run's `--client-threads`: its connections on this many event
     /// loops (at most one per client).
     pub client_threads: Option<Spanned<i64>>,
+    /// The run's `--pipeline`: statements in flight per connection.
+    pub pipeline: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -151,6 +151,7 @@ impl Loader<'_> {
         }
         let label = self.label(w, &f("label"))?;
         let client_threads = self.client_threads(w, study.dialects, &f("client_threads"))?;
+        let pipeline = self.pipeline(w, study.dialects, &f("pipeline"))?;
         let nodes = self.nodes_spec(w.nodes.as_ref(), w.launcher.as_ref(), &format!("{field}."))?;
         Ok(WorkloadSpec {
             name: name.clone(),
@@ -176,7 +177,33 @@ impl Loader<'_> {
             pacing,
             nodes,
             client_threads,
+            pipeline,
         })
+    }
+
+    /// `pipeline = K`: at least one statement, on PostgreSQL targets only.
+    fn pipeline(&self, w: &RawWorkload, dialects: &[Dialect], field: &str) -> R<Option<usize>> {
+        let Some(k) = &w.pipeline else {
+            return Ok(None);
+        };
+        if *k.get_ref() < 1 {
+            return Err(self.src.at(
+                k,
+                field,
+                format!(
+                    "pipeline = {}: give at least 1 statement in flight (or leave it out)",
+                    k.get_ref()
+                ),
+            ));
+        }
+        if dialects.iter().any(|d| *d != Dialect::Postgres) {
+            return Err(self.src.at(
+                k,
+                field,
+                "pipeline sends statements ahead on PostgreSQL connections only (pgbench's pipeline mode): leave it out, or run the other targets in a study of their own",
+            ));
+        }
+        Ok(Some(*k.get_ref() as usize))
     }
 
     /// `client_threads = N`: at least one loop, on targets with sockets.

@@ -294,6 +294,7 @@ impl Shared<'_> {
             pacing: Default::default(),
             shard: None,
             client_threads: None,
+            pipeline: None,
             release: None,
         };
         // Dictionaries draw uniformly; the seed is the session's.

@@ -72,14 +72,17 @@ impl Session {
         n: usize,
         out: &mut BytesMut,
     ) -> DbResult<Response> {
+        // Requests sent ahead may be waiting in `out`: an error takes back
+        // only this one's bytes.
+        let mark = out.len();
         match self.mode {
             PsMode::Prepared => {
                 let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
                 let width = params.len() / n;
                 for row in 0..n {
                     let p = &params[row * width..(row + 1) * width];
-                    push_bind(out, &st.name, id, p)?;
-                    frontend::execute("", 0, out).map_err(|e| other(out, e))?;
+                    push_bind(out, mark, &st.name, id, p)?;
+                    frontend::execute("", 0, out).map_err(|e| other(out, mark, e))?;
                 }
                 frontend::sync(out);
                 Ok(Response::new(st.returns_rows))
@@ -113,13 +116,21 @@ impl Session {
 /// `sql` as one simple Query into `out`, and the response that will
 /// answer it (several statements' results add up).
 pub(super) fn simple(sql: &str, out: &mut BytesMut) -> DbResult<Response> {
-    frontend::query(sql, out).map_err(|e| other(out, e))?;
+    let mark = out.len();
+    frontend::query(sql, out).map_err(|e| other(out, mark, e))?;
     Ok(Response::new(false))
 }
 
 /// Appends the Bind of prepared statement `name` (number `id`) to the
-/// unnamed portal, with `params` as text.
-fn push_bind(out: &mut BytesMut, name: &str, id: StmtId, params: &[Value]) -> DbResult<()> {
+/// unnamed portal, with `params` as text; at an error, `out` is cut back
+/// to `mark`.
+fn push_bind(
+    out: &mut BytesMut,
+    mark: usize,
+    name: &str,
+    id: StmtId,
+    params: &[Value],
+) -> DbResult<()> {
     let bound = frontend::bind(
         "",
         name,
@@ -137,7 +148,7 @@ fn push_bind(out: &mut BytesMut, name: &str, id: StmtId, params: &[Value]) -> Db
         out,
     );
     if bound.is_err() {
-        out.clear();
+        out.truncate(mark);
         return Err(DbError::new(
             ErrorKind::Other,
             "",
@@ -158,8 +169,9 @@ fn unknown(id: StmtId) -> DbError {
     )
 }
 
-/// An encoding error: nothing half-encoded is left to be sent.
-fn other(out: &mut BytesMut, e: std::io::Error) -> DbError {
-    out.clear();
+/// An encoding error: nothing half-encoded is left to be sent (`out` cut
+/// back to `mark`, where the request began).
+fn other(out: &mut BytesMut, mark: usize, e: std::io::Error) -> DbError {
+    out.truncate(mark);
     DbError::new(ErrorKind::Other, "", e.to_string())
 }

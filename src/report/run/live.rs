@@ -14,6 +14,15 @@ pub fn preamble(workload: &str, target: &str, server: &str, cfg: &RunConfig, see
     let _ = writeln!(s);
     let _ = writeln!(s, "Running {workload} on {target} ({server})");
     let _ = writeln!(s, "Number of threads: {}", cfg.threads);
+    if let Some(n) = cfg.client_threads {
+        let _ = writeln!(s, "Connections on {n} event-loop thread(s)");
+    }
+    if let Some(k) = cfg.pipeline.filter(|&k| k > 1) {
+        let _ = writeln!(
+            s,
+            "Pipeline: up to {k} statements of a transaction in flight per connection; each statement timed from when it was sent"
+        );
+    }
     if let Some(sh) = cfg.shard {
         let mine = sh.range(cfg.threads).len();
         let _ = writeln!(

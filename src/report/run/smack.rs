@@ -210,6 +210,7 @@ mod tests {
             pacing: Default::default(),
             shard: None,
             client_threads: None,
+            pipeline: None,
             release: None,
         };
         let p = Point {
