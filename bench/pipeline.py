@@ -9,15 +9,13 @@ connections (default 8), against a scratch PostgreSQL this script starts
 with `dbsweep server start postgres`. For each depth K:
 
 dbsweep   `run oltp_read_only --pipeline K` (its connections on
-          --client-threads event loops, default 2): up to K statements of
-          a transaction in flight, the next sent as each answer comes (a
-          sliding window).
+          --client-threads event loops, default 2): the statements sent in
+          groups of up to K, each group one pipeline (one Sync), the next
+          group once every answer is in.
 pgbench   the same statements in a script (-M prepared, -c C, -j
           --client-threads), cut into groups of K, each group between
-          \\startpipeline and \\endpipeline: K sent, then all K answers
-          waited for (pgbench 15 has no sliding window). K = 1 is no
-          pipeline at all for both; K = 16 is the whole transaction in one
-          pipeline for both, which is where they send alike.
+          \\startpipeline and \\endpipeline. K = 1 is no pipeline at all
+          for both; K = 16 is the whole transaction in one pipeline.
 
 Reported per K and tool: the median of transactions per second and of the
 client's CPU per transaction (GNU time's user + system over the run's

@@ -1,8 +1,9 @@
 //! `--pipeline K` against a real PostgreSQL: requests sent ahead of their
-//! answers are answered in order, each as it would be one at a time (in
-//! both statement modes, with responses and requests larger than the
-//! sockets' buffers in flight both ways); after an error inside a
-//! transaction none of the statements sent behind it runs; a pipelined run
+//! answers, each its own Sync unit or one group, are answered in order,
+//! each as it would be one at a time (in both statement modes, with
+//! responses and requests larger than the sockets' buffers in flight both
+//! ways); after an error inside a transaction none of the statements sent
+//! behind it runs, and a group's rest answers "not run"; a pipelined run
 //! records the same transactions and statements as one sending one at a
 //! time, its statements overlapping in time; bad input is refused with the
 //! fix.
@@ -49,11 +50,20 @@ fn wait(fd: RawFd, w: Wait) {
     assert!(n == 1, "the socket never became {w:?}");
 }
 
-/// Starts every request before reading any answer, then reads the answers
-/// in order; `fetch` receives each `Fetch`'s rows, one buffer per request.
-fn pipelined(e: &mut dyn Evented, reqs: &[Request<'_>]) -> Vec<(DbResult<Outcome>, Fetch)> {
+/// Starts every request before reading any answer — each a Sync unit of
+/// its own, or `grouped` into one — then reads the answers in order, each
+/// with a `Fetch` of its own.
+fn pipelined(
+    e: &mut dyn Evented,
+    reqs: &[Request<'_>],
+    grouped: bool,
+) -> Vec<(DbResult<Outcome>, Fetch)> {
     for &r in reqs {
-        e.start(r).unwrap();
+        if grouped {
+            e.start_ahead(r).unwrap();
+        } else {
+            e.start(r).unwrap();
+        }
     }
     reqs.iter()
         .map(|_| {
@@ -153,18 +163,30 @@ fn requests_sent_ahead_are_answered_in_order_as_one_at_a_time() {
             Request::Exec(0, &r5),
             Request::Fetch(1, &two),
         ];
-        let got = pipelined(&mut *e, &script);
-        for (i, (&req, (got, fb))) in script.iter().zip(&got).enumerate() {
-            let mut fa = Fetch::new(&[Col::Int, Col::Text], 3);
-            let want = blocking(&mut *c, req, &mut fa);
-            assert_eq!(shape(got), shape(&want), "{mode:?} request {i}: {req:?}");
-            if let Request::Fetch(..) = req {
-                assert_eq!(fb.values, fa.values, "{mode:?} request {i}");
-                assert_eq!(fb.rows(), 3);
-                assert_eq!(fb.int(0, 0), Some(2));
+        // Each a unit of its own, all of them; then one group of all but
+        // the duplicate and what follows it (after an error a group's rest
+        // does not run, unlike a Sync unit's: the next test).
+        for (grouped, n) in [(false, script.len()), (true, 14)] {
+            let got = pipelined(&mut *e, &script[..n], grouped);
+            for (i, (&req, (got, fb))) in script.iter().zip(&got).enumerate() {
+                let mut fa = Fetch::new(&[Col::Int, Col::Text], 3);
+                let want = blocking(&mut *c, req, &mut fa);
+                let what = format!("{mode:?} grouped {grouped}, request {i}: {req:?}");
+                assert_eq!(shape(got), shape(&want), "{what}");
+                if let Request::Fetch(..) = req {
+                    assert_eq!(fb.values, fa.values, "{what}");
+                    assert_eq!(fb.rows(), 3);
+                    assert_eq!(fb.int(0, 0), Some(2));
+                }
+            }
+            if !grouped {
+                assert!(matches!(got[14].0, Err(ref e) if e.kind == ErrorKind::DuplicateKey));
+                // The same rows again in the group: cleared first.
+                for t in [&a, &b] {
+                    setup.execute_sql(&format!("TRUNCATE {t}")).unwrap();
+                }
             }
         }
-        assert!(matches!(got[14].0, Err(ref e) if e.kind == ErrorKind::DuplicateKey));
         // What each left behind is the same, row for row.
         let mut check = conn(&s.url, PsMode::Prepared);
         let dump = |check: &mut Box<dyn Connection>, table: &str| {
@@ -183,39 +205,57 @@ fn after_an_error_in_a_transaction_nothing_sent_behind_it_runs() {
     let s = Server::start("postgres", &[]);
     let mut setup = conn(&s.url, PsMode::Prepared);
     table(&mut *setup, "pl_e");
-    setup
-        .execute_sql("INSERT INTO pl_e VALUES (1, 'one')")
-        .unwrap();
     let mut e = evented(&s.url, PsMode::Prepared, &statements("pl_e"));
     let (one, two, three) = (rows(1, 1, 1), rows(2, 1, 1), rows(3, 1, 1));
-    let got = pipelined(
-        &mut *e,
-        &[
-            Request::Begin { writes: true },
-            Request::Exec(0, &two),
-            Request::Exec(0, &one), // the duplicate
-            Request::Exec(0, &three),
-            Request::Commit,
-        ],
-    );
-    let shapes: Vec<String> = got.iter().map(|(r, _)| shape(r)).collect();
-    assert!(got[0].0.is_ok() && got[1].0.is_ok(), "{shapes:?}");
-    assert!(
-        matches!(got[2].0, Err(ref e) if e.kind == ErrorKind::DuplicateKey),
-        "{shapes:?}"
-    );
-    // The statement behind it is refused by the aborted transaction, and
-    // its COMMIT rolls back.
-    assert!(
-        matches!(got[3].0, Err(ref e) if e.code == "25P02"),
-        "{shapes:?}"
-    );
-    assert!(got[4].0.is_ok(), "{shapes:?}");
-    let left = setup.query_text("SELECT id FROM pl_e ORDER BY id").unwrap();
-    assert_eq!(left.len(), 1, "only the row from before: {left:?}");
-    // The connection goes on as new.
-    let (r, _) = pipelined(&mut *e, &[Request::Exec(0, &three)]).remove(0);
-    assert_eq!(r.unwrap().affected, 1);
+    let txn = [
+        Request::Begin { writes: true },
+        Request::Exec(0, &two),
+        Request::Exec(0, &one), // the duplicate
+        Request::Exec(0, &three),
+        Request::Commit,
+    ];
+    for grouped in [false, true] {
+        setup.execute_sql("TRUNCATE pl_e").unwrap();
+        setup
+            .execute_sql("INSERT INTO pl_e VALUES (1, 'one')")
+            .unwrap();
+        let got = pipelined(&mut *e, &txn, grouped);
+        let shapes: Vec<String> = got.iter().map(|(r, _)| shape(r)).collect();
+        assert!(got[0].0.is_ok() && got[1].0.is_ok(), "{shapes:?}");
+        assert!(
+            matches!(got[2].0, Err(ref e) if e.kind == ErrorKind::DuplicateKey),
+            "{shapes:?}"
+        );
+        if grouped {
+            // The server skipped the rest of the group: not run, COMMIT
+            // included, and the transaction is left failed, to roll back.
+            for (r, _) in &got[3..] {
+                assert!(
+                    matches!(r, Err(e) if e.message.contains("not run")),
+                    "{shapes:?}"
+                );
+            }
+            let (r, _) = pipelined(&mut *e, &[Request::Rollback], false).remove(0);
+            r.unwrap();
+        } else {
+            // Each its own unit: refused by the aborted transaction, and
+            // its COMMIT rolls back.
+            assert!(
+                matches!(got[3].0, Err(ref e) if e.code == "25P02"),
+                "{shapes:?}"
+            );
+            assert!(got[4].0.is_ok(), "{shapes:?}");
+        }
+        let left = setup.query_text("SELECT id FROM pl_e ORDER BY id").unwrap();
+        assert_eq!(
+            left.len(),
+            1,
+            "grouped {grouped}: only the row from before: {left:?}"
+        );
+        // The connection goes on as new.
+        let (r, _) = pipelined(&mut *e, &[Request::Exec(0, &three)], grouped).remove(0);
+        assert_eq!(r.unwrap().affected, 1);
+    }
 }
 
 /// `dbsweep run` with `args`, its record read back.

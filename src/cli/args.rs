@@ -274,10 +274,11 @@ pub struct RunArgs {
     /// Without it each connection has a thread of its own.
     #[arg(long, value_name = "N")]
     pub client_threads: Option<usize>,
-    /// Send up to K statements of a transaction on each connection ahead
-    /// of their answers (pgbench's \startpipeline), as long as none reads
-    /// results the transaction goes on with; PostgreSQL. The clients run on
-    /// event loops: --client-threads, by default one per CPU.
+    /// Send a transaction's statements in groups of up to K, each one
+    /// pipeline (pgbench's \startpipeline … \endpipeline), a group ending
+    /// early at a statement whose rows the transaction reads; PostgreSQL.
+    /// The clients run on event loops: --client-threads, by default one per
+    /// CPU.
     #[arg(long, value_name = "K")]
     pub pipeline: Option<usize>,
     /// Open loop: start R transactions per second in total, on a schedule

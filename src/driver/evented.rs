@@ -64,6 +64,16 @@ pub trait Evented: Send {
     /// connection is as it was.
     fn start(&mut self, req: Request<'_>) -> DbResult<()>;
 
+    /// As [`start`](Self::start), in a connection that
+    /// [`pipelines`](Self::pipelines): `req` joins the requests started
+    /// ahead before it, and the server answers them as one group (one Sync
+    /// on PostgreSQL, sent at the next `start` or the first `advance`), so
+    /// it flushes its answers once, not once a request. After an error in
+    /// a group the rest of it does not run and answers with an error.
+    fn start_ahead(&mut self, req: Request<'_>) -> DbResult<()> {
+        self.start(req)
+    }
+
     /// Goes on with the oldest request not done, without blocking: sends
     /// what the socket takes, reads what has arrived and decodes it. A
     /// `Fetch` request's kept values go to `fetch` when it is done; `Done`

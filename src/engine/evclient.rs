@@ -7,15 +7,17 @@
 //! to — is the threaded client's own code ([`Client`], `on_error`,
 //! `after_rollback`), so both paths measure the same things.
 //!
-//! With `--pipeline K` a client sends up to K statements of a transaction
-//! before their answers, on a connection that takes them ahead: it asks the
-//! script for the next statement while fewer than K are in flight and none
-//! of them is a `Fetch` (whose rows the script may read to make the next
-//! one). Each statement's time runs from when it was sent to when its
-//! answer came, its wait behind the earlier ones included. At an error the
-//! answers still to come are read (counted if they ran, their errors — the
-//! aborted transaction's — not), then the transaction rolls back as it
-//! would one statement at a time.
+//! With `--pipeline K` a client sends the statements of a transaction in
+//! groups of up to K, as pgbench's `\startpipeline` … `\endpipeline`: it
+//! asks the script for the next statement until the group is full, or it
+//! holds a `Fetch` (whose rows the script may read to make the next one),
+//! or the script has no more; the connection sends the group as one unit
+//! (`Evented::start_ahead`), and the next group goes once every answer is
+//! in. Each statement's time runs from when it was sent to when its answer
+//! came, its wait behind the earlier ones included. At an error the
+//! answers still to come are read (counted if they ran; their errors — the
+//! rest of the group not run, an aborted transaction — not), then the
+//! transaction rolls back as it would one statement at a time.
 
 use std::collections::VecDeque;
 
@@ -306,10 +308,13 @@ impl<'a> EvClient<'a> {
         }
     }
 
-    /// Sends the script's next statements while fewer than `depth` are in
-    /// flight and none of them is a `Fetch`.
+    /// Once every answer is in, sends the script's next statements as one
+    /// group: up to `depth`, ending after a `Fetch`.
     fn send_more(&mut self) -> Result<(), DbError> {
         let shared = self.c.shared;
+        if !self.flights.is_empty() {
+            return Ok(());
+        }
         while !self.script_done
             && self.flights.len() < self.depth
             && !self.flights.back().is_some_and(|f| f.fetch)
@@ -336,7 +341,11 @@ impl<'a> EvClient<'a> {
                 },
             };
             let at = clock::now();
-            self.conn.start(req)?;
+            if self.depth > 1 {
+                self.conn.start_ahead(req)?;
+            } else {
+                self.conn.start(req)?;
+            }
             self.flights.push_back(InFlight {
                 at,
                 kind,

@@ -109,9 +109,10 @@ pub struct RunConfig {
     /// client. Network drivers only.
     #[serde(default)]
     pub client_threads: Option<usize>,
-    /// Up to this many statements of a transaction in flight on each
-    /// connection (`--pipeline`), sent ahead of their answers while none
-    /// of them reads results the script needs; None: one at a time.
+    /// A transaction's statements sent in groups of up to this many on
+    /// each connection (`--pipeline`), each group one pipeline, a group
+    /// ending early at a statement whose rows the script reads; None: one
+    /// at a time.
     /// Clients on event loops, on connections that pipeline (PostgreSQL).
     #[serde(default)]
     pub pipeline: Option<usize>,

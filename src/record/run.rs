@@ -173,8 +173,8 @@ pub struct Settings {
     /// absent: a thread per client.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_threads: Option<u64>,
-    /// Up to this many statements of a transaction were in flight on each
-    /// connection (`--pipeline`); absent: one at a time.
+    /// A transaction's statements were sent in groups of up to this many,
+    /// each one pipeline (`--pipeline`); absent: one at a time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<u64>,
 }

@@ -4,12 +4,17 @@
 //! their responses read by the same [`Response`]; only the waiting is the
 //! event loop's.
 //!
-//! Requests may be sent ahead of the answers (`run --pipeline`): each is
-//! its own Sync unit (one ReadyForQuery each), so the answers come back
-//! one by one, in order, and are handed out the same way. Inside a
-//! transaction block an error leaves the later statements failing with
-//! "current transaction is aborted" up to the ROLLBACK: none of them runs
-//! after a failed one, as with pgbench's pipelines.
+//! Requests may be sent ahead of the answers (`run --pipeline`). One
+//! started with [`Evented::start`] is a Sync unit of its own (its own
+//! ReadyForQuery); those started with [`Evented::start_ahead`] in prepared
+//! mode form a group that one Sync ends — at the next `start`, or when the
+//! caller first waits for an answer — as pgbench's `\startpipeline` …
+//! `\endpipeline`: the server answers the group's statements and flushes
+//! once, not once a statement. Answers are handed out one by one, in
+//! order. After an error in a group the server skips the rest of it, and
+//! those statements answer "not run"; inside a transaction block the
+//! statements of later groups fail with "current transaction is aborted"
+//! up to the ROLLBACK. Either way none runs after a failed one.
 
 use std::collections::VecDeque;
 use std::os::fd::RawFd;
@@ -19,15 +24,16 @@ use super::session::{self, Session};
 use super::wire::{lost_error, Wire};
 use super::CancelKey;
 use crate::driver::evented::{none_started, Evented, Progress, Request, Wait};
-use crate::driver::{batch_width, DbResult, ErrorKind, Fetch, Outcome};
+use crate::driver::{batch_width, DbResult, ErrorKind, Fetch, Outcome, PsMode};
 
 /// A request sent (or being sent), its answer to come.
 enum Pending {
     /// Answered without the server (a batch of no rows; a ROLLBACK
     /// outside a transaction): done when its turn comes.
     Answered(Outcome),
-    /// Its response, and whether its rows are kept (a `Fetch`).
-    Response(Response, bool),
+    /// Its response, whether its rows are kept (a `Fetch`), and the group
+    /// (Sync unit) it was sent in.
+    Response(Response, bool, u64),
 }
 
 pub(super) struct PgEvented {
@@ -38,6 +44,13 @@ pub(super) struct PgEvented {
     pending: VecDeque<Pending>,
     /// The kept rows of the `Fetch` being read.
     rows: TextRows,
+    /// The group requests join: its number, and whether it has any not
+    /// ended by a Sync yet.
+    group: u64,
+    open: bool,
+    /// A group one of whose statements failed: the server skipped the
+    /// rest of it.
+    skipped: Option<u64>,
 }
 
 impl PgEvented {
@@ -49,12 +62,46 @@ impl PgEvented {
             cancel,
             pending: VecDeque::new(),
             rows: TextRows::new(),
+            group: 0,
+            open: false,
+            skipped: None,
+        }
+    }
+
+    /// Ends the open group with a Sync, its last statement answering at the
+    /// ReadyForQuery (none is sent for a group the server has no part in).
+    fn sync(&mut self) {
+        if !std::mem::take(&mut self.open) {
+            return;
+        }
+        let group = self.group;
+        self.group += 1;
+        let last = self.pending.iter_mut().rev().find_map(|p| match p {
+            Pending::Response(r, _, g) if *g == group => Some(r),
+            _ => None,
+        });
+        if let Some(r) = last {
+            r.last_of_group();
+            session::sync(&mut self.wire.out);
+        }
+    }
+
+    /// Queues `response` (of `keep`ing rows) in the open group, or as a
+    /// Sync unit of its own.
+    fn queue(&mut self, response: Response, keep: bool, in_group: bool) {
+        self.pending
+            .push_back(Pending::Response(response, keep, self.group));
+        if in_group {
+            self.open = true;
+        } else {
+            self.open = false;
+            self.group += 1;
         }
     }
 
     /// Sends and reads as far as the socket allows, until the oldest
     /// request's answer is complete.
-    fn go(&mut self, mut response: Response, keep: bool) -> Progress {
+    fn go(&mut self, mut response: Response, keep: bool, group: u64) -> Progress {
         loop {
             // Send what waits first: later requests, or a reply the answer
             // needs (a CopyFail) before the rest of it can come.
@@ -76,7 +123,8 @@ impl PgEvented {
                 Ok(false) => {
                     // Both ways tried to the end (the socket is watched
                     // edge-triggered): whichever comes first resumes it.
-                    self.pending.push_front(Pending::Response(response, keep));
+                    let again = Pending::Response(response, keep, group);
+                    self.pending.push_front(again);
                     let w = if blocked {
                         Wait::Writable
                     } else {
@@ -116,6 +164,7 @@ impl Evented for PgEvented {
         if self.wire.is_broken() {
             return Err(lost_error("the connection was lost earlier"));
         }
+        self.sync();
         let idle = self.pending.is_empty();
         let out = &mut self.wire.out;
         let mut keep = false;
@@ -145,21 +194,80 @@ impl Evented for PgEvented {
                 self.session.execute(id, params, 1, out)?
             }
         };
-        self.pending.push_back(Pending::Response(response, keep));
+        self.queue(response, keep, false);
+        Ok(())
+    }
+
+    fn start_ahead(&mut self, req: Request<'_>) -> DbResult<()> {
+        if self.session.mode != PsMode::Prepared || self.wire.is_broken() {
+            // Text mode's simple Queries are each a Sync unit.
+            return self.start(req);
+        }
+        let out = &mut self.wire.out;
+        let mut keep = false;
+        let response = match req {
+            Request::Begin { .. } => session::simple_in_group("BEGIN", out)?,
+            Request::Commit => session::simple_in_group("COMMIT", out)?,
+            Request::Rollback if self.pending.is_empty() && self.wire.status == b'I' => {
+                return self.start(req);
+            }
+            Request::Rollback => session::simple_in_group("ROLLBACK", out)?,
+            Request::Exec(id, params) => self.session.execute_in_group(id, params, out)?,
+            Request::Fetch(id, params) => {
+                keep = true;
+                self.session.execute_in_group(id, params, out)?
+            }
+            Request::Batch(id, params, rows) => {
+                batch_width(params.len(), rows)?;
+                if rows == 0 {
+                    self.pending
+                        .push_back(Pending::Answered(Outcome::default()));
+                    return Ok(());
+                }
+                // Its rows end with the Sync that ends the group, and it
+                // answers at its ReadyForQuery as the group's last.
+                let r = self.session.execute(id, params, rows, out)?;
+                self.queue(r, false, true);
+                self.open = false;
+                self.group += 1;
+                return Ok(());
+            }
+        };
+        self.queue(response, keep, true);
         Ok(())
     }
 
     fn advance(&mut self, fetch: Option<&mut Fetch>) -> Progress {
-        let (response, keep) = match self.pending.pop_front() {
+        // Waiting for an answer: the group sent so far must be ended.
+        self.sync();
+        let (response, keep, group) = match self.pending.pop_front() {
             None => return none_started(),
             Some(Pending::Answered(o)) => return Progress::Done(Ok(o)),
-            Some(Pending::Response(r, keep)) => (r, keep),
+            Some(Pending::Response(r, keep, group)) => (r, keep, group),
         };
         if self.wire.is_broken() {
             // An earlier answer found the socket failed: so do the rest.
             return Progress::Done(Err(lost_error("the connection was lost earlier")));
         }
-        let progress = self.go(response, keep);
+        let skipped = self.skipped == Some(group);
+        if skipped && response.in_group_before_last() {
+            return Progress::Done(Err(not_run()));
+        }
+        let part = response.in_group_before_last();
+        let mut progress = self.go(response, keep, group);
+        match &mut progress {
+            Progress::Done(Err(e)) if part && e.kind != ErrorKind::ConnectionLost => {
+                self.skipped = Some(group);
+            }
+            Progress::Done(r) if skipped => {
+                // The group's ReadyForQuery, after the statements skipped.
+                self.skipped = None;
+                if r.as_ref().is_ok() {
+                    *r = Err(not_run());
+                }
+            }
+            _ => {}
+        }
         if let (Progress::Done(Ok(_)), true, Some(f)) = (&progress, keep, fetch) {
             f.values.clear();
             for r in &self.rows {
@@ -177,4 +285,14 @@ impl Evented for PgEvented {
             c.send();
         }
     }
+}
+
+/// The answer of a statement of a group that the server skipped, an
+/// earlier one of the group having failed.
+fn not_run() -> crate::driver::DbError {
+    crate::driver::DbError::new(
+        ErrorKind::Other,
+        "",
+        "not run: a statement before it in the same pipeline failed",
+    )
 }

@@ -53,6 +53,9 @@ pub(super) struct Response {
     skipping: usize,
     /// The transaction status of the ReadyForQuery, once it came.
     status: Option<u8>,
+    /// One statement of several before one Sync (a pipeline's group): it
+    /// ends at its CommandComplete or ErrorResponse, not at a ReadyForQuery.
+    part: bool,
 }
 
 impl Response {
@@ -69,7 +72,25 @@ impl Response {
             error: None,
             skipping: 0,
             status: None,
+            part: false,
         }
+    }
+
+    /// As a statement of a group that a later Sync ends: see `part`.
+    pub(super) fn in_group(mut self) -> Response {
+        self.part = true;
+        self
+    }
+
+    /// Whether it is a group's statement that ends before the group's
+    /// ReadyForQuery.
+    pub(super) fn in_group_before_last(&self) -> bool {
+        self.part
+    }
+
+    /// The group's last statement: it ends at the group's ReadyForQuery.
+    pub(super) fn last_of_group(&mut self) {
+        self.part = false;
     }
 
     /// Consumes the messages wholly in `input` (and any part of a message
@@ -144,10 +165,16 @@ impl Response {
                     let tag = body.strip_suffix(&[0]).unwrap_or(body);
                     self.outcome.affected += tag_affected(tag, self.described);
                     self.described = self.returns_rows;
+                    if self.part {
+                        return Ok(Fed::Done { used: pos });
+                    }
                 }
                 b'E' => {
                     let e = parse_error(body);
                     self.error.get_or_insert(e);
+                    if self.part {
+                        return Ok(Fed::Done { used: pos });
+                    }
                 }
                 _ => {
                     self.status = Some(body.first().copied().unwrap_or(b'I'));

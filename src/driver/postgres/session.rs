@@ -113,6 +113,42 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Prepared mode: statement `id` with `params` into `out` as one
+    /// statement of a pipeline's group (Bind and Execute, no Sync: the
+    /// group's last request or [`sync`] ends it), and its response.
+    pub(super) fn execute_in_group(
+        &mut self,
+        id: StmtId,
+        params: &[Value],
+        out: &mut BytesMut,
+    ) -> DbResult<Response> {
+        let mark = out.len();
+        let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
+        push_bind(out, mark, &st.name, id, params)?;
+        frontend::execute("", 0, out).map_err(|e| other(out, mark, e))?;
+        Ok(Response::new(st.returns_rows).in_group())
+    }
+}
+
+/// `sql` (a statement without parameters: BEGIN, COMMIT) into `out` as one
+/// statement of a pipeline's group, in the unnamed statement (Parse, Bind,
+/// Execute, no Sync): a simple Query there would be skipped unanswered
+/// after an error, as the server skips everything up to the Sync.
+pub(super) fn simple_in_group(sql: &str, out: &mut BytesMut) -> DbResult<Response> {
+    let mark = out.len();
+    frontend::parse("", sql, std::iter::empty(), out).map_err(|e| other(out, mark, e))?;
+    push_bind(out, mark, "", 0, &[])?;
+    frontend::execute("", 0, out).map_err(|e| other(out, mark, e))?;
+    Ok(Response::new(false).in_group())
+}
+
+/// Ends a pipeline's group: the server answers its statements, then one
+/// ReadyForQuery.
+pub(super) fn sync(out: &mut BytesMut) {
+    frontend::sync(out);
+}
+
 /// `sql` as one simple Query into `out`, and the response that will
 /// answer it (several statements' results add up).
 pub(super) fn simple(sql: &str, out: &mut BytesMut) -> DbResult<Response> {

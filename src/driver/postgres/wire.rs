@@ -247,7 +247,7 @@ impl Wire {
 
     /// Feeds the unconsumed bytes to `response`, consuming what it used;
     /// what it answers goes to `out`. At the response's end, its
-    /// transaction status is the wire's.
+    /// transaction status (if it ended at a ReadyForQuery) is the wire's.
     pub(super) fn feed(
         &mut self,
         response: &mut Response,
@@ -257,7 +257,10 @@ impl Wire {
         match fed {
             Fed::Done { used } => {
                 self.rpos += used;
-                self.status = response.status().unwrap_or(b'I');
+                // A group's statement before its last has no status.
+                if let Some(status) = response.status() {
+                    self.status = status;
+                }
             }
             Fed::More { used, .. } => self.rpos += used,
         }

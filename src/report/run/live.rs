@@ -20,7 +20,7 @@ pub fn preamble(workload: &str, target: &str, server: &str, cfg: &RunConfig, see
     if let Some(k) = cfg.pipeline.filter(|&k| k > 1) {
         let _ = writeln!(
             s,
-            "Pipeline: up to {k} statements of a transaction in flight per connection; each statement timed from when it was sent"
+            "Pipeline: a transaction's statements in groups of up to {k} per connection; each statement timed from when it was sent"
         );
     }
     if let Some(sh) = cfg.shard {
