@@ -8,45 +8,12 @@
 
 mod util;
 
-use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
 use dbsweep::driver::evented::{Evented, Progress, Request, Wait};
-use dbsweep::driver::{
-    self, Col, Connection, DbResult, ErrorKind, Fetch, Outcome, PsMode, Target, Value,
-};
+use dbsweep::driver::{Col, Connection, DbResult, ErrorKind, Fetch, Outcome, PsMode, Value};
+use util::evented::{blocking, conn, evented, shape, wait};
 use util::Server;
-
-fn conn(url: &str, mode: PsMode) -> Box<dyn Connection> {
-    let mut t = Target::parse(url).unwrap();
-    t.set_ps_mode(mode);
-    driver::connect(&t).unwrap()
-}
-
-fn evented(url: &str, mode: PsMode, sql: &[String]) -> Box<dyn Evented> {
-    let mut c = conn(url, mode);
-    c.prepare_all(sql).unwrap();
-    match c.into_evented() {
-        Ok(e) => e,
-        Err(_) => panic!("{url}: the connection has no evented form"),
-    }
-}
-
-/// Waits (at most 10 s) until `fd` is as `w` says.
-fn wait(fd: RawFd, w: Wait) {
-    let events = match w {
-        Wait::Readable => libc::POLLIN,
-        Wait::Writable => libc::POLLOUT,
-    };
-    let mut p = libc::pollfd {
-        fd,
-        events,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd; poll writes only its `revents`.
-    let n = unsafe { libc::poll(&mut p, 1, 10_000) };
-    assert!(n == 1, "the socket never became {w:?}");
-}
 
 /// One request to its end, waiting for the socket between steps.
 fn drive(
@@ -60,30 +27,6 @@ fn drive(
             Progress::Done(r) => return r,
             Progress::Wait(w) => wait(e.fd(), w),
         }
-    }
-}
-
-/// The same request on the blocking connection.
-fn blocking(
-    c: &mut dyn Connection,
-    req: Request<'_>,
-    fetch: Option<&mut Fetch>,
-) -> DbResult<Outcome> {
-    match req {
-        Request::Begin { writes } => c.begin(writes),
-        Request::Commit => c.commit(),
-        Request::Rollback => c.rollback(),
-        Request::Exec(id, p) => c.execute(id, p),
-        Request::Batch(id, p, rows) => c.execute_batch(id, p, rows),
-        Request::Fetch(id, p) => c.execute_fetch(id, p, fetch.unwrap()),
-    }
-}
-
-/// What a result comes to, errors by kind and code.
-fn shape(r: &DbResult<Outcome>) -> String {
-    match r {
-        Ok(o) => format!("{o:?}"),
-        Err(e) => format!("{:?} {}", e.kind, e.code),
     }
 }
 

@@ -10,45 +10,10 @@
 
 mod util;
 
-use std::os::fd::RawFd;
-
-use dbsweep::driver::evented::{Evented, Progress, Request, Wait};
-use dbsweep::driver::{
-    self, Col, Connection, DbResult, ErrorKind, Fetch, Outcome, PsMode, Target, Value,
-};
+use dbsweep::driver::evented::{Evented, Progress, Request};
+use dbsweep::driver::{Col, Connection, DbResult, ErrorKind, Fetch, Outcome, PsMode, Value};
+use util::evented::{blocking, conn, evented, shape, wait};
 use util::{dbsweep, read_json, Dir, Server};
-
-fn conn(url: &str, mode: PsMode) -> Box<dyn Connection> {
-    let mut t = Target::parse(url).unwrap();
-    t.set_ps_mode(mode);
-    driver::connect(&t).unwrap()
-}
-
-fn evented(url: &str, mode: PsMode, sql: &[String]) -> Box<dyn Evented> {
-    let mut c = conn(url, mode);
-    c.prepare_all(sql).unwrap();
-    let e = c
-        .into_evented()
-        .unwrap_or_else(|_| panic!("no evented form"));
-    assert!(e.pipelines(), "a PostgreSQL connection sends ahead");
-    e
-}
-
-/// Waits (at most 10 s) until `fd` is as `w` says.
-fn wait(fd: RawFd, w: Wait) {
-    let events = match w {
-        Wait::Readable => libc::POLLIN,
-        Wait::Writable => libc::POLLIN | libc::POLLOUT,
-    };
-    let mut p = libc::pollfd {
-        fd,
-        events,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd; poll writes only its `revents`.
-    let n = unsafe { libc::poll(&mut p, 1, 10_000) };
-    assert!(n == 1, "the socket never became {w:?}");
-}
 
 /// Starts every request before reading any answer — each a Sync unit of
 /// its own, or `grouped` into one — then reads the answers in order, each
@@ -76,26 +41,6 @@ fn pipelined(
             }
         })
         .collect()
-}
-
-/// The same request on a blocking connection.
-fn blocking(c: &mut dyn Connection, req: Request<'_>, fetch: &mut Fetch) -> DbResult<Outcome> {
-    match req {
-        Request::Begin { writes } => c.begin(writes),
-        Request::Commit => c.commit(),
-        Request::Rollback => c.rollback(),
-        Request::Exec(id, p) => c.execute(id, p),
-        Request::Batch(id, p, rows) => c.execute_batch(id, p, rows),
-        Request::Fetch(id, p) => c.execute_fetch(id, p, fetch),
-    }
-}
-
-/// What a result comes to, errors by kind and code.
-fn shape(r: &DbResult<Outcome>) -> String {
-    match r {
-        Ok(o) => format!("{o:?}"),
-        Err(e) => format!("{:?} {}", e.kind, e.code),
-    }
 }
 
 fn rows(from: i64, n: i64, width: usize) -> Vec<Value> {
@@ -132,6 +77,7 @@ fn requests_sent_ahead_are_answered_in_order_as_one_at_a_time() {
         let mut c = conn(&s.url, mode);
         c.prepare_all(&statements(&a)).unwrap();
         let mut e = evented(&s.url, mode, &statements(&b));
+        assert!(e.pipelines(), "a PostgreSQL connection sends ahead");
         // 3,000 rows of 700 bytes: a request of 2 MB, sent while 1 MB
         // answers come back, so that neither side can finish writing
         // before the other reads.
@@ -170,7 +116,7 @@ fn requests_sent_ahead_are_answered_in_order_as_one_at_a_time() {
             let got = pipelined(&mut *e, &script[..n], grouped);
             for (i, (&req, (got, fb))) in script.iter().zip(&got).enumerate() {
                 let mut fa = Fetch::new(&[Col::Int, Col::Text], 3);
-                let want = blocking(&mut *c, req, &mut fa);
+                let want = blocking(&mut *c, req, Some(&mut fa));
                 let what = format!("{mode:?} grouped {grouped}, request {i}: {req:?}");
                 assert_eq!(shape(got), shape(&want), "{what}");
                 if let Request::Fetch(..) = req {

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod alloc;
+pub mod evented;
 pub mod nodes;
 pub mod record;
 pub mod servers;

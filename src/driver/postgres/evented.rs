@@ -217,21 +217,8 @@ impl Evented for PgEvented {
                 keep = true;
                 self.session.execute_in_group(id, params, out)?
             }
-            Request::Batch(id, params, rows) => {
-                batch_width(params.len(), rows)?;
-                if rows == 0 {
-                    self.pending
-                        .push_back(Pending::Answered(Outcome::default()));
-                    return Ok(());
-                }
-                // Its rows end with the Sync that ends the group, and it
-                // answers at its ReadyForQuery as the group's last.
-                let r = self.session.execute(id, params, rows, out)?;
-                self.queue(r, false, true);
-                self.open = false;
-                self.group += 1;
-                return Ok(());
-            }
+            // A batch's rows are a Sync unit of their own, after the group.
+            Request::Batch(..) => return self.start(req),
         };
         self.queue(response, keep, true);
         Ok(())
