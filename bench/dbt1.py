@@ -19,12 +19,13 @@ eus     `dbsweep run dbt1 --eus U --threads C` with DBT-1's think time
         peak RSS (GNU time), its CPU as a share of the machine, and how late
         the users' timers fired (the schedule lag: the end of a user's think
         time to the start of its interaction, queueing for a connection
-        included).
+        included). `--client-threads 0,2` runs it with a thread per
+        connection and on 2 event loops, --pairs pairs interleaved.
 
 Usage:
     bench/dbt1.py [--part load,eus] [--items 10000] [--ebs 100] [--pairs 3]
                   [--eus 20000] [--threads 64] [--ramp 2000] [--time 60]
-                  [--engines mariadb,postgres]
+                  [--engines mariadb,postgres] [--client-threads 0,2]
 
 Writes bench/results/dbt1-<date>.csv and .md and prints the tables.
 """
@@ -153,36 +154,46 @@ def lat_pct(lat, p):
 
 def eus_part(args, workdir, urls):
     rows = []
+    loops = [int(x) for x in args.client_threads.split(",")]
     for engine, url in urls:
         subprocess.run([DBSWEEP, "cleanup", "dbt1", "--db", url], capture_output=True)
         subprocess.run([DBSWEEP, "prepare", "dbt1", "--db", url, f"--items={args.items}",
                         "--ebs=10"], check=True, capture_output=True)
-        c.settle()
-        js = os.path.join(workdir, f"eus-{engine}.json")
-        argv = [DBSWEEP, "run", "dbt1", "--db", url, f"--items={args.items}", "--ebs=10",
-                f"--eus={args.eus}", f"--threads={args.threads}", f"--ramp-up={args.ramp}",
-                f"--warmup={args.warmup}", f"--time={args.time}", "--report-interval=0",
-                "--json", js]
-        rc, text, wall, cpu, _, rss = c.measured(argv, timeout=args.time * 4 + 600)
-        if rc != 0:
-            print(text[-2000:])
-            raise SystemExit(f"dbsweep dbt1 failed on {engine} (exit {rc})")
-        with open(js) as fh:
-            r = json.load(fh)["result"]
-        m = (r.get("metrics") or {}).get("figures") or {}
-        share = lambda k: (m.get(k) or {}).get("value")  # noqa: E731
-        lag = r["pacing"].get("lag")
-        row = dict(part="eus", engine=engine, eus=args.eus, threads=args.threads,
-                   offered_bts=args.eus / 7.1967, bts=r["tps"],
-                   rss_mb=rss / 1024, client_cpu_pct=share("client_cpu_pct"),
-                   client_cpu_own_pct=100 * r["client_cpu"]["share_of_machine"],
-                   server_cpu_pct=share("server_cpu_pct"), machine_busy_pct=share("cpu_busy_pct"),
-                   lag_p50_ms=lat_pct(lag, 50.0), lag_p99_ms=lat_pct(lag, 99.0),
-                   lag_max_ms=(lag or {}).get("max_us", 0) / 1e3,
-                   latency_p99_ms=lat_pct(r["latency"], 99.0), wall_s=wall, cpu_s=cpu)
-        print(row, flush=True)
-        rows.append(row)
+        # Pairs of runs, one per --client-threads value (0: a thread per
+        # connection), who goes first alternating.
+        for pair in range(args.pairs if len(loops) > 1 else 1):
+            for j in (loops[::-1] if pair % 2 else loops):
+                rows.append(eus_run(args, workdir, engine, url, j, pair))
     return rows
+
+
+def eus_run(args, workdir, engine, url, loops, pair):
+    c.settle()
+    js = os.path.join(workdir, f"eus-{engine}.json")
+    argv = [DBSWEEP, "run", "dbt1", "--db", url, f"--items={args.items}", "--ebs=10",
+            f"--eus={args.eus}", f"--threads={args.threads}", f"--ramp-up={args.ramp}",
+            f"--warmup={args.warmup}", f"--time={args.time}", "--report-interval=0",
+            "--json", js] + ([f"--client-threads={loops}"] if loops else [])
+    rc, text, wall, cpu, _, rss = c.measured(argv, timeout=args.time * 4 + 600)
+    if rc != 0:
+        print(text[-2000:])
+        raise SystemExit(f"dbsweep dbt1 failed on {engine} (exit {rc})")
+    with open(js) as fh:
+        r = json.load(fh)["result"]
+    m = (r.get("metrics") or {}).get("figures") or {}
+    share = lambda k: (m.get(k) or {}).get("value")  # noqa: E731
+    lag = r["pacing"].get("lag")
+    row = dict(part="eus", engine=engine, eus=args.eus, threads=args.threads,
+               client_threads=loops, pair=pair,
+               offered_bts=args.eus / 7.1967, bts=r["tps"],
+               rss_mb=rss / 1024, client_cpu_pct=share("client_cpu_pct"),
+               client_cpu_own_pct=100 * r["client_cpu"]["share_of_machine"],
+               server_cpu_pct=share("server_cpu_pct"), machine_busy_pct=share("cpu_busy_pct"),
+               lag_p50_ms=lat_pct(lag, 50.0), lag_p99_ms=lat_pct(lag, 99.0),
+               lag_max_ms=(lag or {}).get("max_us", 0) / 1e3,
+               latency_p99_ms=lat_pct(r["latency"], 99.0), wall_s=wall, cpu_s=cpu)
+    print(row, flush=True)
+    return row
 
 
 def table(rows):
@@ -201,7 +212,9 @@ def table(rows):
             continue
         fmt = lambda v, f="{:.1f}": "-" if v is None else f.format(v)  # noqa: E731
         out.append(
-            f"| eus | {r['engine']} | {r['eus']} users on {r['threads']} connections | "
+            f"| eus | {r['engine']} | {r['eus']} users on {r['threads']} connections"
+            f"{', ' + str(r['client_threads']) + ' event loops' if r.get('client_threads') else ''}"
+            f" | "
             f"BT/s {r['bts']:.0f} of {r['offered_bts']:.0f} offered | RSS {r['rss_mb']:.0f} MB | "
             f"client CPU {fmt(r['client_cpu_pct'])} % of the machine | "
             f"lag p50/p99/max {fmt(r['lag_p50_ms'], '{:.2f}')}/{fmt(r['lag_p99_ms'], '{:.2f}')}/"
@@ -221,6 +234,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--time", type=int, default=60)
     ap.add_argument("--engines", default="mariadb,postgres")
+    ap.add_argument("--client-threads", default="0",
+                    help="eus: comma-separated --client-threads values, 0 = a thread per "
+                         "connection; with two or more, --pairs interleaved runs of each")
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=c.ROOT, check=True)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
