@@ -310,7 +310,10 @@ fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
         "{conditions:?}"
     );
     // The database's count of New-Orders beside the client's: they differ
-    // by at most the transactions in flight when the window opened.
+    // by at most the transactions in flight at the window's edges — those
+    // begun before it opened and committed inside it count only in the
+    // database, those begun inside it and committed after its last reading
+    // only in the client — each up to the 4 terminals.
     let count = &res["metrics"]["window_counts"][0];
     assert_eq!(
         count["name"], "sum(d_next_o_id)",
@@ -319,7 +322,7 @@ fn a_run_leaves_the_database_consistent(url: &str, seconds: &str) {
     );
     let db = count["end"].as_f64().unwrap() - count["start"].as_f64().unwrap();
     assert!(
-        (db - new_orders as f64).abs() <= 4.0,
+        (db - new_orders as f64).abs() <= 8.0,
         "database {db}, client {new_orders}"
     );
     // TPC-C's results in the record: tpmC, NOPM and TPM from its counts,
