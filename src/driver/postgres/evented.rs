@@ -69,32 +69,27 @@ impl PgEvented {
     }
 
     /// Ends the open group with a Sync, its last statement answering at the
-    /// ReadyForQuery (none is sent for a group the server has no part in).
+    /// ReadyForQuery. An open group is the back of `pending` (only a group's
+    /// statements join it, and `advance` ends it before reading).
     fn sync(&mut self) {
         if !std::mem::take(&mut self.open) {
             return;
         }
-        let group = self.group;
         self.group += 1;
-        let last = self.pending.iter_mut().rev().find_map(|p| match p {
-            Pending::Response(r, _, g) if *g == group => Some(r),
-            _ => None,
-        });
-        if let Some(r) = last {
+        if let Some(Pending::Response(r, ..)) = self.pending.back_mut() {
             r.last_of_group();
-            session::sync(&mut self.wire.out);
         }
+        session::sync(&mut self.wire.out);
     }
 
     /// Queues `response` (of `keep`ing rows) in the open group, or as a
-    /// Sync unit of its own.
+    /// Sync unit of its own (`start` ended any open group first).
     fn queue(&mut self, response: Response, keep: bool, in_group: bool) {
         self.pending
             .push_back(Pending::Response(response, keep, self.group));
         if in_group {
             self.open = true;
         } else {
-            self.open = false;
             self.group += 1;
         }
     }
@@ -236,11 +231,10 @@ impl Evented for PgEvented {
             // An earlier answer found the socket failed: so do the rest.
             return Progress::Done(Err(lost_error("the connection was lost earlier")));
         }
-        let skipped = self.skipped == Some(group);
-        if skipped && response.in_group_before_last() {
+        let (skipped, part) = (self.skipped == Some(group), response.in_group_before_last());
+        if skipped && part {
             return Progress::Done(Err(not_run()));
         }
-        let part = response.in_group_before_last();
         let mut progress = self.go(response, keep, group);
         match &mut progress {
             Progress::Done(Err(e)) if part && e.kind != ErrorKind::ConnectionLost => {

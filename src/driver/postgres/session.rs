@@ -72,20 +72,11 @@ impl Session {
         n: usize,
         out: &mut BytesMut,
     ) -> DbResult<Response> {
-        // Requests sent ahead may be waiting in `out`: an error takes back
-        // only this one's bytes.
-        let mark = out.len();
         match self.mode {
             PsMode::Prepared => {
-                let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
-                let width = params.len() / n;
-                for row in 0..n {
-                    let p = &params[row * width..(row + 1) * width];
-                    push_bind(out, mark, &st.name, id, p)?;
-                    frontend::execute("", 0, out).map_err(|e| other(out, mark, e))?;
-                }
+                let returns_rows = self.bind_execute(id, params, n, out)?;
                 frontend::sync(out);
-                Ok(Response::new(st.returns_rows))
+                Ok(Response::new(returns_rows))
             }
             PsMode::Disable => {
                 let t = self.templates.get(id).ok_or_else(|| unknown(id))?;
@@ -111,23 +102,40 @@ impl Session {
             }
         }
     }
-}
 
-impl Session {
     /// Prepared mode: statement `id` with `params` into `out` as one
-    /// statement of a pipeline's group (Bind and Execute, no Sync: the
-    /// group's last request or [`sync`] ends it), and its response.
+    /// statement of a pipeline's group (no Sync: the group's last request
+    /// or [`sync`] ends it), and its response.
     pub(super) fn execute_in_group(
         &mut self,
         id: StmtId,
         params: &[Value],
         out: &mut BytesMut,
     ) -> DbResult<Response> {
+        let returns_rows = self.bind_execute(id, params, 1, out)?;
+        Ok(Response::new(returns_rows).in_group())
+    }
+
+    /// Prepared mode: a Bind and an Execute of statement `id` into `out`
+    /// for each of `params`' `n` rows; whether the statement returns rows.
+    /// At an error `out` is cut back to where they began: requests sent
+    /// ahead may be waiting in it.
+    fn bind_execute(
+        &self,
+        id: StmtId,
+        params: &[Value],
+        n: usize,
+        out: &mut BytesMut,
+    ) -> DbResult<bool> {
         let mark = out.len();
         let st = self.prepared.get(id).ok_or_else(|| unknown(id))?;
-        push_bind(out, mark, &st.name, id, params)?;
-        frontend::execute("", 0, out).map_err(|e| other(out, mark, e))?;
-        Ok(Response::new(st.returns_rows).in_group())
+        let width = params.len() / n;
+        for row in 0..n {
+            let p = &params[row * width..(row + 1) * width];
+            push_bind(out, mark, &st.name, id, p)?;
+            frontend::execute("", 0, out).map_err(|e| other(out, mark, e))?;
+        }
+        Ok(st.returns_rows)
     }
 }
 
