@@ -376,3 +376,40 @@ fn as_many_users_as_connections_without_think_time_is_the_closed_loop() {
         vec![50; 4]
     );
 }
+
+#[test]
+fn one_event_loop_at_a_time_waits_for_the_next_arrival() {
+    use super::pacing::{Dispatch, Next, Waiter};
+    let t0 = Instant::now();
+    let d = Dispatch::rate(t0, 1000.0, Arrival::Uniform, 1);
+    let at = |us: u64| t0 + Duration::from_micros(us);
+    let take = |n: Next| match n {
+        Next::Take(t) => t.intended,
+        other => panic!("expected a ticket, got {other:?}"),
+    };
+    // The first arrival is due at once; loop 0 then claims the next one.
+    assert_eq!(take(d.try_next(at(500), None, 0)), at(0));
+    assert!(matches!(d.try_next(at(500), None, 0), Next::At(t) if t == at(1000)));
+    // Loop 1's idle client sleeps on the queue instead of on a timer.
+    assert!(matches!(d.try_next(at(600), None, 1), Next::Busy));
+    assert_eq!(d.waiter(1, true), Waiter::Covered, "loop 0 waits for it");
+    // Loop 0 takes it with no idle client left: loop 1 is woken to wait
+    // for the next, once.
+    assert_eq!(take(d.try_next(at(1000), None, 0)), at(1000));
+    assert_eq!(d.waiter(0, false), Waiter::Wake(1));
+    assert_eq!(d.waiter(0, false), Waiter::Covered);
+    assert!(matches!(d.try_next(at(1100), None, 1), Next::At(t) if t == at(2000)));
+    assert!(matches!(d.try_next(at(1200), None, 0), Next::Busy));
+    // The claimer takes it with idle clients of its own: they ask again.
+    assert_eq!(take(d.try_next(at(2000), None, 1)), at(2000));
+    assert_eq!(d.waiter(1, true), Waiter::AskHere);
+    assert!(matches!(d.try_next(at(2000), None, 1), Next::At(t) if t == at(3000)));
+    assert_eq!(d.waiter(1, true), Waiter::Covered);
+    // A client of another loop finishing late takes what is due; the
+    // claimer keeps the wait for the one after.
+    assert_eq!(take(d.try_next(at(3500), None, 0)), at(3000));
+    assert!(matches!(d.try_next(at(3500), None, 0), Next::Busy));
+    assert!(matches!(d.try_next(at(3600), None, 1), Next::At(t) if t == at(4000)));
+    // Nothing is lost: every arrival so far taken once, in order.
+    assert_eq!(d.untaken_between(t0, at(3999)), 0);
+}
