@@ -19,14 +19,16 @@ use std::os::unix::net::UnixStream;
 
 use super::frame::{Frame, Frames, MAX_PAYLOAD};
 
-/// Initial size of the read buffer: large enough for the result of a
-/// sysbench range select (100 rows of ~125 bytes) in one `read`, as the
-/// mysql client's own (`net_buffer_length`). Larger results take more
-/// reads of it; one packet larger than it grows it. 64 KiB (and 16 KiB for
-/// the write buffer) cost 2.3 KB more resident memory a connection (19.2
-/// against 16.9 KB, measured between 1,000 and 3,000 connections on two
-/// event loops): 23 MB at 10,000 connections.
-const READ_BUF: usize = 16 * 1024;
+/// Initial size of the read buffer: one page, which holds a point select's
+/// answer. A read that fills it doubles it, up to [`READ_GROWN`], so larger
+/// answers (a range select's 100 rows of ~125 bytes) soon take one `read`.
+/// Memory a connection is what limits 10,000 of them: a 64 KiB read and a
+/// 16 KiB write buffer were 19.2 KB resident a connection, 16 and 4 KiB 16.9.
+const READ_BUF: usize = 4 * 1024;
+
+/// The read buffer's largest size by doubling (a single larger packet
+/// grows it further, for as long as it is read).
+const READ_GROWN: usize = 64 * 1024;
 
 /// Initial capacity of the write buffer: a statement's execution, or a
 /// query of a few kilobytes (a longer one grows it).
@@ -290,7 +292,7 @@ impl Io {
         while self.end - self.start < need {
             match self.stream.read(&mut self.rbuf[self.end..]) {
                 Ok(0) => return Err(closed()),
-                Ok(n) => self.end += n,
+                Ok(n) => self.read_into(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -306,13 +308,24 @@ impl Io {
             match self.stream.read(&mut self.rbuf[self.end..]) {
                 Ok(0) => return Err(closed()),
                 Ok(n) => {
-                    self.end += n;
+                    self.read_into(n);
                     return Ok(true);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
+        }
+    }
+
+    /// `n` bytes were read after the buffered ones. When they filled the
+    /// buffer, more were likely waiting: it doubles, up to [`READ_GROWN`].
+    #[inline]
+    fn read_into(&mut self, n: usize) {
+        self.end += n;
+        let len = self.rbuf.len();
+        if self.end == len && len < READ_GROWN {
+            self.rbuf.resize(len * 2, 0);
         }
     }
 
@@ -524,6 +537,34 @@ mod tests {
             sent += n;
         }
         assert!(furthest <= 504, "reads reached byte {furthest}");
+    }
+
+    #[test]
+    fn the_read_buffer_stays_a_page_for_small_answers_and_doubles_for_large_ones() {
+        let (mut io, mut peer) = pair();
+        for i in 0..100u8 {
+            peer.write_all(&[3, 0, 0, i, b'a', b'b', b'c']).unwrap();
+            let r = io.read_packet().unwrap();
+            assert_eq!(io.payload(r), b"abc");
+        }
+        assert_eq!(io.rbuf.len(), READ_BUF);
+        // 100 rows of 125 bytes at once: full reads double it.
+        let rows: Vec<u8> = (0..100u32)
+            .flat_map(|i| {
+                let mut p = vec![125, 0, 0, i as u8];
+                p.extend((0..125).map(|j| (i as usize + j) as u8));
+                p
+            })
+            .collect();
+        for _ in 0..3 {
+            peer.write_all(&rows).unwrap();
+            for i in 0..100u32 {
+                let r = io.read_packet().unwrap();
+                assert_eq!(io.payload(r)[0], i as u8);
+            }
+        }
+        assert!(io.rbuf.len() > rows.len(), "grew to {}", io.rbuf.len());
+        assert!(io.rbuf.len() <= READ_GROWN);
     }
 
     #[test]
