@@ -32,14 +32,17 @@ range. dbsweep's schedule lag p99 is reported beside its p99. With
 and off (`--metrics off`), so the sampler's cost shows in the lag at low
 load. `--client-threads 1,2` adds dbsweep with its connections on 1 and 2
 event-loop threads (`dbsweep-j1`, `dbsweep-j2`), interleaved with the rest;
-the levels stay shares of the threaded dbsweep's peak.
+the levels stay shares of the threaded dbsweep's peak. `--baseline PATH`
+adds another dbsweep build (e.g. a release build of an earlier commit) in
+the event-loop variants (every variant without `--client-threads`), named
+`baseline…`, interleaved with the rest.
 
 Usage:
     bench/rate_sweep.py [--pairs 3] [--time 10] [--warmup 2] [--threads 8]
                         [--rows 100000] [--levels 10,20,30,40,50,60,70,80,90,100,110,120]
                         [--goal-ms 10] [--tools dbsweep,pgbench,sysbench]
                         [--metrics on|off|both] [--client-threads 1,2] [--settle 30]
-                        [--no-build]
+                        [--baseline OLD_DBSWEEP] [--no-build]
 
 A smoke test of the script itself (a few seconds per level, no meaning):
     bench/rate_sweep.py --pairs 1 --time 2 --warmup 0 --levels 10,50 --rows 10000 --settle 0
@@ -91,11 +94,15 @@ def lat_pct(lat, p):
 
 
 def dbsweep_run(url, a, rate, workdir, extra):
-    """One dbsweep run with `extra` arguments: closed loop when rate is None."""
+    """One dbsweep run with `extra` arguments: closed loop when rate is None.
+    `extra` may start with ("--binary", PATH): another dbsweep build."""
     js = os.path.join(workdir, "run.json")
     if os.path.exists(js):
         os.remove(js)
-    argv = [DBSWEEP, "run", "oltp_point_select", "--db", url, f"--table-size={a.rows}",
+    binary = DBSWEEP
+    if extra[:1] == ["--binary"]:
+        binary, extra = extra[1], extra[2:]
+    argv = [binary, "run", "oltp_point_select", "--db", url, f"--table-size={a.rows}",
             f"--threads={a.threads}", f"--time={a.time}", f"--warmup={a.warmup}",
             "--percentiles=50,99", "--json", js]
     if rate is not None:
@@ -224,7 +231,7 @@ def sustained(rows, goal_ms, time_s):
         return False
     p99 = med([r["p99_ms"] for r in ok])
     unserved = med([r.get("unserved_pct") for r in ok]) or 0.0
-    if rows[0]["tool"].startswith("dbsweep"):
+    if rows[0]["tool"].startswith(("dbsweep", "baseline")):
         allowed = UNSERVED_PCT
     else:
         expected = max(rows[0]["rate"] * time_s, 1)
@@ -305,6 +312,9 @@ def main():
     ap.add_argument("--metrics", choices=["on", "off", "both"], default="on")
     ap.add_argument("--client-threads", default="", metavar="J[,J…]",
                     help="add dbsweep on J event-loop threads (--client-threads J) as a tool of its own")
+    ap.add_argument("--baseline", metavar="OLD_DBSWEEP",
+                    help="add another dbsweep build as a tool of its own (baseline, and "
+                         "baseline-jJ for each --client-threads J), interleaved with the rest")
     ap.add_argument("--settle", type=float, default=30.0,
                     help="wait up to this many seconds for a quiet machine before each run")
     ap.add_argument("--no-build", action="store_true")
@@ -321,6 +331,12 @@ def main():
                 "both": [("dbsweep", []), ("dbsweep-metrics-off", ["--metrics", "off"])]}[a.metrics]
     for j in [int(x) for x in a.client_threads.split(",") if x]:
         dbsweeps.append((f"dbsweep-j{j}", ["--client-threads", str(j)]))
+    if a.baseline:
+        # The other build in the event-loop variants when there are any (the
+        # levels are the threaded dbsweep's shares), else in every variant.
+        mine = [(n, x) for n, x in dbsweeps if "--client-threads" in x] or list(dbsweeps)
+        dbsweeps += [(n.replace("dbsweep", "baseline", 1), ["--binary", a.baseline] + x)
+                     for n, x in mine]
     runners = [x for t in tools for x in (dbsweeps if t == "dbsweep" else [(t, None)])]
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
@@ -356,7 +372,7 @@ def main():
 
         def one(tool, extra, rate, level, pair):
             c.settle(a.settle)
-            if tool.startswith("dbsweep"):
+            if extra is not None:
                 r = dbsweep_run(url, a, rate, work, extra)
             elif tool == "pgbench":
                 r = pgbench_run(url, a, rate, script, work)
@@ -368,7 +384,7 @@ def main():
         # The closed-loop peak: the levels are its shares.
         peaks = {}
         closed = [(t, m) for t, m in runners
-                  if t == "pgbench" or (t.startswith("dbsweep") and "metrics-off" not in t)]
+                  if t == "pgbench" or (m is not None and "metrics-off" not in t)]
         for pair in range(1, a.pairs + 1):
             for tool, extra in (closed if pair % 2 else list(reversed(closed))):
                 one(tool, extra, None, None, pair)
