@@ -91,15 +91,11 @@ pub(super) struct EvClient<'a> {
     failed: Option<DbError>,
     /// The connection was replaced: its socket is not watched yet.
     new_socket: bool,
-    /// The loop serving it (the queue hands the next arrival's wait to
-    /// one loop at a time).
-    event_loop: usize,
 }
 
 impl<'a> EvClient<'a> {
     pub fn new(
         id: usize,
-        event_loop: usize,
         conn: Box<dyn Evented>,
         script: Box<dyn ClientScript>,
         shared: &'a Shared,
@@ -121,7 +117,6 @@ impl<'a> EvClient<'a> {
             script_done: false,
             failed: None,
             new_socket: false,
-            event_loop,
         }
     }
 
@@ -202,7 +197,7 @@ impl<'a> EvClient<'a> {
                 return self.start_transaction(None, deferred);
             }
             match shared.dispatch.get() {
-                Some(d) => match d.try_next(clock::now(), self.c.timeline.end, self.event_loop) {
+                Some(d) => match d.try_next(clock::now(), self.c.timeline.end) {
                     Next::Take(t) => match self.open(Some(t), None) {
                         Some(then) => return then,
                         None => continue,

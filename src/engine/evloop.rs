@@ -12,12 +12,7 @@
 //! are a heap of (instant, client); a stale entry is recognised when it
 //! fires by asking the client again. The loop sleeps until the earliest
 //! on a timerfd (`util::alarm`), not on epoll's timeout, which counts
-//! whole milliseconds: an arrival would start up to one late. Only one
-//! loop at a time holds a timer for the queue's next arrival (the queue
-//! says which: `pacing::Dispatch::try_next`); when it takes the arrival
-//! with no idle client left, it wakes a loop that has one (`waiter`), so
-//! an arrival wakes one thread, as pgbench's own schedule per thread does.
-//! The
+//! whole milliseconds: an arrival would start up to one late. The
 //! timekeeper reaches a loop through its waker: at the deadline
 //! (`client::abandon`) the loop cancels what is still in flight and lets
 //! its clients go.
@@ -43,7 +38,6 @@ use crate::workload::Workload;
 
 use super::client::wait_closing;
 use super::evclient::{EvClient, Then};
-use super::pacing::Waiter;
 use super::shard::Part;
 use super::threaded::Handles;
 use super::Shared;
@@ -112,19 +106,12 @@ fn spawn(
     let per_instance = part.per_instance;
     let n = conns.len();
     let mut conns = conns.into_iter();
-    // Every loop's waker first: a loop wakes another when the queue's next
-    // arrival has no waiter on its own (`Dispatch::waiter`).
-    let mut polls = Vec::with_capacity(loops);
+    let mut handles = Vec::with_capacity(loops);
     for k in 0..loops {
+        let ids = share(k, loops, n);
         let poll = Poll::new().context("could not start an event loop")?;
         // The waker's token is past every client's.
-        let waker = Waker::new(poll.registry(), Token(share(k, loops, n).len()))?;
-        polls.push((poll, Arc::new(waker)));
-    }
-    let wakers: Arc<Vec<Arc<Waker>>> = Arc::new(polls.iter().map(|(_, w)| w.clone()).collect());
-    let mut handles = Vec::with_capacity(loops);
-    for (k, (poll, waker)) in polls.into_iter().enumerate() {
-        let ids = share(k, loops, n);
+        let waker = Arc::new(Waker::new(poll.registry(), Token(ids.len()))?);
         let mut mine = Vec::with_capacity(ids.len());
         for id in ids.clone() {
             let conn = conns.next().expect("one connection per client");
@@ -143,16 +130,15 @@ fn spawn(
         }
         let shared = shared.clone();
         let gate = gate.clone();
-        let wakers = wakers.clone();
         let h = std::thread::Builder::new()
             .name(format!("loop-{k}"))
             .spawn(move || {
                 gate.wait();
                 let clients = mine
                     .into_iter()
-                    .map(|(id, conn, script)| EvClient::new(id, k, conn, script, &shared))
+                    .map(|(id, conn, script)| EvClient::new(id, conn, script, &shared))
                     .collect();
-                let clients = serve(clients, poll, k, &wakers, &shared);
+                let clients = serve(clients, poll, &shared);
                 wait_closing(&shared);
                 // The connections close (their server sessions end) only now.
                 drop(clients);
@@ -210,17 +196,10 @@ fn step(c: &mut EvClient<'_>, i: usize, poll: &Poll, w: &mut Waits, shared: &Sha
     t
 }
 
-/// One loop (number `lp`; `wakers` wake each loop): resumes each client
-/// when what it waits for comes, until all have left. Returns them with
-/// their connections, which stay open until the run's last reading of the
-/// server.
-fn serve<'a>(
-    mut clients: Vec<EvClient<'a>>,
-    mut poll: Poll,
-    lp: usize,
-    wakers: &[Arc<Waker>],
-    shared: &Shared,
-) -> Vec<EvClient<'a>> {
+/// One loop: resumes each client when what it waits for comes, until all
+/// have left. Returns them with their connections, which stay open until
+/// the run's last reading of the server.
+fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) -> Vec<EvClient<'a>> {
     let n = clients.len();
     let mut events = Events::with_capacity(n.clamp(16, 1024));
     let mut w = Waits {
@@ -281,20 +260,6 @@ fn serve<'a>(
         for &i in &due {
             step(&mut clients[i], i, &poll, &mut w, shared);
         }
-        // The queue's next arrival needs one waiter among the loops.
-        if let Some(d) = shared.dispatch.get() {
-            match d.waiter(lp, !w.queued.is_empty()) {
-                Waiter::Covered => {}
-                Waiter::AskHere => {
-                    for i in std::mem::take(&mut w.queued) {
-                        step(&mut clients[i], i, &poll, &mut w, shared);
-                    }
-                }
-                Waiter::Wake(j) => {
-                    let _ = wakers[j].wake();
-                }
-            }
-        }
         let next = w.timers.peek().map(|Reverse((at, _))| *at);
         let mut timeout = next
             .map_or(LOOK_EVERY, |at| at.saturating_duration_since(now))
@@ -313,9 +278,7 @@ fn serve<'a>(
             life.fail(|| format!("an event loop failed: {e}"));
             continue;
         }
-        // A transaction ended on this loop, or another loop woke it: the
-        // clients waiting on the queue ask again.
-        let mut ask = false;
+        let mut ended = false;
         for ev in events.iter() {
             if ev.token() == alarm_token {
                 if let Some(a) = alarm.as_mut() {
@@ -325,18 +288,16 @@ fn serve<'a>(
             }
             let i = ev.token().0;
             if i >= n {
-                // The waker: the flags are read at the top; another loop
-                // may have handed this one the queue's next arrival.
-                ask = true;
-                continue;
+                continue; // the waker: the flags are read at the top
             }
             if let Then::Socket(_) = w.then[i] {
                 let t = step(&mut clients[i], i, &poll, &mut w, shared);
-                // Its user may be due again, or the queue may have moved.
-                ask |= !matches!(t, Then::Socket(_));
+                ended |= !matches!(t, Then::Socket(_));
             }
         }
-        if ask && !w.queued.is_empty() {
+        // A transaction ended on this loop: its user may be due again, or
+        // the queue may have moved; the clients waiting on it ask.
+        if ended && !w.queued.is_empty() {
             for i in std::mem::take(&mut w.queued) {
                 step(&mut clients[i], i, &poll, &mut w, shared);
             }

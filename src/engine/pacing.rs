@@ -22,11 +22,7 @@
 //! connections wait leader/follower style: one (the leader) sleeps until the
 //! next intended start, the others sleep until they are needed, so an
 //! arrival wakes one thread, not every idle one. A user who becomes due
-//! earlier than the leader's target wakes the leader. On event loops the
-//! same holds across loops ([`Dispatch::try_next`]): one loop claims the
-//! next arrival and sets its timer, the others' idle clients sleep on the
-//! queue, and a claimer left without an idle client hands the wait to
-//! another loop ([`Dispatch::waiter`]).
+//! earlier than the leader's target wakes the leader.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -70,16 +66,6 @@ pub(super) enum Source {
     Users(Users),
 }
 
-impl State {
-    /// Event loop `lp` has idle clients asleep on the queue.
-    fn waiting_at(&mut self, lp: usize) {
-        if self.waiting.len() <= lp {
-            self.waiting.resize(lp + 1, false);
-        }
-        self.waiting[lp] = true;
-    }
-}
-
 impl Source {
     /// An open loop at `rate` per second.
     pub fn rate(rate: f64, arrival: Arrival, seed: u64) -> Source {
@@ -113,24 +99,6 @@ struct State {
     leader: bool,
     /// Connections waiting to become the leader (idle, not leading).
     followers: usize,
-    /// Event loops: the loop whose idle client waits for the next
-    /// arrival, and the arrival's intended start (ns from `t0`).
-    claim: Option<(usize, u64)>,
-    /// Event loops told `Busy` since they last claimed or took: they have
-    /// idle clients asleep on the queue.
-    waiting: Vec<bool>,
-}
-
-/// Who waits for the queue's next arrival, after a round of an event loop
-/// ([`Dispatch::waiter`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Waiter {
-    /// A loop has claimed it, or no loop has an idle client to wait.
-    Covered,
-    /// The asking loop's idle clients should ask again: one will claim it.
-    AskHere,
-    /// This other loop has idle clients asleep on the queue: wake it.
-    Wake(usize),
 }
 
 /// The queue of an open loop or a pool of users, shared by the connections.
@@ -140,9 +108,6 @@ pub(super) struct Dispatch {
     leader_cv: Condvar,
     follower_cv: Condvar,
     stopped: AtomicBool,
-    /// Event loops: an arrival was taken by its claimer's loop and the
-    /// next one has no waiter yet ([`Dispatch::waiter`]).
-    unclaimed: AtomicBool,
 }
 
 impl Dispatch {
@@ -172,13 +137,10 @@ impl Dispatch {
                 source,
                 leader: false,
                 followers: 0,
-                claim: None,
-                waiting: Vec::new(),
             }),
             leader_cv: Condvar::new(),
             follower_cv: Condvar::new(),
             stopped: AtomicBool::new(false),
-            unclaimed: AtomicBool::new(false),
         }
     }
 
@@ -289,27 +251,16 @@ impl Dispatch {
         }
     }
 
-    /// The transaction due at `now` for a client of event loop `lp`,
+    /// The transaction due at `now` for a connection on an event loop,
     /// which never waits here: it takes a due one, or learns when to ask
     /// again.
-    ///
-    /// One loop at a time waits for the next arrival (the claimer, whose
-    /// client holds the timer); the others' idle clients are told `Busy`
-    /// and sleep on the queue, so an arrival wakes one loop, not every
-    /// loop with an idle client — the threaded engine's leader/follower
-    /// hand-off, across loops. A loop asking for an earlier arrival than
-    /// the claimed one (a user due sooner) takes the claim over.
-    pub fn try_next(&self, now: Instant, end: Option<Instant>, lp: usize) -> Next {
+    pub fn try_next(&self, now: Instant, end: Option<Instant>) -> Next {
         let mut st = self.lock();
         loop {
             if self.stopped.load(Ordering::Acquire) {
                 return Next::Over;
             }
             let Some(ns) = st.source.due() else {
-                // Every user is in a transaction: the client whose user
-                // returns asks next, on its own loop.
-                st.waiting_at(lp);
-                self.unclaimed.store(false, Ordering::Relaxed);
                 return Next::Busy;
             };
             let at = self.at(ns);
@@ -323,20 +274,7 @@ impl Dispatch {
                 return Next::Over;
             }
             if at > now {
-                match st.claim {
-                    Some((other, claimed)) if other != lp && claimed <= ns => {
-                        st.waiting_at(lp);
-                        return Next::Busy;
-                    }
-                    _ => {
-                        st.claim = Some((lp, ns));
-                        self.unclaimed.store(false, Ordering::Relaxed);
-                        if let Some(w) = st.waiting.get_mut(lp) {
-                            *w = false;
-                        }
-                        return Next::At(at);
-                    }
-                }
+                return Next::At(at);
             }
             let user = match &mut st.source {
                 Source::Rate(s) => {
@@ -345,42 +283,7 @@ impl Dispatch {
                 }
                 Source::Users(u) => Some(u.pop().expect("due")),
             };
-            if st.claim.is_some_and(|(c, _)| c == lp) {
-                // The claimer's own loop took it: the next arrival needs
-                // a waiter, found at the end of this loop's round.
-                st.claim = None;
-                self.unclaimed.store(true, Ordering::Relaxed);
-            }
-            if let Some(w) = st.waiting.get_mut(lp) {
-                *w = false;
-            }
             return Next::Take(Ticket { intended: at, user });
-        }
-    }
-
-    /// After a round of event loop `lp` (`queued_here`: it has idle clients
-    /// asleep on the queue): who waits for the next arrival. Cheap when
-    /// nothing was taken from a claimer (one atomic load).
-    pub fn waiter(&self, lp: usize, queued_here: bool) -> Waiter {
-        if !self.unclaimed.load(Ordering::Relaxed) {
-            return Waiter::Covered;
-        }
-        let mut st = self.lock();
-        if st.claim.is_some() || !self.unclaimed.load(Ordering::Relaxed) {
-            return Waiter::Covered;
-        }
-        if queued_here {
-            return Waiter::AskHere;
-        }
-        // No waiter here: the first other loop with idle clients; none
-        // (every client busy) and the next client to finish claims it.
-        self.unclaimed.store(false, Ordering::Relaxed);
-        match (0..st.waiting.len()).find(|&j| j != lp && st.waiting[j]) {
-            Some(j) => {
-                st.waiting[j] = false;
-                Waiter::Wake(j)
-            }
-            None => Waiter::Covered,
         }
     }
 
