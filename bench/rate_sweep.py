@@ -313,8 +313,8 @@ def main():
     ap.add_argument("--client-threads", default="", metavar="J[,J…]",
                     help="add dbsweep on J event-loop threads (--client-threads J) as a tool of its own")
     ap.add_argument("--baseline", metavar="OLD_DBSWEEP",
-                    help="add another dbsweep build as a tool of its own (baseline, and "
-                         "baseline-jJ for each --client-threads J), interleaved with the rest")
+                    help="add another dbsweep build as a tool of its own (baseline-jJ for each "
+                         "--client-threads J; baseline without them), interleaved with the rest")
     ap.add_argument("--settle", type=float, default=30.0,
                     help="wait up to this many seconds for a quiet machine before each run")
     ap.add_argument("--no-build", action="store_true")
