@@ -31,6 +31,7 @@ mod connect;
 pub mod derive;
 mod evclient;
 mod evloop;
+mod evqueue;
 mod kinds;
 pub mod merge;
 pub mod pacing;
