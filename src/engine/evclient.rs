@@ -39,11 +39,9 @@ use super::Shared;
 pub(super) enum Then {
     /// Its socket (it is registered for both; `Wait` says which matters).
     Socket(Wait),
-    /// An instant: a closed loop's think time's end or ramped-up start.
+    /// An instant: a think time's end, a ramped-up start, the queue's
+    /// next arrival.
     Timer(Instant),
-    /// The queue's next arrival, at the instant: the loops share one alarm
-    /// for it (evqueue.rs).
-    Arrival(Instant),
     /// Work from the queue, which has none due (every user is busy): the
     /// loop asks again when something changes.
     Queue,
@@ -204,7 +202,7 @@ impl<'a> EvClient<'a> {
                         Some(then) => return then,
                         None => continue,
                     },
-                    Next::At(at) => return Then::Arrival(at),
+                    Next::At(at) => return Then::Timer(at),
                     Next::Busy => return Then::Queue,
                     Next::Over => return self.leave(),
                 },

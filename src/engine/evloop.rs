@@ -13,8 +13,6 @@
 //! fires by asking the client again. The loop sleeps until the earliest
 //! on a timerfd (`util::alarm`), not on epoll's timeout, which counts
 //! whole milliseconds: an arrival would start up to one late. The
-//! queue's next arrival is one alarm shared by the loops, which the kernel
-//! rings in one sleeping loop (evqueue.rs). The
 //! timekeeper reaches a loop through its waker: at the deadline
 //! (`client::abandon`) the loop cancels what is still in flight and lets
 //! its clients go.
@@ -22,7 +20,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
-use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
@@ -41,7 +38,6 @@ use crate::workload::Workload;
 
 use super::client::wait_closing;
 use super::evclient::{EvClient, Then};
-use super::evqueue::QueueAlarm;
 use super::shard::Part;
 use super::threaded::Handles;
 use super::Shared;
@@ -111,9 +107,6 @@ fn spawn(
     let n = conns.len();
     let mut conns = conns.into_iter();
     let mut handles = Vec::with_capacity(loops);
-    // Without one (no timerfd), each loop's clients wait for their arrival
-    // on the loop's own timers.
-    let queue_alarm = QueueAlarm::new().ok().map(Arc::new);
     for k in 0..loops {
         let ids = share(k, loops, n);
         let poll = Poll::new().context("could not start an event loop")?;
@@ -137,7 +130,6 @@ fn spawn(
         }
         let shared = shared.clone();
         let gate = gate.clone();
-        let queue_alarm = queue_alarm.clone();
         let h = std::thread::Builder::new()
             .name(format!("loop-{k}"))
             .spawn(move || {
@@ -146,7 +138,7 @@ fn spawn(
                     .into_iter()
                     .map(|(id, conn, script)| EvClient::new(id, conn, script, &shared))
                     .collect();
-                let clients = serve(clients, poll, queue_alarm, &shared);
+                let clients = serve(clients, poll, &shared);
                 wait_closing(&shared);
                 // The connections close (their server sessions end) only now.
                 drop(clients);
@@ -164,10 +156,6 @@ struct Waits {
     timers: BinaryHeap<Reverse<(Instant, usize)>>,
     /// Clients waiting for the queue to have work for them.
     queued: Vec<usize>,
-    /// The alarm for the queue's next arrival, and whether this loop is in
-    /// its set (while it has clients waiting on the queue).
-    queue_alarm: Option<Arc<QueueAlarm>>,
-    joined: bool,
 }
 
 /// Watches client `i`'s socket: for reading and writing, edge-triggered.
@@ -187,44 +175,10 @@ impl Waits {
         }
         match t {
             Then::Timer(at) => self.timers.push(Reverse((at, i))),
-            Then::Arrival(at) => match &self.queue_alarm {
-                Some(q) if q.arm(at, clock::now()).is_ok() => self.queued.push(i),
-                _ => self.timers.push(Reverse((at, i))),
-            },
             Then::Queue => self.queued.push(i),
             Then::Socket(_) | Then::Gone => {}
         }
         self.then[i] = t;
-    }
-
-    /// Before the loop sleeps: it is in the queue alarm's set exactly
-    /// while it has clients waiting on the queue. One that leaves sets the
-    /// alarm for the queue's next arrival, which it may have left to the
-    /// others' clients by taking work with its last waiting one.
-    fn sync_queue(&mut self, poll: &Poll, token: Token, shared: &Shared) {
-        let Some(q) = &self.queue_alarm else {
-            return;
-        };
-        let want = !self.queued.is_empty();
-        if want == self.joined {
-            return;
-        }
-        let epoll = poll.as_raw_fd();
-        let r = if want {
-            q.join(epoll, token.0)
-        } else {
-            let r = q.leave(epoll);
-            if let Some(at) = shared.dispatch.get().and_then(|d| d.next_due()) {
-                let _ = q.arm(at, clock::now());
-            }
-            r
-        };
-        match r {
-            Ok(()) => self.joined = want,
-            Err(e) => shared
-                .lifecycle
-                .fail(|| format!("an event loop could not wait for the queue: {e}")),
-        }
     }
 }
 
@@ -245,12 +199,7 @@ fn step(c: &mut EvClient<'_>, i: usize, poll: &Poll, w: &mut Waits, shared: &Sha
 /// One loop: resumes each client when what it waits for comes, until all
 /// have left. Returns them with their connections, which stay open until
 /// the run's last reading of the server.
-fn serve<'a>(
-    mut clients: Vec<EvClient<'a>>,
-    mut poll: Poll,
-    queue_alarm: Option<Arc<QueueAlarm>>,
-    shared: &Shared,
-) -> Vec<EvClient<'a>> {
+fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) -> Vec<EvClient<'a>> {
     let n = clients.len();
     let mut events = Events::with_capacity(n.clamp(16, 1024));
     let mut w = Waits {
@@ -258,14 +207,11 @@ fn serve<'a>(
         gone: 0,
         timers: BinaryHeap::new(),
         queued: Vec::new(),
-        queue_alarm,
-        joined: false,
     };
     let mut due = Vec::new();
     // Its token is past the waker's. Without one (no timerfd: not Linux,
     // or out of descriptors) timers keep epoll's millisecond.
     let alarm_token = Token(n + 1);
-    let (queue_token, backup_token) = (Token(n + 2), Token(n + 3));
     let mut alarm = Alarm::new().ok().filter(|a| {
         poll.registry()
             .register(&mut SourceFd(&a.raw_fd()), alarm_token, Interest::READABLE)
@@ -289,11 +235,7 @@ fn serve<'a>(
         due.clear();
         if life.stop.load(Ordering::Relaxed) {
             // Every client not in a statement leaves now.
-            due.extend(
-                (0..n).filter(|&i| {
-                    matches!(w.then[i], Then::Timer(_) | Then::Arrival(_) | Then::Queue)
-                }),
-            );
+            due.extend((0..n).filter(|&i| matches!(w.then[i], Then::Timer(_) | Then::Queue)));
             w.queued.clear();
         } else if !w.queued.is_empty() && end.is_some_and(|e| now >= e) {
             // The timekeeper closes the queue at the end: those waiting on
@@ -306,7 +248,7 @@ fn serve<'a>(
                 }
                 w.timers.pop();
                 // A stale entry: the client waits for something else now.
-                if w.then[i] == Then::Timer(at) || w.then[i] == Then::Arrival(at) {
+                if w.then[i] == Then::Timer(at) {
                     due.push(i);
                 }
             }
@@ -328,7 +270,6 @@ fn serve<'a>(
                 timeout = LOOK_EVERY;
             }
         }
-        w.sync_queue(&poll, queue_token, shared);
         if let Err(e) = poll.poll(&mut events, Some(timeout)) {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
@@ -339,13 +280,6 @@ fn serve<'a>(
         }
         let mut ended = false;
         for ev in events.iter() {
-            if ev.token() == queue_token || ev.token() == backup_token {
-                if let Some(q) = &w.queue_alarm {
-                    q.rang();
-                }
-                ended = true; // its clients waiting on the queue ask it
-                continue;
-            }
             if ev.token() == alarm_token {
                 if let Some(a) = alarm.as_mut() {
                     a.clear(); // its timers are looked at the top
@@ -361,9 +295,8 @@ fn serve<'a>(
                 ended |= !matches!(t, Then::Socket(_));
             }
         }
-        // A transaction ended on this loop (its user may be due again, or
-        // the queue may have moved), or the queue's alarm rang here: the
-        // clients waiting on the queue ask it.
+        // A transaction ended on this loop: its user may be due again, or
+        // the queue may have moved; the clients waiting on it ask.
         if ended && !w.queued.is_empty() {
             for i in std::mem::take(&mut w.queued) {
                 step(&mut clients[i], i, &poll, &mut w, shared);

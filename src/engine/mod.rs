@@ -31,7 +31,6 @@ mod connect;
 pub mod derive;
 mod evclient;
 mod evloop;
-mod evqueue;
 mod kinds;
 pub mod merge;
 pub mod pacing;

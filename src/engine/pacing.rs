@@ -287,16 +287,6 @@ impl Dispatch {
         }
     }
 
-    /// When the queue's next transaction is due, if any is queued (an
-    /// event loop whose last waiting client took work sets the shared
-    /// alarm for the other loops' clients: `evqueue`).
-    pub fn next_due(&self) -> Option<Instant> {
-        if self.stopped.load(Ordering::Acquire) {
-            return None;
-        }
-        self.lock().source.due().map(|ns| self.at(ns))
-    }
-
     /// A user's transaction ended at `now`: it pauses — for `pause` when
     /// the workload chose it, else for a think time — then queues again.
     pub fn user_done(&self, user: u32, now: Instant, pause: Option<Duration>) {

@@ -65,23 +65,13 @@ impl Alarm {
         Ok(())
     }
 
-    /// It rang: reads the ring away, so the next one is seen. False when
-    /// there was none to read (another thread read it, or it was set anew
-    /// since): it stays set for the instant it is set for.
-    pub fn clear(&mut self) -> bool {
+    /// It rang: reads the ring away, so the next one is seen.
+    pub fn clear(&mut self) {
         let mut ticks = [0u8; 8];
         // SAFETY: reads at most 8 bytes into an 8-byte buffer; a timerfd
         // with nothing to read fails with EAGAIN, which changes nothing.
-        let n = unsafe { libc::read(self.fd.as_raw_fd(), ticks.as_mut_ptr().cast(), 8) };
-        if n == 8 {
-            self.armed = None;
-        }
-        n == 8
-    }
-
-    /// The instant it is set for, until it is read after ringing.
-    pub fn armed(&self) -> Option<Instant> {
-        self.armed
+        let _ = unsafe { libc::read(self.fd.as_raw_fd(), ticks.as_mut_ptr().cast(), 8) };
+        self.armed = None;
     }
 
     pub fn raw_fd(&self) -> RawFd {
