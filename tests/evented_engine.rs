@@ -364,6 +364,44 @@ fn tpcc_and_users_on_a_pool_run_on_event_loops(server: &'static str) {
         doc["result"]
     );
     assert_eq!(doc["run"]["pacing"]["users"], 40);
+
+    // Every user thinking past the end: no transaction ends on any loop
+    // after it, so nothing but the queue's closing lets the idle
+    // connections go (without it they waited for the deadline, 23 s).
+    let t = Instant::now();
+    let doc = run(
+        &dir,
+        "e.json",
+        &[
+            "dbt1",
+            "--db",
+            &s.url,
+            "--items",
+            "1000",
+            "--ebs",
+            "1",
+            "--threads",
+            "4",
+            "--client-threads",
+            "2",
+            "--eus",
+            "8",
+            "--think-time",
+            "fixed:1700ms",
+            "--time",
+            "3",
+            "--grace",
+            "20",
+        ],
+    );
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(12), "a 3 s run took {took:?}");
+    assert_eq!(count(&doc, &["result", "abandoned"]), 0);
+    assert!(
+        count(&doc, &["result", "transactions"]) >= 8,
+        "{}",
+        doc["result"]
+    );
 }
 
 #[test]
