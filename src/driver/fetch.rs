@@ -111,12 +111,17 @@ impl Fetch {
     /// and the drivers' text rows carry it): each kept column is parsed
     /// as its type. Missing columns are NULL.
     pub fn push_text_row<S: AsRef<str>>(&mut self, row: &[Option<S>]) {
+        self.push_text_cells(|i| row.get(i).and_then(|v| v.as_ref()).map(|s| s.as_ref()));
+    }
+
+    /// Keeps one row given as text, column `i` as `cell(i)` (None for NULL
+    /// or missing): for a driver that keeps its rows' text in one buffer.
+    pub fn push_text_cells<'s>(&mut self, cell: impl Fn(usize) -> Option<&'s str>) {
         if !self.wants_row() {
             return;
         }
         for (i, &t) in self.types.iter().enumerate() {
-            let v = row.get(i).and_then(|v| v.as_ref()).map(|s| s.as_ref());
-            self.values.push(typed(t, v));
+            self.values.push(typed(t, cell(i)));
         }
     }
 

@@ -17,6 +17,7 @@ impl PgConnection {
             ),
             Some(&mut rows),
         )?;
+        let rows = rows.into_strings();
         let oid = |column: &str| {
             let name = column.trim_matches('"');
             rows.iter().find_map(|r| match (r.first(), r.get(1)) {

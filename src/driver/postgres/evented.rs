@@ -251,8 +251,8 @@ impl Evented for PgEvented {
         }
         if let (Progress::Done(Ok(_)), true, Some(f)) = (&progress, keep, fetch) {
             f.values.clear();
-            for r in &self.rows {
-                f.push_text_row(r);
+            for r in 0..self.rows.len() {
+                f.push_text_cells(|c| self.rows.cell(r, c));
             }
         }
         if keep && matches!(progress, Progress::Done(_)) {

@@ -130,10 +130,9 @@ impl PgConnection {
     fn scalar(&mut self, sql: &str) -> DbResult<Option<String>> {
         let mut rows = TextRows::new();
         self.simple(sql, Some(&mut rows))?;
-        Ok(rows
-            .into_iter()
-            .next()
-            .and_then(|r| r.into_iter().next().flatten()))
+        Ok((rows.len() > 0)
+            .then(|| rows.cell(0, 0).map(str::to_string))
+            .flatten())
     }
 
     /// Statement `id` for each of `n` (≥ 1) rows of `params`, sent in one
@@ -280,8 +279,8 @@ impl Connection for PgConnection {
         let mut rows = TextRows::new();
         let out = self.run(id, params, 1, Some(&mut rows))?;
         fetch.values.clear();
-        for r in &rows {
-            fetch.push_text_row(r);
+        for r in 0..rows.len() {
+            fetch.push_text_cells(|c| rows.cell(r, c));
         }
         Ok(out)
     }
@@ -351,6 +350,7 @@ impl Connection for PgConnection {
             Some(&mut rows),
         )?;
         let mut settings: Vec<(String, String)> = rows
+            .into_strings()
             .into_iter()
             .filter_map(|r| {
                 let mut r = r.into_iter();
@@ -372,7 +372,7 @@ impl Connection for PgConnection {
     fn query_text(&mut self, sql: &str) -> DbResult<super::Rows> {
         let mut rows = TextRows::new();
         self.simple(sql, Some(&mut rows))?;
-        Ok(rows)
+        Ok(rows.into_strings())
     }
 
     fn interrupter(&self) -> Option<Box<dyn Interrupter>> {

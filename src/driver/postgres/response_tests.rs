@@ -36,7 +36,7 @@ fn ready(status: u8) -> Vec<u8> {
 struct Reading {
     end: Result<Outcome, String>,
     status: u8,
-    rows: TextRows,
+    rows: Vec<Vec<Option<String>>>,
     reply: Vec<u8>,
     /// The most bytes the reader ever had to hold unconsumed.
     held: usize,
@@ -83,7 +83,7 @@ fn drive(bytes: &[u8], chunk: usize, returns_rows: bool, keep: bool) -> Reading 
         end: r
             .end()
             .map_err(|e| format!("{} {:?} {}", e.code, e.kind, e.message)),
-        rows,
+        rows: rows.into_strings(),
         reply: reply.to_vec(),
         held,
         left: buf.len() + bytes.len() - sent,
@@ -245,9 +245,26 @@ fn sqlstates_map_to_kinds() {
 #[test]
 fn data_rows_decode_to_text() {
     let body = [0, 2, 0, 0, 0, 2, b'4', b'2', 0xff, 0xff, 0xff, 0xff];
+    let mut rows = TextRows::new();
+    rows.push(&body).unwrap();
+    // Not UTF-8: kept with the bad byte replaced; an empty value is not NULL.
+    rows.push(&[0, 3, 0, 0, 0, 2, b'a', 0xc3, 0, 0, 0, 0, 0, 0, 0, 1, b'z'])
+        .unwrap();
     assert_eq!(
-        decode_row(&body).unwrap(),
-        vec![Some("42".to_string()), None]
+        (rows.len(), rows.cell(0, 0), rows.cell(0, 1)),
+        (2, Some("42"), None)
     );
-    assert!(decode_row(&body[..7]).is_err());
+    assert_eq!(rows.cell(0, 2), None, "past the row's end");
+    assert_eq!(
+        (rows.cell(1, 0), rows.cell(1, 1), rows.cell(1, 2)),
+        (Some("a\u{fffd}"), Some(""), Some("z"))
+    );
+    assert!(rows.push(&body[..7]).is_err());
+    // Cleared for the next response, its buffers kept.
+    rows.clear();
+    rows.push(&body).unwrap();
+    assert_eq!(
+        rows.into_strings(),
+        vec![vec![Some("42".to_string()), None]]
+    );
 }
