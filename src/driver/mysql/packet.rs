@@ -2,11 +2,11 @@
 //! one reusable write buffer.
 //!
 //! Reading: the socket is read in chunks as large as the free part of the
-//! buffer (a page to start with, doubling: [`READ_BUF`]), and what was read is fed to the framing
-//! ([`Frames`], which never touches the socket) or to a response
-//! ([`Response`](super::response::Response)) where it lies, so a whole
-//! result set of a typical OLTP statement costs one `read`. This file only
-//! fills the buffer when they ask for more.
+//! buffer (a page to start with, doubling: [`READ_BUF`]), and what was
+//! read is fed to the framing ([`Frames`], which never touches the socket)
+//! or to a response ([`Response`](super::response::Response)) where it
+//! lies, so a whole result set of a typical OLTP statement costs one
+//! `read`. This file only fills the buffer when they ask for more.
 //! Writing: a command is built in the write buffer behind a 4-byte gap for
 //! the header, which is filled in just before the one `write`; a payload
 //! of 2^24 - 1 bytes or more is split into packets of that size and a

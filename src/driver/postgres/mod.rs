@@ -130,9 +130,10 @@ impl PgConnection {
     fn scalar(&mut self, sql: &str) -> DbResult<Option<String>> {
         let mut rows = TextRows::new();
         self.simple(sql, Some(&mut rows))?;
-        Ok((rows.len() > 0)
-            .then(|| rows.cell(0, 0).map(str::to_string))
-            .flatten())
+        if rows.len() == 0 {
+            return Ok(None);
+        }
+        Ok(rows.cell(0, 0).map(str::to_string))
     }
 
     /// Statement `id` for each of `n` (≥ 1) rows of `params`, sent in one
