@@ -128,6 +128,7 @@ fn start_server() -> Server {
         database: String::new(),
         socket: Some(socket.clone()),
         ps_mode: PsMode::Prepared,
+        tls: Default::default(),
     };
     let mut admin = servers::wait_for("mariadbd", &log, Duration::from_secs(60), || {
         Ok(connect(&target(root_addr.clone())).ok())
@@ -153,6 +154,7 @@ fn addr(mode: PsMode) -> ServerAddr {
         database: DATABASE.into(),
         socket: None,
         ps_mode: mode,
+        tls: Default::default(),
     }
 }
 

@@ -429,6 +429,7 @@ fn server_spec(a: &ServerStartArgs) -> Result<ServerSpec, UsageError> {
     }
     spec.config_file = a.config_file.clone();
     spec.binaries = a.binaries.clone();
+    spec.tls = a.tls;
     if let Some(v) = &a.version {
         server::install::parse_wanted(a.kind, v).map_err(bad)?;
         spec.version = Some(v.clone());

@@ -91,6 +91,11 @@ pub struct ServerStartArgs {
     /// never printed: use the URL with PGPASSWORD or MYSQL_PWD set.
     #[arg(long, value_name = "NAME")]
     pub password_env: Option<String>,
+    /// Serve TLS with a throw-away CA and certificate made in DIR/tls/; the
+    /// printed URL verifies them (sslmode=verify-full or
+    /// ssl-mode=VERIFY_IDENTITY with the CA).
+    #[arg(long)]
+    pub tls: bool,
 }
 
 #[derive(Debug, Args)]

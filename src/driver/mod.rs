@@ -27,7 +27,9 @@ pub mod fetch;
 pub mod mysql;
 pub mod passwords;
 pub mod postgres;
+pub mod socket;
 pub mod sqlite;
+pub mod tls;
 mod url;
 
 use std::fmt;

@@ -125,8 +125,18 @@ pub fn mysql(s: &Sources, defaults_file: Option<&Path>) -> Result<Option<String>
 /// `password` in the `[client]` section of a MySQL option file (values may
 /// be quoted; the last one given wins, as in MySQL).
 pub fn option_file_password(text: &str) -> Option<String> {
+    option_file_client(text)
+        .into_iter()
+        .rfind(|(k, _)| k == "password")
+        .map(|(_, v)| v)
+}
+
+/// The `name = value` options of a MySQL option file's `[client]`
+/// section, in order (names in lower case, values unquoted; options
+/// without a value left out).
+pub fn option_file_client(text: &str) -> Vec<(String, String)> {
     let mut in_client = false;
-    let mut found = None;
+    let mut found = Vec::new();
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('#') || line.starts_with(';') || line.is_empty() {
@@ -140,15 +150,13 @@ pub fn option_file_password(text: &str) -> Option<String> {
             continue;
         }
         if let Some((k, v)) = line.split_once('=') {
-            if k.trim().eq_ignore_ascii_case("password") {
-                let v = v.trim();
-                let v = v
-                    .strip_prefix('"')
-                    .and_then(|v| v.strip_suffix('"'))
-                    .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                    .unwrap_or(v);
-                found = Some(v.to_string());
-            }
+            let v = v.trim();
+            let v = v
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                .unwrap_or(v);
+            found.push((k.trim().to_ascii_lowercase(), v.to_string()));
         }
     }
     found

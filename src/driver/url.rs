@@ -61,6 +61,10 @@ pub struct ServerAddr {
     /// file or the directory holding `.s.PGSQL.PORT`.
     pub socket: Option<PathBuf>,
     pub ps_mode: PsMode,
+    /// TLS over TCP (never over a unix socket, as libpq and the mysql
+    /// client): `sslmode` and its kin, or `ssl-mode` and its kin.
+    #[serde(default)]
+    pub tls: super::tls::TlsOptions,
 }
 
 /// SQLite's transaction mode: one of the URL's three names. Spelled as an
@@ -249,9 +253,26 @@ fn parse_server(
         },
         socket: None,
         ps_mode: PsMode::Prepared,
+        tls: Default::default(),
     };
+    let sources = super::passwords::Sources::process();
+    if scheme != "mysql" {
+        // libpq's environment, for what the URL does not say.
+        addr.tls = super::tls::TlsOptions::pg_env(sources.env)?;
+    }
     let mut defaults_file = None;
+    let mut url_tls = Vec::new();
     for (k, v) in u.query_pairs() {
+        let tls_key = if scheme == "mysql" {
+            addr.tls.set_mysql(&k, &v)
+        } else {
+            addr.tls.set_pg(&k, &v)
+        }
+        .map_err(|e| format!("{shown_raw}: {e}"))?;
+        if tls_key {
+            url_tls.push((k.into_owned(), v.into_owned()));
+            continue;
+        }
         match k.as_ref() {
             "socket" | "host" if v.starts_with('/') => addr.socket = Some(PathBuf::from(v.as_ref())),
             "defaults-file" | "defaults_file" if scheme == "mysql" => {
@@ -266,15 +287,35 @@ fn parse_server(
             }
             _ => {
                 return Err(format!(
-                    "unknown parameter '{k}' in database URL '{shown_raw}': known are socket=/PATH, ps_mode=auto|disable{}",
-                    if scheme == "mysql" { " and defaults-file=PATH" } else { "" }
+                    "unknown parameter '{k}' in database URL '{shown_raw}': known are socket=/PATH, ps_mode=auto|disable, {}",
+                    if scheme == "mysql" {
+                        "ssl-mode, ssl-ca, ssl-cert, ssl-key and defaults-file=PATH"
+                    } else {
+                        "sslmode, sslrootcert, sslcert, sslkey, sslnegotiation and channel_binding"
+                    }
                 ))
             }
         }
     }
+    if let Some(file) = defaults_file.as_deref().filter(|_| scheme == "mysql") {
+        // The option file's [client] TLS options, then the URL's again:
+        // the URL wins, as the command line over the file for mysql.
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("{shown_raw}: option file {}: {e}", file.display()))?;
+        for (k, v) in super::passwords::option_file_client(&text) {
+            addr.tls
+                .set_mysql(&k, &v)
+                .map_err(|e| format!("{shown_raw}: option file {}: {e}", file.display()))?;
+        }
+        for (k, v) in &url_tls {
+            addr.tls
+                .set_mysql(k, v)
+                .map_err(|e| format!("{shown_raw}: {e}"))?;
+        }
+    }
+    addr.tls.check().map_err(|e| format!("{shown_raw}: {e}"))?;
     // No password in the URL: the engines' own ways of giving one.
     if addr.password.is_none() {
-        let sources = super::passwords::Sources::process();
         addr.password = if scheme == "mysql" {
             super::passwords::mysql(&sources, defaults_file.as_deref())
         } else {
@@ -464,12 +505,51 @@ mod tests {
             panic!()
         };
         assert_eq!((a.user.as_str(), a.database.as_str()), ("sbtest", "sbtest"));
-        assert!(Target::parse("postgres://h/db?sslmode=require")
+        let t = Target::parse("postgres://h/db?sslmode=require&channel_binding=require").unwrap();
+        let TargetKind::Postgres(a) = &t.kind else {
+            panic!()
+        };
+        assert_eq!(a.tls.mode, crate::driver::tls::TlsMode::Require);
+        assert!(Target::parse("postgres://h/db?sslmode=sometimes")
             .unwrap_err()
-            .contains("unknown parameter 'sslmode'"));
+            .contains("sslmode=sometimes: expected disable"));
+        assert!(Target::parse("postgres://h/db?ssl-mode=REQUIRED")
+            .unwrap_err()
+            .contains("unknown parameter 'ssl-mode'"));
+        assert!(Target::parse("mysql://h/db?sslmode=require")
+            .unwrap_err()
+            .contains("known are socket=/PATH, ps_mode=auto|disable, ssl-mode"));
         assert!(Target::parse("postgres://h:notaport/db")
             .unwrap_err()
             .contains("malformed"));
+    }
+
+    #[test]
+    fn the_option_files_tls_options_yield_to_the_urls() {
+        let t = tempfile::tempdir().unwrap();
+        let ca = t.path().join("ca.pem");
+        std::fs::write(&ca, "").unwrap();
+        let cnf = t.path().join("my.cnf");
+        let text = format!(
+            "[client]\nssl-mode = VERIFY_CA\nssl_ca = \"{}\"\n",
+            ca.display()
+        );
+        std::fs::write(&cnf, text).unwrap();
+        let url = format!("mysql://u:p@h/d?defaults-file={}", cnf.display());
+        let TargetKind::Mysql(a) = Target::parse(&url).unwrap().kind else {
+            panic!()
+        };
+        assert_eq!(
+            (a.tls.mode, a.tls.root_cert.as_deref()),
+            (crate::driver::tls::TlsMode::VerifyCa, Some(ca.as_path()))
+        );
+        let TargetKind::Mysql(a) = Target::parse(&format!("{url}&ssl-mode=DISABLED"))
+            .unwrap()
+            .kind
+        else {
+            panic!()
+        };
+        assert_eq!(a.tls.mode, crate::driver::tls::TlsMode::Disable);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::registry::{
     registry_add, registry_epoch, registry_has, registry_remove, registry_set_ready,
 };
 use super::state::{self, Layout, State, STATE_FILE};
+use super::tls;
 use super::{format_cpu_list, STOP_TIMEOUT};
 use super::{process, settings, url, RunningServer, ServerError, ServerKind, ServerSpec};
 
@@ -162,7 +163,25 @@ impl Launch<'_> {
     fn run(&self, port: u16, state: &mut State) -> Result<RunningServer, StartError> {
         let (engine, ctx, spec) = (self.engine, self.ctx, self.spec);
         let kind = spec.kind;
-        let base = settings::base_without_overrides(kind, &engine.base_settings(), &spec.settings);
+        let mut base =
+            settings::base_without_overrides(kind, &engine.base_settings(), &spec.settings);
+        let tls = match spec.tls {
+            true => Some(tls::ensure(&ctx.layout.dir, ctx.run_as.as_ref())?),
+            false => None,
+        };
+        if let Some(files) = &tls {
+            // The certificate's settings are base settings: a user's own win.
+            let pairs = tls::settings(kind, files);
+            let pairs: Vec<(&str, &str)> = pairs
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            base.extend(settings::base_without_overrides(
+                kind,
+                &pairs,
+                &spec.settings,
+            ));
+        }
         let config = engine.render_config(&ctx.layout, port, &base, self.include, &spec.settings);
         state::write_config(&engine.config_path(&ctx.layout), &config)?;
 
@@ -187,7 +206,14 @@ impl Launch<'_> {
             dir: ctx.layout.dir.clone(),
             pid,
             port,
-            url: url(kind, &spec.password, port),
+            url: match &tls {
+                Some(files) => format!(
+                    "{}?{}",
+                    url(kind, &spec.password, port),
+                    tls::url_query(kind, files)
+                ),
+                None => url(kind, &spec.password, port),
+            },
             socket: engine.socket(&ctx.layout, port),
             version: self.version.to_string(),
             binary: engine.binary().to_path_buf(),

@@ -113,6 +113,7 @@ impl Mariadb {
             database: String::new(),
             socket: Some(self.socket(&ctx.layout, port)),
             ps_mode: PsMode::Disable,
+            tls: Default::default(),
         }
     }
 }

@@ -75,6 +75,7 @@ mod process;
 mod registry;
 mod settings;
 mod state;
+mod tls;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -222,6 +223,9 @@ pub struct ServerSpec {
     pub password: String,
     /// How long to wait for the server to accept connections.
     pub start_timeout: Duration,
+    /// Serve TLS with a throw-away CA's certificate (made in `dir/tls/`);
+    /// the URL then verifies it.
+    pub tls: bool,
 }
 
 impl ServerSpec {
@@ -239,6 +243,7 @@ impl ServerSpec {
             version: None,
             password: DEFAULT_PASSWORD.to_string(),
             start_timeout: DEFAULT_START_TIMEOUT,
+            tls: false,
         }
     }
 

@@ -108,6 +108,7 @@ impl Postgres {
             database: "postgres".into(),
             socket: Some(ctx.layout.run.clone()),
             ps_mode: PsMode::Disable,
+            tls: Default::default(),
         }
     }
 }

@@ -182,6 +182,7 @@ impl Shared<'_> {
             database: c.db.clone(),
             socket,
             ps_mode: self.opts.ps_mode,
+            tls: Default::default(),
         };
         let display = match &addr.socket {
             Some(s) => format!(

@@ -6,15 +6,17 @@
 //! `caching_sha2_password` (MySQL 8's default; SHA-256 scramble). The latter
 //! has a fast path when the server has the account's password cached; on a
 //! cache miss it wants the clear password, which dbsweep sends only over a
-//! unix socket (there is no TLS, and the RSA key exchange is not
-//! implemented): over TCP the login fails with a message saying what to do.
+//! unix socket or TLS (the RSA key exchange is not implemented): over plain
+//! TCP the login fails with a message saying what to do. TLS starts after
+//! the greeting, when the options ask for it and the server offers it.
 
 use sha1::{Digest, Sha1};
 use sha2::Sha256;
 
-use super::packet::{u16_at, Stream};
+use super::packet::u16_at;
 use super::response::parse_ok;
 use super::MyConnection;
+use crate::driver::tls::{self, TlsMode};
 use crate::driver::{DbError, DbResult, ErrorKind, ServerAddr};
 
 // Capability flags (the lower 32 bits of the protocol's 64).
@@ -23,6 +25,7 @@ pub const CLIENT_LONG_FLAG: u32 = 1 << 2;
 pub const CLIENT_CONNECT_WITH_DB: u32 = 1 << 3;
 pub const CLIENT_LOCAL_FILES: u32 = 1 << 7;
 pub const CLIENT_PROTOCOL_41: u32 = 1 << 9;
+pub const CLIENT_SSL: u32 = 1 << 11;
 pub const CLIENT_TRANSACTIONS: u32 = 1 << 13;
 pub const CLIENT_SECURE_CONNECTION: u32 = 1 << 15;
 pub const CLIENT_MULTI_RESULTS: u32 = 1 << 17;
@@ -140,6 +143,16 @@ impl Handshake {
     }
 }
 
+/// Appends the fixed first 32 bytes of a HandshakeResponse41 to `out`:
+/// alone, with CLIENT_SSL, they are the SSLRequest that starts TLS.
+pub fn put_request_head(out: &mut Vec<u8>, caps: u32, ext_caps: u32) {
+    out.extend_from_slice(&caps.to_le_bytes());
+    out.extend_from_slice(&MAX_PACKET.to_le_bytes());
+    out.push(CHARSET_UTF8MB4);
+    out.extend_from_slice(&[0; 19]);
+    out.extend_from_slice(&ext_caps.to_le_bytes());
+}
+
 /// Appends a HandshakeResponse41 payload to `out`.
 pub fn put_response(
     out: &mut Vec<u8>,
@@ -150,11 +163,7 @@ pub fn put_response(
     database: &str,
     plugin: &str,
 ) {
-    out.extend_from_slice(&caps.to_le_bytes());
-    out.extend_from_slice(&MAX_PACKET.to_le_bytes());
-    out.push(CHARSET_UTF8MB4);
-    out.extend_from_slice(&[0; 19]);
-    out.extend_from_slice(&ext_caps.to_le_bytes());
+    put_request_head(out, caps, ext_caps);
     out.extend_from_slice(user.as_bytes());
     out.push(0);
     if caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA != 0 {
@@ -239,6 +248,7 @@ impl MyConnection {
         if a.database.is_empty() {
             self.caps &= !CLIENT_CONNECT_WITH_DB;
         }
+        self.start_tls(a, &hs)?;
         let password = a.password.as_deref().unwrap_or("");
         let unsupported = |plugin: &str| {
             DbError::new(
@@ -301,8 +311,8 @@ impl MyConnection {
                     // Fast authentication succeeded; the OK packet follows.
                     Some(3) => {}
                     // Full authentication: the server wants the password
-                    // itself, safe to send only over a local socket.
-                    Some(4) if matches!(self.io.stream(), Stream::Unix(_)) => {
+                    // itself, safe to send only over a local socket or TLS.
+                    Some(4) if self.io.stream().is_unix() || self.io.stream().tls().is_some() => {
                         self.io.begin_packet();
                         self.io.wbuf.extend_from_slice(password.as_bytes());
                         self.io.wbuf.push(0);
@@ -314,8 +324,9 @@ impl MyConnection {
                             "2061",
                             "the server wants a full caching_sha2_password exchange (the password is not \
                              in its cache), which needs TLS or an RSA key exchange that dbsweep does not \
-                             implement: connect once through the unix socket (?socket=/path/mysqld.sock) \
-                             to fill the cache, or give the account mysql_native_password"
+                             implement: connect with TLS (ssl-mode=REQUIRED, the server started with \
+                             ssl_cert and ssl_key), or once through the unix socket \
+                             (?socket=/path/mysqld.sock) to fill the cache"
                                 .to_string(),
                         ))
                     }
@@ -324,6 +335,53 @@ impl MyConnection {
                 _ => return Err(self.malformed("unexpected packet during authentication")),
             }
         }
+    }
+}
+
+impl MyConnection {
+    /// Starts TLS after the server's greeting, as the options say: an
+    /// SSLRequest (the response's first 32 bytes with CLIENT_SSL), then the
+    /// handshake; the login goes on inside it. Never over a unix socket.
+    fn start_tls(&mut self, a: &ServerAddr, hs: &Handshake) -> DbResult<()> {
+        let mode = a.tls.mode;
+        if mode == TlsMode::Disable || self.io.stream().is_unix() {
+            return Ok(());
+        }
+        if hs.capabilities & CLIENT_SSL == 0 {
+            if mode.required() {
+                return Err(DbError::new(
+                    ErrorKind::Other,
+                    CR_SSL_CONNECTION_ERROR,
+                    format!(
+                        "server {} does not offer TLS (ssl-mode={}): start it with ssl_cert and ssl_key \
+                         (tls = true on a managed server), or use ssl-mode=PREFERRED",
+                        hs.server_version,
+                        mysql_mode_name(mode)
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        self.caps |= CLIENT_SSL;
+        self.io.begin_packet();
+        put_request_head(&mut self.io.wbuf, self.caps, self.ext_caps);
+        self.send()?;
+        tls::upgrade(self.io.stream_mut(), &a.host, &a.tls, None)
+            .map_err(|m| DbError::new(ErrorKind::Other, CR_SSL_CONNECTION_ERROR, m))
+    }
+}
+
+/// The client's error for a failed TLS connection.
+const CR_SSL_CONNECTION_ERROR: &str = "2026";
+
+/// The mysql client's name of a mode, for messages.
+fn mysql_mode_name(m: TlsMode) -> &'static str {
+    match m {
+        TlsMode::Disable => "DISABLED",
+        TlsMode::Allow | TlsMode::Prefer => "PREFERRED",
+        TlsMode::Require => "REQUIRED",
+        TlsMode::VerifyCa => "VERIFY_CA",
+        TlsMode::VerifyFull => "VERIFY_IDENTITY",
     }
 }
 

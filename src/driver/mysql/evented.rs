@@ -262,7 +262,7 @@ impl Evented for MyEvented {
     /// session, which would need a login this loop cannot wait for. The
     /// server ends the session when it next writes to it.
     fn cancel(&self) {
-        self.conn.io.stream().shutdown();
+        let _ = self.conn.io.stream().shutdown();
     }
 }
 

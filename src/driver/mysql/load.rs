@@ -164,7 +164,7 @@ impl MyConnection {
         if let Err(m) = result {
             // The rows already sent must not be committed: cutting the
             // connection makes the server abort (and roll back) the load.
-            self.io.stream().shutdown();
+            let _ = self.io.stream().shutdown();
             self.broken = true;
             return Err(DbError::new(
                 ErrorKind::Other,

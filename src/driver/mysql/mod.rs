@@ -308,7 +308,7 @@ struct MyInterrupter(Stream);
 
 impl Interrupter for MyInterrupter {
     fn interrupt(&self) {
-        self.0.shutdown();
+        let _ = self.0.shutdown();
     }
 }
 
@@ -440,6 +440,11 @@ impl Connection for MyConnection {
             PsMode::Disable => "disable",
         };
         settings.push(("ps_mode".to_string(), mode.to_string()));
+        // So is the encryption: TLS's version and cipher, or "off".
+        settings.push((
+            "tls".to_string(),
+            crate::driver::tls::describe(self.io.stream()),
+        ));
         Ok(ServerInfo { version, settings })
     }
 

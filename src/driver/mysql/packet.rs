@@ -13,11 +13,12 @@
 //! shorter (possibly empty) one.
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
 use std::ops::Range;
+#[cfg(test)]
 use std::os::unix::net::UnixStream;
 
 use super::frame::{Frame, Frames, MAX_PAYLOAD};
+pub use crate::driver::socket::Stream;
 
 /// Initial size of the read buffer: one page, which holds a point select's
 /// answer. A read that fills it doubles it, up to [`READ_GROWN`], so larger
@@ -38,76 +39,6 @@ const WRITE_BUF: usize = 4 * 1024;
 /// it is done, so that a single 16 MiB value does not pin 32 MiB per
 /// connection for the rest of the run.
 const KEEP: usize = 4 << 20;
-
-/// A connected socket: TCP or a unix socket.
-pub enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Stream {
-    pub fn try_clone(&self) -> io::Result<Stream> {
-        Ok(match self {
-            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
-            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
-        })
-    }
-
-    /// Shuts both directions down, which wakes up a thread blocked reading
-    /// the same socket (through another handle) with end-of-file.
-    pub fn shutdown(&self) {
-        let _ = match self {
-            Stream::Tcp(s) => s.shutdown(Shutdown::Both),
-            Stream::Unix(s) => s.shutdown(Shutdown::Both),
-        };
-    }
-
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-        }
-    }
-
-    /// Bounds how long a read may wait (None: forever).
-    pub fn set_read_timeout(&self, t: Option<std::time::Duration>) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_read_timeout(t),
-            Stream::Unix(s) => s.set_read_timeout(t),
-        }
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.write_all(buf),
-            Stream::Unix(s) => s.write_all(buf),
-        }
-    }
-
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
-        }
-    }
-
-    /// Makes reads and writes return WouldBlock instead of waiting (for
-    /// an event loop), or wait again.
-    pub fn set_nonblocking(&self, on: bool) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_nonblocking(on),
-            Stream::Unix(s) => s.set_nonblocking(on),
-        }
-    }
-
-    pub fn raw_fd(&self) -> std::os::fd::RawFd {
-        use std::os::fd::AsRawFd;
-        match self {
-            Stream::Tcp(s) => s.as_raw_fd(),
-            Stream::Unix(s) => s.as_raw_fd(),
-        }
-    }
-}
 
 /// The framed connection: the socket, its buffers and the sequence id.
 pub struct Io {
@@ -142,6 +73,11 @@ impl Io {
 
     pub fn stream(&self) -> &Stream {
         &self.stream
+    }
+
+    /// The socket itself, to start TLS on it.
+    pub fn stream_mut(&mut self) -> &mut Stream {
+        &mut self.stream
     }
 
     /// Starts a new packet in the write buffer (continuing the exchange's
@@ -218,7 +154,8 @@ impl Io {
                 Err(e) => return Err(e),
             }
         }
-        Ok(true)
+        // Under TLS, what the socket took may still be records waiting.
+        self.stream.flush_pending()
     }
 
     /// Reads the next packet and returns where its payload lies in the read

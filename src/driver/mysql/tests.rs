@@ -57,6 +57,7 @@ fn fake_server(
         database: "db".into(),
         socket: None,
         ps_mode: PsMode::Prepared,
+        tls: Default::default(),
     };
     let accept: Box<dyn FnOnce() -> Stream + Send> = if tcp {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

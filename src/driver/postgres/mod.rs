@@ -34,6 +34,7 @@
 //! crate; decoding is by hand (see [`wire`] for why).
 
 mod binary;
+mod binding;
 mod copy;
 mod evented;
 mod response;
@@ -364,6 +365,11 @@ impl Connection for PgConnection {
         };
         // How statements were sent is part of what was measured.
         settings.push(("dbsweep.ps_mode".to_string(), mode.to_string()));
+        // So is the encryption: TLS's version and cipher, or "off".
+        settings.push((
+            "dbsweep.tls".to_string(),
+            crate::driver::tls::describe(self.wire.stream()),
+        ));
         Ok(ServerInfo {
             version: format!("PostgreSQL {}", self.version),
             settings,

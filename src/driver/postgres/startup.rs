@@ -18,6 +18,7 @@ use postgres_protocol::message::frontend;
 
 use super::response::{classify, parse_error};
 use super::wire::{Stream, Wire};
+use crate::driver::tls::{self, ChannelBinding as Binding, TlsMode};
 use crate::driver::{DbError, DbResult, ErrorKind, ServerAddr};
 
 /// How long to wait for a TCP connection to be accepted.
@@ -108,9 +109,39 @@ fn open(a: &ServerAddr, socket: Option<&PathBuf>) -> std::io::Result<(Stream, Pl
     }))
 }
 
-/// Opens a session to `a`.
+/// Opens a session to `a`, with TLS as its options say (over TCP only:
+/// never over a unix socket, as libpq).
 pub(super) fn connect(a: &ServerAddr) -> DbResult<Session> {
     let socket = socket_path(a);
+    let mode = if socket.is_some() {
+        TlsMode::Disable
+    } else {
+        a.tls.mode
+    };
+    match mode {
+        TlsMode::Disable => attempt(a, socket, Tls::Off),
+        // Without first; with TLS when the server refuses that session.
+        TlsMode::Allow => match attempt(a, socket.clone(), Tls::Off) {
+            Err(e) if !e.code.is_empty() => attempt(a, socket, Tls::Must),
+            r => r,
+        },
+        TlsMode::Prefer => attempt(a, socket, Tls::Try),
+        _ => attempt(a, socket, Tls::Must),
+    }
+}
+
+/// How one attempt treats TLS.
+#[derive(Clone, Copy, PartialEq)]
+enum Tls {
+    Off,
+    /// Asked for; without it when the server has none or the handshake
+    /// fails (then on a new connection, as libpq).
+    Try,
+    Must,
+}
+
+/// One connection attempt.
+fn attempt(a: &ServerAddr, socket: Option<PathBuf>, tls: Tls) -> DbResult<Session> {
     let target = target(a, socket.as_ref());
     let (stream, place) = open(a, socket.as_ref()).map_err(|e| {
         DbError::new(
@@ -124,6 +155,28 @@ pub(super) fn connect(a: &ServerAddr) -> DbResult<Session> {
         .and_then(|_| stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT)))
         .map_err(|e| DbError::new(ErrorKind::ConnectionLost, "", format!("{target}: {e}")))?;
     let mut wire = Wire::new(stream);
+    if tls != Tls::Off {
+        match secure(&mut wire, a) {
+            Ok(true) => {}
+            Ok(false) if tls == Tls::Try => {}
+            Ok(false) => {
+                return Err(DbError::new(
+                    ErrorKind::Other,
+                    "",
+                    format!(
+                        "{target}: the server does not accept TLS connections (sslmode={}): turn ssl on in its postgresql.conf, or use sslmode=prefer",
+                        pg_mode_name(a.tls.mode)
+                    ),
+                ))
+            }
+            Err(TlsFailure::Handshake(_)) if tls == Tls::Try => {
+                return attempt(a, socket, Tls::Off)
+            }
+            Err(TlsFailure::Handshake(m)) | Err(TlsFailure::Io(m)) => {
+                return Err(DbError::new(ErrorKind::Other, "", format!("{target}: {m}")))
+            }
+        }
+    }
     let (key, server_version) = handshake(&mut wire, a).map_err(|e| DbError {
         message: format!("{target}: {}", e.message),
         ..e
@@ -141,6 +194,69 @@ pub(super) fn connect(a: &ServerAddr) -> DbResult<Session> {
     })
 }
 
+enum TlsFailure {
+    /// The socket failed before the handshake.
+    Io(String),
+    Handshake(String),
+}
+
+/// Starts TLS: an SSLRequest and its answer, then the handshake; or,
+/// with `sslnegotiation=direct`, the handshake at once with the ALPN
+/// protocol `postgresql`. False when the server answers that it has none.
+fn secure(wire: &mut Wire, a: &ServerAddr) -> Result<bool, TlsFailure> {
+    use std::io::{Read, Write};
+    const ALPN: &[u8] = b"postgresql";
+    let stream = wire.stream_mut();
+    if !a.tls.direct {
+        let io = |e: std::io::Error| TlsFailure::Io(format!("asking for TLS: {e}"));
+        // SSLRequest: length 8, the code 1234.5679.
+        let mut req = [0u8; 8];
+        req[..4].copy_from_slice(&8u32.to_be_bytes());
+        req[4..].copy_from_slice(&80877103u32.to_be_bytes());
+        stream.write_all(&req).map_err(io)?;
+        // One byte, read alone: anything the server sent after its 'S'
+        // would be bytes no TLS protected (CVE-2021-23222).
+        let mut answer = [0u8; 1];
+        stream.read_exact(&mut answer).map_err(io)?;
+        match answer[0] {
+            b'S' => {}
+            b'N' => return Ok(false),
+            other => {
+                return Err(TlsFailure::Io(format!(
+                    "unexpected answer {:?} to an SSLRequest: is this a PostgreSQL server?",
+                    other as char
+                )))
+            }
+        }
+    }
+    let alpn = a.tls.direct.then_some(ALPN);
+    tls::upgrade(stream, &a.host, &a.tls, alpn).map_err(|m| {
+        TlsFailure::Handshake(if a.tls.direct {
+            format!("{m} (sslnegotiation=direct needs PostgreSQL 17 or later; leave it out for older servers)")
+        } else {
+            m
+        })
+    })?;
+    if a.tls.direct && stream.tls().and_then(|c| c.alpn_protocol()) != Some(ALPN) {
+        return Err(TlsFailure::Handshake(
+            "the server did not accept the ALPN protocol 'postgresql' (sslnegotiation=direct needs PostgreSQL 17 or later)".into(),
+        ));
+    }
+    Ok(true)
+}
+
+/// libpq's name of a mode, for messages.
+fn pg_mode_name(m: TlsMode) -> &'static str {
+    match m {
+        TlsMode::Disable => "disable",
+        TlsMode::Allow => "allow",
+        TlsMode::Prefer => "prefer",
+        TlsMode::Require => "require",
+        TlsMode::VerifyCa => "verify-ca",
+        TlsMode::VerifyFull => "verify-full",
+    }
+}
+
 /// Sends the StartupMessage and answers authentication requests until the
 /// first ReadyForQuery. Returns the cancel key and the server version.
 fn handshake(wire: &mut Wire, a: &ServerAddr) -> DbResult<(Option<(i32, i32)>, String)> {
@@ -154,7 +270,16 @@ fn handshake(wire: &mut Wire, a: &ServerAddr) -> DbResult<(Option<(i32, i32)>, S
     frontend::startup_message(params, &mut wire.out).map_err(other)?;
     wire.send()?;
 
-    let mut scram: Option<ScramSha256> = None;
+    let cert = wire
+        .stream()
+        .tls()
+        .and_then(|c| c.peer_certificates()?.first());
+    let mut auth = Auth {
+        scram: None,
+        encrypted: wire.stream().tls().is_some(),
+        end_point: cert.and_then(|c| super::binding::server_end_point(c)),
+        bound: false,
+    };
     let mut key = None;
     let mut version = String::new();
     loop {
@@ -171,7 +296,7 @@ fn handshake(wire: &mut Wire, a: &ServerAddr) -> DbResult<(Option<(i32, i32)>, S
                 let msg = Message::parse(&mut m)
                     .map_err(other)?
                     .ok_or_else(|| protocol("truncated authentication request"))?;
-                let reply = authenticate(msg, a, &mut scram, &mut wire.out)?;
+                let reply = authenticate(msg, a, &mut auth, &mut wire.out)?;
                 if reply {
                     wire.send()?;
                 }
@@ -210,14 +335,27 @@ fn handshake(wire: &mut Wire, a: &ServerAddr) -> DbResult<(Option<(i32, i32)>, S
     }
 }
 
+/// Where authentication stands.
+struct Auth {
+    scram: Option<ScramSha256>,
+    /// The session runs over TLS.
+    encrypted: bool,
+    /// tls-server-end-point: the hash of the server's certificate, when
+    /// its signature algorithm names one.
+    end_point: Option<Vec<u8>>,
+    /// SCRAM-SHA-256-PLUS was chosen: the exchange binds to the TLS session.
+    bound: bool,
+}
+
 /// Answers one authentication request into `out`; false when there is
 /// nothing to send (AuthenticationOk, SASL final).
 fn authenticate(
     msg: Message,
     a: &ServerAddr,
-    scram: &mut Option<ScramSha256>,
+    auth: &mut Auth,
     out: &mut BytesMut,
 ) -> DbResult<bool> {
+    let scram = &mut auth.scram;
     let password = || {
         a.password.as_deref().ok_or_else(|| {
             DbError::new(
@@ -229,6 +367,14 @@ fn authenticate(
         })
     };
     match msg {
+        Message::AuthenticationOk if a.tls.channel_binding == Binding::Require && !auth.bound => {
+            Err(DbError::new(
+                ErrorKind::Other,
+                "",
+                "channel_binding=require, but the server let the session in without channel binding \
+                 (it needs scram-sha-256 in pg_hba.conf, over TLS): fix pg_hba.conf or use channel_binding=prefer",
+            ))
+        }
         Message::AuthenticationOk => Ok(false),
         Message::AuthenticationCleartextPassword => {
             frontend::password_message(password()?.as_bytes(), out).map_err(other)?;
@@ -247,19 +393,56 @@ fn authenticate(
             {
                 offered.push(m.to_string());
             }
-            if !offered.iter().any(|m| m == SCRAM_SHA_256) {
+            const PLUS: &str = "SCRAM-SHA-256-PLUS";
+            let plus = match (&auth.end_point, a.tls.channel_binding) {
+                (Some(ep), Binding::Prefer | Binding::Require)
+                    if auth.encrypted && offered.iter().any(|m| m == PLUS) =>
+                {
+                    Some(ep.clone())
+                }
+                _ => None,
+            };
+            if plus.is_none() && a.tls.channel_binding == Binding::Require {
                 return Err(DbError::new(
                     ErrorKind::Other,
                     "",
                     format!(
-                        "the server offers SASL mechanisms {} and dbsweep speaks only {SCRAM_SHA_256}",
+                        "channel_binding=require, but {}: use TLS with a certificate signed with SHA-256 or stronger, or channel_binding=prefer",
+                        if !auth.encrypted {
+                            "the session is not encrypted"
+                        } else if auth.end_point.is_none() {
+                            "the server's certificate has no hash for channel binding (signed with Ed25519 or RSA-PSS)"
+                        } else {
+                            "the server does not offer SCRAM-SHA-256-PLUS"
+                        }
+                    ),
+                ));
+            }
+            if plus.is_none() && !offered.iter().any(|m| m == SCRAM_SHA_256) {
+                return Err(DbError::new(
+                    ErrorKind::Other,
+                    "",
+                    format!(
+                        "the server offers SASL mechanisms {} and dbsweep speaks only {SCRAM_SHA_256} and {PLUS}",
                         offered.join(", ")
                     ),
                 ));
             }
-            // No TLS, so no channel binding: "n,," as libpq sends without SSL.
-            let s = ScramSha256::new(password()?.as_bytes(), ChannelBinding::unsupported());
-            frontend::sasl_initial_response(SCRAM_SHA_256, s.message(), out).map_err(other)?;
+            // As libpq: bound to the TLS session when both can; "y" (the
+            // client could, the server did not offer it) over TLS when the
+            // server did not offer it — a server that did would read "y" as
+            // a downgrade — and "n" otherwise.
+            let offers_plus = offered.iter().any(|m| m == PLUS);
+            let (mechanism, binding) = match plus {
+                Some(ep) => (PLUS, ChannelBinding::tls_server_end_point(ep)),
+                None if auth.encrypted && !offers_plus => {
+                    (SCRAM_SHA_256, ChannelBinding::unrequested())
+                }
+                None => (SCRAM_SHA_256, ChannelBinding::unsupported()),
+            };
+            auth.bound = mechanism == PLUS;
+            let s = ScramSha256::new(password()?.as_bytes(), binding);
+            frontend::sasl_initial_response(mechanism, s.message(), out).map_err(other)?;
             *scram = Some(s);
             Ok(true)
         }

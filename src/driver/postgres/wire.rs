@@ -12,16 +12,14 @@
 //! at. Nothing is allocated unless the server reports an error.
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
 use std::ops::Range;
-use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use bytes::{Buf, BytesMut};
 use postgres_protocol::message::frontend;
 
 use super::response::{self, parse_error, Fed, Response, TextRows};
+pub(super) use crate::driver::socket::Stream;
 use crate::driver::{DbError, ErrorKind, Outcome};
 
 /// Initial capacity of both buffers: a typical response (a range select of
@@ -31,87 +29,6 @@ const BUF_SIZE: usize = 96 * 1024;
 
 /// How long saying goodbye may wait for the socket.
 const GOODBYE_TIMEOUT: Duration = Duration::from_millis(500);
-
-/// A connected socket: TCP or unix domain.
-pub(super) enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Stream {
-    pub(super) fn try_clone(&self) -> io::Result<Stream> {
-        Ok(match self {
-            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
-            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
-        })
-    }
-
-    /// Shuts both directions down: a read blocked on any handle of this
-    /// socket returns at once.
-    pub(super) fn shutdown(&self) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.shutdown(Shutdown::Both),
-            Stream::Unix(s) => s.shutdown(Shutdown::Both),
-        }
-    }
-
-    pub(super) fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_read_timeout(t),
-            Stream::Unix(s) => s.set_read_timeout(t),
-        }
-    }
-
-    pub(super) fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_write_timeout(t),
-            Stream::Unix(s) => s.set_write_timeout(t),
-        }
-    }
-
-    pub(super) fn set_nonblocking(&self, on: bool) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_nonblocking(on),
-            Stream::Unix(s) => s.set_nonblocking(on),
-        }
-    }
-
-    pub(super) fn raw_fd(&self) -> RawFd {
-        match self {
-            Stream::Tcp(s) => s.as_raw_fd(),
-            Stream::Unix(s) => s.as_raw_fd(),
-        }
-    }
-}
-
-impl Read for Stream {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
-        }
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.write_all(buf),
-            Stream::Unix(s) => s.write_all(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 /// One connection's socket and buffers.
 pub(super) struct Wire {
@@ -167,6 +84,11 @@ impl Wire {
         &self.stream
     }
 
+    /// The socket itself, to start TLS on it.
+    pub(super) fn stream_mut(&mut self) -> &mut Stream {
+        &mut self.stream
+    }
+
     /// Sends what `out` holds in one write and empties it.
     pub(super) fn send(&mut self) -> Result<(), DbError> {
         if self.broken {
@@ -219,7 +141,8 @@ impl Wire {
                 Err(e) => return Err(e),
             }
         }
-        Ok(true)
+        // Under TLS, what the socket took may still be records waiting.
+        self.stream.flush_pending()
     }
 
     /// On a non-blocking socket: reads what has arrived, with room for at
@@ -445,6 +368,7 @@ pub(super) fn lost_error(why: &str) -> DbError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::net::UnixStream;
 
     #[test]
     fn reads_land_at_the_front_when_messages_end_mid_read() {
