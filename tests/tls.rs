@@ -241,3 +241,52 @@ fn ssl_mode_required_against_a_server_without_tls_says_so() {
     assert!(e.contains("does not offer TLS (ssl-mode=REQUIRED)"), "{e}");
     server.join().unwrap();
 }
+
+/// A study's managed target with `tls = true`, and a variant that turns
+/// the server's TLS off with PostgreSQL's own setting: each point's record
+/// names what its connections ran.
+#[test]
+fn tls_against_plain_is_a_variant_of_a_tls_target() {
+    let dir = Dir::new();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        dir.join("tls.toml"),
+        r#"
+out = "out"
+
+[[target]]
+name = "pg"
+server = "postgres"
+tls = true
+
+[[variant]]
+name = "plain"
+settings = { ssl = "off" }
+
+[[workload]]
+name = "oltp_point_select"
+options = { table-size = 200 }
+clients = [2]
+time = 0.5
+"#,
+    )
+    .unwrap();
+    util::dbsweep_in(dir.path(), &["study", "tls.toml"]).ok();
+    let db = rusqlite::Connection::open(dir.join("out/results.db")).unwrap();
+    let mut q = db
+        .prepare(
+            "SELECT p.variant, s.value FROM point p JOIN point_setting s ON s.point_id = p.id \
+             WHERE s.name = 'dbsweep.tls' ORDER BY p.variant",
+        )
+        .unwrap();
+    let rows: Vec<(String, String)> = q
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0].0, "base");
+    assert!(rows[0].1.starts_with("TLSv1.3"), "{rows:?}");
+    assert_eq!(rows[1], ("plain".to_string(), "off".to_string()));
+}

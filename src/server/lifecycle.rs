@@ -165,7 +165,9 @@ impl Launch<'_> {
         let kind = spec.kind;
         let mut base =
             settings::base_without_overrides(kind, &engine.base_settings(), &spec.settings);
-        let tls = match spec.tls {
+        // A variant's own `ssl = off` (or MariaDB's skip-ssl) wins: the
+        // server then runs plain and its URL does not ask for TLS.
+        let tls = match spec.tls && !tls::turned_off(kind, &spec.settings) {
             true => Some(tls::ensure(&ctx.layout.dir, ctx.run_as.as_ref())?),
             false => None,
         };

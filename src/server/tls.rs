@@ -112,6 +112,25 @@ pub(super) fn settings(kind: ServerKind, f: &TlsFiles) -> Vec<(String, String)> 
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
+/// Whether the user's own settings turn the server's TLS off (how a
+/// variant compares TLS with plain on a `tls = true` target): PostgreSQL's
+/// `ssl = off`, MariaDB's `ssl = 0` or `skip-ssl`.
+pub(super) fn turned_off(kind: ServerKind, user: &[(String, String)]) -> bool {
+    let off = |v: &str| {
+        matches!(
+            v.to_ascii_lowercase().as_str(),
+            "off" | "false" | "0" | "no"
+        )
+    };
+    user.iter().any(|(n, v)| match kind {
+        ServerKind::Postgres => n == "ssl" && off(v),
+        ServerKind::Mariadb => {
+            let n = n.replace('_', "-");
+            n == "skip-ssl" || (n == "ssl" && off(v))
+        }
+    })
+}
+
 /// The URL query under which a client verifies the server against the CA.
 pub(super) fn url_query(kind: ServerKind, f: &TlsFiles) -> String {
     let ca: String =
@@ -142,5 +161,18 @@ mod tests {
         assert!(q.starts_with("sslmode=verify-full&sslrootcert=%2F"), "{q}");
         let s = settings(ServerKind::Mariadb, &f);
         assert_eq!(s[2], ("ssl_key".to_string(), f.key.display().to_string()));
+    }
+
+    #[test]
+    fn a_variant_turns_tls_off_with_the_engines_own_setting() {
+        let set = |n: &str, v: &str| vec![(n.to_string(), v.to_string())];
+        assert!(turned_off(ServerKind::Postgres, &set("ssl", "off")));
+        assert!(!turned_off(ServerKind::Postgres, &set("ssl", "on")));
+        assert!(turned_off(ServerKind::Mariadb, &set("skip_ssl", "")));
+        assert!(turned_off(ServerKind::Mariadb, &set("ssl", "0")));
+        assert!(!turned_off(
+            ServerKind::Mariadb,
+            &set("max_connections", "0")
+        ));
     }
 }

@@ -194,6 +194,8 @@ pub struct ManagedServer {
     pub version: Option<String>,
     /// Statement protocol the clients use (`ps_mode`).
     pub ps_mode: PsMode,
+    /// Serve TLS with a throw-away CA's certificate (`tls = true`).
+    pub tls: bool,
 }
 
 /// One configuration of one target.
@@ -584,6 +586,7 @@ impl Study {
         spec.binaries = m.binaries.clone();
         spec.version = m.version.clone();
         spec.cpus = point.cpus.clone();
+        spec.tls = m.tls;
         Some(spec)
     }
 }

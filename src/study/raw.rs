@@ -119,6 +119,7 @@ pub(super) struct RawTarget {
     pub binaries: Option<Spanned<String>>,
     pub version: Option<Spanned<String>>,
     pub config_file: Option<Spanned<String>>,
+    pub tls: Option<Spanned<bool>>,
     pub dir: Option<Spanned<String>>,
     pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
     pub ps_mode: Option<Spanned<PsModeName>>,

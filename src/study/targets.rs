@@ -130,6 +130,7 @@ impl Loader<'_> {
                 ("binaries", t.binaries.as_ref().map(|s| s.span())),
                 ("version", t.version.as_ref().map(|s| s.span())),
                 ("config_file", t.config_file.as_ref().map(|s| s.span())),
+                ("tls", t.tls.as_ref().map(|s| s.span())),
                 ("dir", t.dir.as_ref().map(|s| s.span())),
                 ("cpus", t.cpus.as_ref().map(|s| s.span())),
             ];
@@ -277,6 +278,7 @@ impl Loader<'_> {
             binaries,
             version,
             ps_mode,
+            tls: t.tls.as_ref().is_some_and(|t| *t.get_ref()),
         })
     }
 
