@@ -187,9 +187,19 @@ pub fn line(tag: Option<&str>, start_s: f64, length_s: f64, h: &record::Histogra
     let b64 = base64::engine::general_purpose::STANDARD.encode(encode(h));
     format!(
         "{tag}{:.3},{:.3},{max_ms:.3},{b64}\n",
-        start_s.max(0.0),
-        length_s.max(0.0)
+        non_negative(start_s),
+        non_negative(length_s)
     )
+}
+
+/// `x`, or 0 for anything not above it (rounding's −0.0 included, which
+/// would print as `-0.000`: readers take the times as unsigned).
+fn non_negative(x: f64) -> f64 {
+    if x > 0.0 {
+        x
+    } else {
+        0.0
+    }
 }
 
 /// The line of one of the record's intervals (its transaction latency),

@@ -124,6 +124,10 @@ fn values_above_the_range_are_in_the_top_bucket_with_the_exact_max_on_the_line()
     assert_eq!(back.max(), (1 << 42) - 1);
     let line = line(None, 0.0, 1.0, &r);
     assert!(line.starts_with("0.000,1.000,8796093.022,HISTF"), "{line}");
+    // A start a rounding below zero is 0, not "-0.000".
+    let h = record::Histogram::default();
+    assert!(super::line(None, 1.0 - 1.0000000000000002, 1.0, &h).starts_with("0.000,1.000,0.000,"));
+    assert!(super::line(None, -0.0, 1.0, &h).starts_with("0.000,"));
 }
 
 #[test]
