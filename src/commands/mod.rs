@@ -154,7 +154,8 @@ impl JsonOut {
 }
 
 /// A merged run's outputs, as one process's: the text summary on standard
-/// output, the record as `--json`, the HTML report as `--report`.
+/// output, the intervals as `--hdr-log`, the record as `--json`, the HTML
+/// report as `--report`.
 fn emit_run(run: &mut crate::record::Run, out: &run::Outputs) -> anyhow::Result<()> {
     use crate::report::export::{Exporter, Html, Text};
     use std::io::Write;
