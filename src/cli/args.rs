@@ -53,6 +53,7 @@ Examples:
   dbsweep run oltp_point_select --threads 8 --time 60 --warmup 10 --report-interval 1
   dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
+  dbsweep run oltp_point_select --threads 8 --time 60 --hdr-log run.hlog  # HdrHistogram .hlog
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10
   dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json
   dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --nodes 3 --launcher slurm --listen 0.0.0.0:7070
@@ -324,6 +325,14 @@ pub struct RunArgs {
     /// over time (collects intervals even without --report-interval).
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<std::path::PathBuf>,
+    /// Write the latency of each interval to FILE as an HdrHistogram
+    /// interval log (the `.hlog` format HistogramLogProcessor, wrk2's and
+    /// YCSB's users' scripts read): values in nanoseconds, the max column
+    /// in milliseconds, warmup intervals tagged `warmup`. Intervals are
+    /// --report-interval long (1 s when not given); e.g. `--hdr-log
+    /// run.hlog`, then `HistogramLogProcessor -i run.hlog -o run`.
+    #[arg(long, value_name = "FILE.hlog")]
+    pub hdr_log: Option<std::path::PathBuf>,
     /// Sample the machine (CPU, IO, memory, network), the server's
     /// processes and its counters beside the run: `on` (default) or `off`.
     #[arg(long, default_value = "on", value_name = "on|off", value_parser = values::on_off, action = ArgAction::Set)]

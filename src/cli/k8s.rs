@@ -94,6 +94,12 @@ pub fn request(
             r.display()
         )));
     }
+    if let Some(h) = &run_args.hdr_log {
+        return Err(UsageError(format!(
+            "--hdr-log {} would be written inside the coordinator's pod, which is gone when the run ends: drop it, or run `dbsweep run --nodes N --hdr-log FILE` where the file stays",
+            h.display()
+        )));
+    }
     if let Some(j) = run_args.json.as_deref().filter(|j| *j != "-") {
         return Err(UsageError(format!(
             "--json {j} would be written inside the coordinator's pod, which is gone when the run ends: give --json - to have the record in the coordinator's log"

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::commands::dist::DistRequest;
 use crate::commands::merge::MergeRequest;
 use crate::commands::report::{Format, ReportRequest, ResultsRequest};
-use crate::commands::run::{RunRequest, TargetRequest};
+use crate::commands::run::{Outputs, RunRequest, TargetRequest};
 use crate::commands::server::{ServerRequest, SERVERS_DIR};
 use crate::commands::smack::{GenDataRequest, SmackRequest};
 use crate::commands::study::StudyRequest;
@@ -199,6 +199,36 @@ fn report_path(p: &Path) -> Result<PathBuf, UsageError> {
     Ok(p.to_path_buf())
 }
 
+/// `--hdr-log FILE` must be writable before the run starts: a file name
+/// (not a directory) in a directory that takes a new file (the log is
+/// written beside it and renamed into place at the end).
+fn hdr_log_path(p: &Path) -> Result<PathBuf, UsageError> {
+    let shown = p.display();
+    if p.is_dir() {
+        return Err(UsageError(format!(
+            "cannot write --hdr-log {shown}: it is a directory; name a file in it, e.g. --hdr-log {}",
+            p.join("run.hlog").display()
+        )));
+    }
+    let dir = dir_of(p);
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "cannot write --hdr-log {shown}: directory '{}' does not exist (create it, or fix the path)",
+            dir.display()
+        )));
+    }
+    if let Err(e) = tempfile::Builder::new()
+        .prefix(".dbsweep-hdr-log-")
+        .tempfile_in(dir)
+    {
+        return Err(UsageError(format!(
+            "cannot write --hdr-log {shown}: directory '{}' takes no new file ({e}); name a file in a directory you can write",
+            dir.display()
+        )));
+    }
+    Ok(p.to_path_buf())
+}
+
 /// `--metrics` and `--metrics-interval`: the sampling interval, or `None`
 /// for no sampling.
 fn metrics(on: bool, interval: f64) -> Result<Option<Duration>, UsageError> {
@@ -231,6 +261,7 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
         percentiles: percentiles(&a.percentiles)?,
         json: json_out(a.json.as_deref())?,
         report: a.report.as_deref().map(report_path).transpose()?,
+        hdr_log: a.hdr_log.as_deref().map(hdr_log_path).transpose()?,
         metrics: metrics(a.metrics, a.metrics_interval)?,
         check: a.check,
         target,
@@ -243,6 +274,7 @@ const BESIDE_SPEC: &[&str] = &[
     "spec",
     "json",
     "report",
+    "hdr_log",
     "check",
     "nodes",
     "launcher",
@@ -280,12 +312,12 @@ fn point_request(a: &RunArgs, file: &Path) -> Result<RunRequest, UsageError> {
             env!("CARGO_PKG_VERSION")
         ))
     })?;
-    Ok(RunRequest::of_point(
-        spec,
-        json_out(a.json.as_deref())?,
-        a.report.as_deref().map(report_path).transpose()?,
-        a.check,
-    ))
+    let outputs = Outputs {
+        json: json_out(a.json.as_deref())?,
+        report: a.report.as_deref().map(report_path).transpose()?,
+        hdr_log: a.hdr_log.as_deref().map(hdr_log_path).transpose()?,
+    };
+    Ok(RunRequest::of_point(spec, outputs, a.check))
 }
 
 /// How `run` is driven, and whether the command line left it without a

@@ -151,6 +151,7 @@ pub fn find_rate(a: &RunArgs) -> Result<Option<FindRate>, UsageError> {
         ("nodes", "the search runs on this machine"),
         ("spec", "the search runs from the options, not a point file"),
         ("report", "the probes are written with --json"),
+        ("hdr_log", "the probes are written with --json"),
     ] {
         if a.given.iter().any(|g| g == id) {
             let option = format!("--{}", id.replace('_', "-"));

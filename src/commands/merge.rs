@@ -36,6 +36,11 @@ pub fn merge(req: &MergeRequest) -> anyhow::Result<RunStatus> {
     }
     let inputs: Vec<Input<'_>> = runs.iter().map(|(name, run)| Input { name, run }).collect();
     let mut merged = merge::merge(&inputs).map_err(UsageError)?;
-    super::emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
+    let outputs = super::run::Outputs {
+        json: req.json.clone(),
+        report: req.report.clone(),
+        hdr_log: None,
+    };
+    super::emit_run(&mut merged, &outputs)?;
     Ok(status_of([&merged.result.stop_reason]))
 }

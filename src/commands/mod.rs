@@ -154,15 +154,16 @@ impl JsonOut {
 }
 
 /// A merged run's outputs, as one process's: the text summary on standard
-/// output, the record as `--json`, the HTML report as `--report`.
-fn emit_run(
-    run: &mut crate::record::Run,
-    json: Option<&JsonOut>,
-    report: Option<&Path>,
-) -> anyhow::Result<()> {
+/// output, the intervals as `--hdr-log`, the record as `--json`, the HTML
+/// report as `--report`.
+fn emit_run(run: &mut crate::record::Run, out: &run::Outputs) -> anyhow::Result<()> {
     use crate::report::export::{Exporter, Html, Text};
     use std::io::Write;
+    let (json, report) = (out.json.as_ref(), out.report.as_deref());
     std::io::stdout().write_all(&Text.run(run)?.report)?;
+    if let Some(p) = &out.hdr_log {
+        write_hdr_log(p, run)?;
+    }
     if let Some(out) = json {
         out.write_run(run)?;
     }
@@ -170,6 +171,60 @@ fn emit_run(
         write_atomically(p, &Html.run(run)?.report)?;
         eprintln!("Report written to {}", p.display());
     }
+    Ok(())
+}
+
+/// `--hdr-log FILE`: the record's intervals as an HdrHistogram interval
+/// log (`stats::hdrlog`), written beside and renamed into place, so the
+/// file is whole or absent. A run stopped by Ctrl-C has its record too,
+/// with the intervals that closed before it.
+fn write_hdr_log(path: &Path, run: &crate::record::Run) -> anyhow::Result<()> {
+    use crate::stats::hdrlog;
+    use std::io::Write;
+    let queued = run
+        .result
+        .pacing
+        .as_ref()
+        .is_some_and(|p| p.offered.is_some());
+    let from = if queued {
+        "each transaction's intended start (its arrival, or the end of its user's think time), as the run's latency"
+    } else {
+        "each transaction's start, as the run's latency"
+    };
+    let comments = [
+        format!(
+            "dbsweep {}: {}, the transaction latency of each interval",
+            run.tool.version, run.workload.name
+        ),
+        format!("values in nanoseconds from {from}; Interval_Max in milliseconds"),
+        format!(
+            "intervals tagged {} lie (at least partly) in the warmup",
+            hdrlog::WARMUP_TAG
+        ),
+    ];
+    let start_us = run
+        .released_unix_us
+        .unwrap_or(run.started_unix_s.saturating_mul(1_000_000));
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let write = || -> anyhow::Result<()> {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(file);
+        w.write_all(hdrlog::header(&comments, start_us).as_bytes())?;
+        for i in run.result.intervals.try_iter() {
+            let i = i.map_err(anyhow::Error::msg)?;
+            if let Some(line) = hdrlog::interval_line(&i) {
+                w.write_all(line.as_bytes())?;
+            }
+        }
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        e.context(format!("Could not write --hdr-log '{}'", path.display()))
+    })?;
+    eprintln!("HdrHistogram log written to {}", path.display());
     Ok(())
 }
 

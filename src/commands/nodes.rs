@@ -45,13 +45,18 @@ pub fn coordinate(req: RunRequest, c: Coordinator) -> anyhow::Result<RunStatus> 
     let cancel = cancel_flag();
     match nodes::run_workers(&spec, &c, listener, &addr, &cancel, true)? {
         nodes::Coordinated::Merged(mut merged) => {
-            emit_run(&mut merged, req.json.as_ref(), req.report.as_deref())?;
+            let outputs = super::run::Outputs {
+                json: req.json.clone(),
+                report: req.report.clone(),
+                hdr_log: req.hdr_log.clone(),
+            };
+            emit_run(&mut merged, &outputs)?;
             Ok(status_of([&merged.result.stop_reason]))
         }
         nodes::Coordinated::Partial { report, lost } => {
             print!("{report}");
-            if req.json.is_some() || req.report.is_some() {
-                println!("(--json and --report not written: the run is partial)");
+            if req.json.is_some() || req.report.is_some() || req.hdr_log.is_some() {
+                println!("(--json, --report and --hdr-log not written: the run is partial)");
             }
             if c.shard_records.is_none() {
                 println!("(--shard-records DIR keeps the records of the shards that finished)");

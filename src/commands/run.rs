@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use super::write_hdr_log;
 use super::{cancel_flag, check_sqlite_path, connect_checked, status_of, write_atomically};
 use super::{JsonOut, RunStatus};
 use crate::driver::{self, Target};
@@ -53,6 +54,9 @@ pub struct RunRequest {
     pub json: Option<JsonOut>,
     /// `--report FILE.html` (checked writable before the run).
     pub report: Option<PathBuf>,
+    /// `--hdr-log FILE`: the intervals' latency as an HdrHistogram
+    /// interval log (checked writable before the run).
+    pub hdr_log: Option<PathBuf>,
     /// The interval of the machine and server sampling beside the run;
     /// `None`: `--metrics off`.
     pub metrics: Option<Duration>,
@@ -82,20 +86,26 @@ impl RunRequest {
                 spec.config.rounds = Some(rounds);
             }
         }
-        if self.report.is_some() && spec.config.report_interval.is_none() {
-            spec.config.report_interval = Some(report_interval(spec.config.time));
+        if spec.config.report_interval.is_none() {
+            spec.config.report_interval = self.outputs_interval(spec.config.time);
         }
         Ok(spec)
     }
 
+    /// The intervals the outputs need when none were asked for: the
+    /// HdrHistogram log's 1 s ones, or about 60 over the run for the
+    /// report's time series; `None` when neither is written.
+    fn outputs_interval(&self, time: Option<Duration>) -> Option<Duration> {
+        if self.hdr_log.is_some() {
+            Some(HDR_LOG_INTERVAL)
+        } else {
+            self.report.is_some().then(|| report_interval(time))
+        }
+    }
+
     /// The run of a point file (`run --spec`): the point as it is, and
     /// what this process does with its record.
-    pub fn of_point(
-        spec: PointSpec,
-        json: Option<JsonOut>,
-        report: Option<PathBuf>,
-        check: bool,
-    ) -> RunRequest {
+    pub fn of_point(spec: PointSpec, outputs: Outputs, check: bool) -> RunRequest {
         RunRequest {
             target: TargetRequest {
                 workload: spec.workload,
@@ -107,12 +117,22 @@ impl RunRequest {
             config: spec.config,
             open_ended: false,
             percentiles: spec.percentiles,
-            json,
-            report,
+            json: outputs.json,
+            report: outputs.report,
+            hdr_log: outputs.hdr_log,
             metrics: spec.metrics,
             check,
         }
     }
+}
+
+/// What `run --spec` writes of the point's record: `--json`, `--report`,
+/// `--hdr-log`.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    pub json: Option<JsonOut>,
+    pub report: Option<PathBuf>,
+    pub hdr_log: Option<PathBuf>,
 }
 
 pub(super) fn require_target(t: &TargetRequest, verb: &str) -> Result<Target, UsageError> {
@@ -155,6 +175,10 @@ pub fn cleanup(t: &TargetRequest) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The intervals of `--hdr-log` when none were asked for: HdrHistogram's
+/// logs are customarily kept a second at a time.
+const HDR_LOG_INTERVAL: Duration = Duration::from_secs(1);
+
 /// The interval of the report's time series when none was asked for:
 /// about 60 points over a timed run, at a round length.
 pub(super) fn report_interval(time: Option<Duration>) -> Duration {
@@ -172,11 +196,11 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     let (bench, mut cfg) = Bench::open(&req)?;
     let cancel = cancel_flag();
     bench.preamble(&cfg);
-    // The report's time series needs intervals; they are printed only
-    // when asked for.
+    // The report's time series and the HdrHistogram log need intervals;
+    // they are printed only when asked for.
     let print_intervals = cfg.report_interval.is_some();
-    if req.report.is_some() && cfg.report_interval.is_none() {
-        cfg.report_interval = Some(report_interval(cfg.time));
+    if cfg.report_interval.is_none() {
+        cfg.report_interval = req.outputs_interval(cfg.time);
     }
     let interval = cfg.report_interval.map_or(0.0, |d| d.as_secs_f64());
     // Beside --json FILE, the run's intervals and samples are written as
@@ -195,6 +219,9 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     std::io::stdout().write_all(&Text.run(&record)?.report)?;
     let mut record = record;
     let consistent = check_after(req.check, bench.w.as_ref(), &bench.target, &mut record)?;
+    if let Some(p) = &req.hdr_log {
+        write_hdr_log(p, &record)?;
+    }
     if let Some(out) = &req.json {
         out.write_run(&record)?;
         // The record holds the series now; its file has served.

@@ -12,8 +12,11 @@
 //!   built on [`mean`], [`stddev`] and [`mean_ci95`].
 //! - [`paired`]: two series compared block by block as ratios, with an
 //!   interval and a verdict that can say "no difference".
+//! - [`hdrlog`]: a run's interval histograms in HdrHistogram's interval
+//!   log format (`run --hdr-log`).
 
 pub mod fairness;
+pub mod hdrlog;
 pub mod histogram;
 pub mod paired;
 pub mod spare;
