@@ -166,6 +166,7 @@ fn mariadb_over_tls_in_every_ssl_mode() {
         s.url
     );
     let ca = ca_param(&s.url);
+    let client = ca.replace("ca.crt", "client");
     let sql = "SHOW SESSION STATUS LIKE 'Ssl_version'";
     let (tls, version) = connect(&s.url, "tls", sql).unwrap();
     assert!(tls.starts_with("TLSv1."), "{tls}");
@@ -179,12 +180,67 @@ fn mariadb_over_tls_in_every_ssl_mode() {
         ("ssl-mode=PREFERRED", true),
         ("ssl_mode=required", true),
         (&format!("ssl-mode=VERIFY_CA&ssl-ca={ca}"), true),
+        // The client certificate the server's CA signed (MariaDB checks it).
+        (
+            &format!(
+                "ssl-mode=VERIFY_IDENTITY&ssl-ca={ca}&ssl-cert={client}.crt&ssl-key={client}.key"
+            ),
+            true,
+        ),
     ] {
         let (tls, version) = connect(&with_query(&s.url, query), "tls", sql).unwrap();
         assert_eq!(version.is_empty(), !encrypted, "{query}: {version}");
         assert_eq!(tls == "off", !encrypted, "{query}: {tls}");
     }
     run_both_ways(&s, "tls");
+
+    // Key material never leaves: a run with a client key, and one whose
+    // key is not its certificate's, print and record its path only.
+    let dir = Dir::new();
+    let key_path = url::form_urlencoded::parse(format!("k={client}.key").as_bytes())
+        .next()
+        .unwrap()
+        .1
+        .into_owned();
+    let key = std::fs::read_to_string(&key_path).unwrap();
+    let body: Vec<&str> = key.lines().filter(|l| !l.starts_with("-----")).collect();
+    let json = dir.join("key.json").display().to_string();
+    let with_key = with_query(
+        &s.url,
+        &format!("ssl-mode=VERIFY_IDENTITY&ssl-ca={ca}&ssl-cert={client}.crt&ssl-key={client}.key"),
+    );
+    let ok = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &with_key,
+        "--table-size",
+        "200",
+        "--time",
+        "1",
+        "--json",
+        &json,
+    ]);
+    ok.ok();
+    let wrong = with_query(
+        &s.url,
+        &format!("ssl-mode=REQUIRED&ssl-cert={ca}&ssl-key={client}.key"),
+    );
+    let bad = dbsweep(&["run", "oltp_point_select", "--db", &wrong, "--time", "1"]);
+    bad.expect_status(2);
+    assert!(
+        bad.stderr
+            .contains("give the key that belongs to the certificate"),
+        "{}",
+        bad.stderr
+    );
+    let record = std::fs::read_to_string(&json).unwrap();
+    for text in [&ok.stdout, &ok.stderr, &bad.stdout, &bad.stderr, &record] {
+        for line in &body {
+            assert!(!text.contains(line), "key material in output: {text}");
+        }
+        assert!(!text.contains("PRIVATE KEY"), "{text}");
+    }
 }
 
 /// A server that answers an SSLRequest with 'N' (no TLS here).

@@ -1,6 +1,7 @@
 //! TLS for a managed server (`tls = true` in a study, `server start --tls`):
-//! a throw-away CA and a server certificate for the loopback names, made
-//! once in the server's directory (`tls/`) with rcgen, the settings that
+//! a throw-away CA and a server certificate for the loopback names (and a
+//! client certificate for clients that send one), made once in the
+//! server's directory (`tls/`) with rcgen, the settings that
 //! make each engine serve them, and the URL parameters under which a client
 //! verifies them (verify-full / VERIFY_IDENTITY against that CA), so TLS
 //! against plain is a variant like any setting.
@@ -67,6 +68,16 @@ pub(super) fn ensure(dir: &Path, owner: Option<&OsUser>) -> Result<TlsFiles, Ser
         .push(SanType::IpAddress(std::net::Ipv6Addr::LOCALHOST.into()));
     let issuer = Issuer::new(ca, ca_key);
     let cert = server.signed_by(&key, &issuer).map_err(failed)?;
+    // A client certificate the CA signed too, dbsweep's user's: for
+    // clients that send one (sslcert / ssl-cert; sysbench's --mysql-ssl
+    // always does), which MariaDB checks against the CA.
+    let client_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).map_err(failed)?;
+    let mut client = CertificateParams::new(Vec::<String>::new()).map_err(failed)?;
+    client.distinguished_name = name("sbtest");
+    let client_cert = client.signed_by(&client_key, &issuer).map_err(failed)?;
+    let tls = |n: &str| tls_dir.join(n);
+    write(&tls("client.crt"), &client_cert.pem(), 0o644, None)?;
+    write(&tls("client.key"), &client_key.serialize_pem(), 0o600, None)?;
     write(&files.ca, &ca_cert.pem(), 0o644, owner)?;
     write(&files.cert, &cert.pem(), 0o644, owner)?;
     write(&files.key, &key.serialize_pem(), 0o600, owner)?;
