@@ -9,7 +9,8 @@
 //! The handshake is rustls's (with ring, which the tree already builds for
 //! HTTPS). Certificates are checked against `sslrootcert` / `ssl-ca` when
 //! given, else the system's trust store; `require` and `REQUIRED` encrypt
-//! without checking, verify-ca checks the chain and not the name, and
+//! without checking (libpq's `require` with an `sslrootcert` checks the
+//! chain), verify-ca checks the chain and not the name, and
 //! verify-full / VERIFY_IDENTITY both. One client configuration is built
 //! per set of options and shared by every connection of the process.
 
@@ -313,22 +314,23 @@ fn build_config(opts: &TlsOptions, alpn: Option<&[u8]>) -> Result<ClientConfig, 
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?;
     // Without a CA file, require / REQUIRED check nothing (libpq with no
-    // root.crt, the mysql client): the system's store is read only for a
-    // mode that verifies.
+    // root.crt, the mysql client); with one, require checks the chain as
+    // libpq does. The system's store is read only for a mode that verifies.
     let verify = opts.mode >= TlsMode::VerifyCa
-        || (opts.root_cert.is_some() && opts.mode > TlsMode::Disable);
-    let verifier: Arc<dyn ServerCertVerifier> = if verify {
+        || (opts.root_cert.is_some() && opts.mode == TlsMode::Require);
+    let chain = if verify {
         let roots = Arc::new(roots(opts.root_cert.as_deref())?);
         let inner = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
             .build()
             .map_err(|e| format!("TLS trust store: {e}"))?;
-        Arc::new(Checked {
-            inner,
-            names: opts.mode == TlsMode::VerifyFull,
-        })
+        Some((inner, opts.mode == TlsMode::VerifyFull))
     } else {
-        Arc::new(Unchecked(provider.clone()))
+        None
     };
+    let verifier = Arc::new(Verifier {
+        chain,
+        provider: provider.clone(),
+    });
     let builder = builder
         .dangerous()
         .with_custom_certificate_verifier(verifier);
@@ -383,14 +385,18 @@ fn roots(file: Option<&Path>) -> Result<RootCertStore, String> {
     Ok(store)
 }
 
-/// Checks the chain against trusted CAs; the name only under verify-full.
+/// What a mode checks of the server's certificate: the chain against
+/// trusted CAs and, under verify-full, the name; nothing under require /
+/// REQUIRED without a CA file. The handshake's own signatures are checked
+/// in every mode.
 #[derive(Debug)]
-struct Checked {
-    inner: Arc<WebPkiServerVerifier>,
-    names: bool,
+struct Verifier {
+    /// The CAs' verifier, and whether the name counts; None: no check.
+    chain: Option<(Arc<WebPkiServerVerifier>, bool)>,
+    provider: Arc<CryptoProvider>,
 }
 
-impl ServerCertVerifier for Checked {
+impl ServerCertVerifier for Verifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -399,13 +405,13 @@ impl ServerCertVerifier for Checked {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-        {
+        let Some((inner, names)) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match inner.verify_server_cert(end_entity, intermediates, server_name, ocsp, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) if !self.names => Ok(ServerCertVerified::assertion()),
+            )) if !names => Ok(ServerCertVerified::assertion()),
             r => r,
         }
     }
@@ -416,7 +422,8 @@ impl ServerCertVerifier for Checked {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls12_signature(message, cert, dss, algorithms)
     }
 
     fn verify_tls13_signature(
@@ -425,61 +432,14 @@ impl ServerCertVerifier for Checked {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls13_signature(message, cert, dss, algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.inner.supported_verify_schemes()
-    }
-}
-
-/// Encrypts without checking who the server is (require / REQUIRED); the
-/// handshake's own signatures are still checked.
-#[derive(Debug)]
-struct Unchecked(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 

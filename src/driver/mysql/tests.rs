@@ -301,7 +301,7 @@ fn full_caching_sha2_authentication_over_tcp_fails_with_advice() {
     let e = MyConnection::open(&addr).err().unwrap();
     assert!(e.message.contains("caching_sha2_password"), "{e}");
     assert!(e.message.contains("unix socket"), "{e}");
-    assert!(e.message.contains("mysql_native_password"), "{e}");
+    assert!(e.message.contains("ssl-mode=REQUIRED"), "{e}");
     assert!(e.message.contains("user 'bench' at 127.0.0.1:"), "{e}");
     server.join().unwrap();
 }
