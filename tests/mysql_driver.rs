@@ -138,6 +138,11 @@ fn start_server() -> Server {
         format!("GRANT ALL ON *.* TO '{USER}'@'%'"),
         // utf8mb4, as Debian's packaged configuration has it.
         format!("CREATE DATABASE {DATABASE} CHARACTER SET utf8mb4"),
+        // An account on MariaDB's ed25519 plugin (the server keeps only
+        // the public key; the client signs the server's nonce).
+        "INSTALL SONAME 'auth_ed25519'".to_string(),
+        format!("CREATE USER 'ed'@'%' IDENTIFIED VIA ed25519 USING PASSWORD('{PASSWORD}')"),
+        format!("GRANT ALL ON {DATABASE}.* TO 'ed'@'%'"),
     ] {
         admin.execute_sql(&sql).unwrap();
     }
@@ -226,6 +231,18 @@ fn connects_over_tcp_and_unix_socket() {
         read(2)
     );
     assert_eq!(unix.execute_sql("SET @x = 1").unwrap(), Outcome::default());
+}
+
+#[test]
+fn an_ed25519_account_logs_in_by_signing_the_nonce() {
+    let mut a = addr(PsMode::Prepared);
+    a.user = "ed".into();
+    let mut c = connect(&target(a.clone())).unwrap();
+    let rows = c.query_text("SELECT CURRENT_USER()").unwrap();
+    assert_eq!(rows[0][0].as_deref(), Some("ed@%"));
+    a.password = Some("wrong".into());
+    let e = connect_err(a);
+    assert_eq!(e.code, "1045", "{e}");
 }
 
 #[test]

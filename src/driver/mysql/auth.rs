@@ -2,7 +2,8 @@
 //! HandshakeResponse41, and the password scrambles of the authentication
 //! plugins dbsweep speaks.
 //!
-//! Plugins: `mysql_native_password` (MariaDB's default; SHA-1 scramble) and
+//! Plugins: `mysql_native_password` (MariaDB's default; SHA-1 scramble),
+//! MariaDB's `client_ed25519` (a signature of its nonce) and
 //! `caching_sha2_password` (MySQL 8's default; SHA-256 scramble). The latter
 //! has a fast path when the server has the account's password cached; on a
 //! cache miss it wants the clear password, which dbsweep sends only over a
@@ -69,6 +70,7 @@ const MAX_PACKET: u32 = 1 << 30;
 
 pub const NATIVE: &str = "mysql_native_password";
 pub const CACHING_SHA2: &str = "caching_sha2_password";
+pub const ED25519: &str = "client_ed25519";
 
 /// The fields of the server's greeting that the client needs.
 #[derive(Debug)]
@@ -186,6 +188,12 @@ pub fn put_response(
 /// dbsweep does not speak that plugin. An empty password is sent as empty
 /// data, as every client does.
 pub fn scramble(plugin: &str, password: &str, nonce: &[u8]) -> Option<Vec<u8>> {
+    if plugin == ED25519 {
+        // Its own 32-byte nonce comes with the switch to it; the greeting's
+        // 20 bytes are answered as mysql_native_password, to be switched.
+        return (nonce.len() >= 32)
+            .then(|| ed25519_sign(password.as_bytes(), &nonce[..32]).to_vec());
+    }
     // Servers may append a NUL to the nonce; the scramble uses 20 bytes.
     let nonce = &nonce[..nonce.len().min(20)];
     match plugin {
@@ -219,6 +227,17 @@ pub fn sha2_scramble(password: &[u8], nonce: &[u8]) -> [u8; 32] {
     h.update(nonce);
     let h3: [u8; 32] = h.finalize().into();
     std::array::from_fn(|i| h1[i] ^ h3[i])
+}
+
+/// MariaDB's `client_ed25519`: an Ed25519 signature of the nonce whose
+/// expanded secret key is SHA-512 of the password itself (not of a 32-byte
+/// seed, as in RFC 8032): the server keeps only the public key.
+pub fn ed25519_sign(password: &[u8], nonce: &[u8]) -> [u8; 64] {
+    use ed25519_dalek::hazmat::{raw_sign, ExpandedSecretKey};
+    let expanded: [u8; 64] = sha2::Sha512::digest(password).into();
+    let esk = ExpandedSecretKey::from_bytes(&expanded);
+    let public = ed25519_dalek::VerifyingKey::from(&esk);
+    raw_sign::<sha2::Sha512>(&esk, nonce, &public).to_bytes()
 }
 
 impl MyConnection {
@@ -412,7 +431,24 @@ mod tests {
             native_scramble(b"secret", &nonce)
         );
         assert_eq!(scramble(NATIVE, "", &nonce).unwrap(), Vec::<u8>::new());
-        assert!(scramble("client_ed25519", "x", &nonce).is_none());
+        // Only with its own 32-byte nonce.
+        assert!(scramble(ED25519, "x", &nonce).is_none());
+    }
+
+    #[test]
+    fn an_ed25519_signature_verifies_under_the_passwords_public_key() {
+        use ed25519_dalek::hazmat::ExpandedSecretKey;
+        let nonce: Vec<u8> = (0..32).collect();
+        let sig = ed25519_sign(b"secret", &nonce);
+        let expanded: [u8; 64] = sha2::Sha512::digest(b"secret").into();
+        let public = ed25519_dalek::VerifyingKey::from(&ExpandedSecretKey::from_bytes(&expanded));
+        let signature = ed25519_dalek::Signature::from_bytes(&sig);
+        assert!(public.verify_strict(&nonce, &signature).is_ok());
+        assert!(public.verify_strict(&nonce[1..], &signature).is_err());
+        // Deterministic, as Ed25519: the server could not tell otherwise.
+        assert_eq!(ed25519_sign(b"secret", &nonce), sig);
+        assert_ne!(ed25519_sign(b"other", &nonce), sig);
+        assert_eq!(scramble(ED25519, "secret", &nonce).unwrap(), sig.to_vec());
     }
 
     #[test]
