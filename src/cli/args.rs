@@ -24,6 +24,7 @@ Examples:
   sysbench's OLTP workloads (SQLite by default; --db mysql://… or postgres://…):
     dbsweep run oltp_read_only                      # temporary SQLite database, prepared for you
     dbsweep run oltp_point_select --db postgres://u@127.0.0.1/db --rate 5000 --time 30
+    dbsweep run oltp_read_only --db 'postgres://u@db.example.com/app?sslmode=verify-full'
     dbsweep prepare oltp_read_write --db sqlite://bench.db --tables 4
     dbsweep run oltp_read_write --db sqlite://bench.db --tables 4 --threads 8 --json out.json
   Super Smack (seed 000's tests built in, or .smack files as they are):
@@ -160,7 +161,9 @@ pub struct TargetArgs {
     pub workload: Option<String>,
 
     /// Database URL, e.g. sqlite://bench.db. `run` without it uses a
-    /// temporary SQLite database that it prepares and removes.
+    /// temporary SQLite database that it prepares and removes. TLS as the
+    /// engines' clients spell it: ?sslmode=verify-full&sslrootcert=FILE
+    /// (PostgreSQL), ?ssl-mode=VERIFY_IDENTITY&ssl-ca=FILE (MySQL, MariaDB).
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
 
