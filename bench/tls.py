@@ -23,6 +23,7 @@ Writes bench/results/tls-<date>.csv and .md, and prints the table.
 import argparse
 import csv
 import datetime
+import json
 import os
 import subprocess
 import sys
@@ -55,7 +56,6 @@ def run(kind, tool, url, tls, a, workdir, script):
         _, out, *_ = c.measured(argv)
         r = c.parse_dbsweep(json_path)
         with open(json_path) as f:
-            import json
             settings = json.load(f)["target"]["settings"]
         got = settings.get("dbsweep.tls" if kind == "postgres" else "tls", "?")
         if (got != "off") != tls:

@@ -114,6 +114,29 @@ impl TlsMode {
         })
     }
 
+    /// libpq's name, for messages.
+    pub fn pg_name(self) -> &'static str {
+        match self {
+            TlsMode::Disable => "disable",
+            TlsMode::Allow => "allow",
+            TlsMode::Prefer => "prefer",
+            TlsMode::Require => "require",
+            TlsMode::VerifyCa => "verify-ca",
+            TlsMode::VerifyFull => "verify-full",
+        }
+    }
+
+    /// The mysql client's name, for messages (`allow` is libpq's only).
+    pub fn mysql_name(self) -> &'static str {
+        match self {
+            TlsMode::Disable => "DISABLED",
+            TlsMode::Allow | TlsMode::Prefer => "PREFERRED",
+            TlsMode::Require => "REQUIRED",
+            TlsMode::VerifyCa => "VERIFY_CA",
+            TlsMode::VerifyFull => "VERIFY_IDENTITY",
+        }
+    }
+
     /// A session without TLS is an error.
     pub fn required(self) -> bool {
         self >= TlsMode::Require

@@ -375,7 +375,7 @@ impl MyConnection {
                         "server {} does not offer TLS (ssl-mode={}): start it with ssl_cert and ssl_key \
                          (tls = true on a managed server), or use ssl-mode=PREFERRED",
                         hs.server_version,
-                        mysql_mode_name(mode)
+                        mode.mysql_name()
                     ),
                 ));
             }
@@ -392,17 +392,6 @@ impl MyConnection {
 
 /// The client's error for a failed TLS connection.
 const CR_SSL_CONNECTION_ERROR: &str = "2026";
-
-/// The mysql client's name of a mode, for messages.
-fn mysql_mode_name(m: TlsMode) -> &'static str {
-    match m {
-        TlsMode::Disable => "DISABLED",
-        TlsMode::Allow | TlsMode::Prefer => "PREFERRED",
-        TlsMode::Require => "REQUIRED",
-        TlsMode::VerifyCa => "VERIFY_CA",
-        TlsMode::VerifyFull => "VERIFY_IDENTITY",
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -165,7 +165,7 @@ fn attempt(a: &ServerAddr, socket: Option<PathBuf>, tls: Tls) -> DbResult<Sessio
                     "",
                     format!(
                         "{target}: the server does not accept TLS connections (sslmode={}): turn ssl on in its postgresql.conf, or use sslmode=prefer",
-                        pg_mode_name(a.tls.mode)
+                        a.tls.mode.pg_name()
                     ),
                 ))
             }
@@ -243,18 +243,6 @@ fn secure(wire: &mut Wire, a: &ServerAddr) -> Result<bool, TlsFailure> {
         ));
     }
     Ok(true)
-}
-
-/// libpq's name of a mode, for messages.
-fn pg_mode_name(m: TlsMode) -> &'static str {
-    match m {
-        TlsMode::Disable => "disable",
-        TlsMode::Allow => "allow",
-        TlsMode::Prefer => "prefer",
-        TlsMode::Require => "require",
-        TlsMode::VerifyCa => "verify-ca",
-        TlsMode::VerifyFull => "verify-full",
-    }
 }
 
 /// Sends the StartupMessage and answers authentication requests until the
