@@ -86,6 +86,13 @@ pub struct TlsOptions {
     /// the ALPN protocol `postgresql`, instead of an SSLRequest.
     pub direct: bool,
     pub channel_binding: ChannelBinding,
+    /// MySQL without TLS: the server's RSA public key for
+    /// caching_sha2_password's full exchange (`server-public-key-path`),
+    /// or leave to ask the server for it (`get-server-public-key`).
+    #[serde(default)]
+    pub server_public_key: Option<PathBuf>,
+    #[serde(default)]
+    pub get_server_public_key: bool,
 }
 
 impl TlsMode {
@@ -180,7 +187,8 @@ impl TlsOptions {
     }
 
     /// Takes one of the mysql client's TLS options (`ssl-mode` or
-    /// `ssl_mode`); false when `key` is not one.
+    /// `ssl_mode`) or its RSA key options (`server-public-key-path`,
+    /// `get-server-public-key`); false when `key` is not one.
     pub fn set_mysql(&mut self, key: &str, v: &str) -> Result<bool, String> {
         match key.replace('_', "-").as_str() {
             "ssl-mode" => {
@@ -191,6 +199,16 @@ impl TlsOptions {
             "ssl-ca" => self.root_cert = Some(PathBuf::from(v)),
             "ssl-cert" => self.cert = Some(PathBuf::from(v)),
             "ssl-key" => self.key = Some(PathBuf::from(v)),
+            // Not TLS, but the other way the mysql client protects a
+            // password on the wire: an RSA key.
+            "server-public-key-path" => self.server_public_key = Some(PathBuf::from(v)),
+            "get-server-public-key" => {
+                self.get_server_public_key = match v.to_ascii_lowercase().as_str() {
+                    "" | "1" | "true" | "on" | "yes" => true,
+                    "0" | "false" | "off" | "no" => false,
+                    _ => return Err(format!("get-server-public-key={v}: expected 1 or 0")),
+                }
+            }
             _ => return Ok(false),
         }
         Ok(true)

@@ -5,7 +5,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
@@ -37,6 +37,18 @@ fn libpq_and_mysql_spellings_and_environment() {
         .set_mysql("ssl-mode", "ON")
         .unwrap_err()
         .contains("VERIFY_IDENTITY"));
+    // The mysql client's RSA key options ride along (option files too).
+    assert!(m.set_mysql("get_server_public_key", "1").unwrap());
+    assert!(m.set_mysql("server-public-key-path", "/k.pem").unwrap());
+    assert!(m.get_server_public_key);
+    assert_eq!(m.server_public_key.as_deref(), Some(Path::new("/k.pem")));
+    assert!(m
+        .set_mysql("get-server-public-key", "maybe")
+        .unwrap_err()
+        .contains("expected 1 or 0"));
+    assert!(!TlsOptions::default()
+        .set_pg("get-server-public-key", "1")
+        .unwrap());
     let env = |k: &str| match k {
         "PGSSLMODE" => Some("require".to_string()),
         "PGCHANNELBINDING" => Some("require".to_string()),

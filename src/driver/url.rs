@@ -289,7 +289,7 @@ fn parse_server(
                 return Err(format!(
                     "unknown parameter '{k}' in database URL '{shown_raw}': known are socket=/PATH, ps_mode=auto|disable, {}",
                     if scheme == "mysql" {
-                        "ssl-mode, ssl-ca, ssl-cert, ssl-key and defaults-file=PATH"
+                        "ssl-mode, ssl-ca, ssl-cert, ssl-key, server-public-key-path, get-server-public-key and defaults-file=PATH"
                     } else {
                         "sslmode, sslrootcert, sslcert, sslkey, sslnegotiation and channel_binding"
                     }

@@ -7,16 +7,17 @@
 //! `caching_sha2_password` (MySQL 8's default; SHA-256 scramble). The latter
 //! has a fast path when the server has the account's password cached; on a
 //! cache miss it wants the clear password, which dbsweep sends only over a
-//! unix socket or TLS (the RSA key exchange is not implemented): over plain
-//! TCP the login fails with a message saying what to do. TLS starts after
-//! the greeting, when the options ask for it and the server offers it.
+//! unix socket or TLS, or encrypted to the server's RSA key
+//! (`server-public-key-path`, `get-server-public-key=1`: see `rsa_key`);
+//! otherwise the login fails with a message saying what to do. TLS starts
+//! after the greeting, when the options ask for it and the server offers it.
 
 use sha1::{Digest, Sha1};
 use sha2::Sha256;
 
 use super::packet::u16_at;
 use super::response::parse_ok;
-use super::MyConnection;
+use super::{rsa_key, MyConnection};
 use crate::driver::tls::{self, TlsMode};
 use crate::driver::{DbError, DbResult, ErrorKind, ServerAddr};
 
@@ -302,6 +303,9 @@ impl MyConnection {
             &plugin,
         );
         self.send()?;
+        // The nonce of the plugin answering now: the greeting's, or an
+        // auth switch's.
+        let mut nonce = hs.nonce.clone();
         loop {
             let r = self.read()?;
             let p = self.io.payload(r.clone());
@@ -319,8 +323,8 @@ impl MyConnection {
                     let body = &p[1..];
                     let nul = body.iter().position(|&b| b == 0).unwrap_or(body.len());
                     plugin = String::from_utf8_lossy(&body[..nul]).into_owned();
-                    let nonce = body.get(nul + 1..).unwrap_or(&[]);
-                    let data = scramble(&plugin, password, nonce)
+                    nonce = body.get(nul + 1..).unwrap_or(&[]).to_vec();
+                    let data = scramble(&plugin, password, &nonce)
                         .ok_or_else(|| unsupported(&plugin))?;
                     self.io.begin_packet();
                     self.io.wbuf.extend_from_slice(&data);
@@ -337,14 +341,29 @@ impl MyConnection {
                         self.io.wbuf.push(0);
                         self.send()?;
                     }
+                    // Over plain TCP: encrypted to the server's RSA key,
+                    // when the options name it or let the server send it.
+                    Some(4) if a.tls.server_public_key.is_some() || a.tls.get_server_public_key => {
+                        let key = match &a.tls.server_public_key {
+                            Some(path) => rsa_key::read(path),
+                            None => self.ask_public_key(),
+                        }
+                        .map_err(|m| DbError::new(ErrorKind::Other, "2061", m))?;
+                        let sent = rsa_key::encrypt(password.as_bytes(), &nonce, &key)
+                            .map_err(|m| DbError::new(ErrorKind::Other, "2061", m))?;
+                        self.io.begin_packet();
+                        self.io.wbuf.extend_from_slice(&sent);
+                        self.send()?;
+                    }
                     Some(4) => {
                         return Err(DbError::new(
                             ErrorKind::Other,
                             "2061",
                             "the server wants a full caching_sha2_password exchange (the password is not \
-                             in its cache), which needs TLS or an RSA key exchange that dbsweep does not \
-                             implement: connect with TLS (ssl-mode=REQUIRED, the server started with \
-                             ssl_cert and ssl_key), or once through the unix socket \
+                             in its cache), which needs TLS or the server's RSA key: connect with TLS \
+                             (ssl-mode=REQUIRED, the server started with ssl_cert and ssl_key), or give \
+                             its key (server-public-key-path=FILE, or get-server-public-key=1 to ask the \
+                             server for it), or connect once through the unix socket \
                              (?socket=/path/mysqld.sock) to fill the cache"
                                 .to_string(),
                         ))
@@ -358,6 +377,24 @@ impl MyConnection {
 }
 
 impl MyConnection {
+    /// Asks the server for its RSA public key (caching_sha2_password's
+    /// request 2) and reads the PEM it sends.
+    fn ask_public_key(&mut self) -> Result<rsa::RsaPublicKey, String> {
+        self.io.begin_packet();
+        self.io.wbuf.push(2);
+        self.send().map_err(|e| e.message)?;
+        let r = self.read().map_err(|e| e.message)?;
+        let p = self.io.payload(r);
+        match p.split_first() {
+            Some((1, pem)) => rsa_key::parse(&String::from_utf8_lossy(pem))
+                .map_err(|e| format!("the server's RSA key: {e}")),
+            _ => Err(
+                "the server sent no RSA public key when asked (is caching_sha2_password's key pair configured?)"
+                    .into(),
+            ),
+        }
+    }
+
     /// Starts TLS after the server's greeting, as the options say: an
     /// SSLRequest (the response's first 32 bytes with CLIENT_SSL), then the
     /// handshake; the login goes on inside it. Never over a unix socket.

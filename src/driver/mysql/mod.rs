@@ -42,6 +42,7 @@ mod load;
 mod packet;
 mod response;
 mod result;
+mod rsa_key;
 mod stmt;
 mod text;
 
