@@ -462,6 +462,19 @@ fn server_spec(a: &ServerStartArgs) -> Result<ServerSpec, UsageError> {
     spec.config_file = a.config_file.clone();
     spec.binaries = a.binaries.clone();
     spec.tls = a.tls;
+    if a.pooler.is_some() {
+        let mut p = server::PoolerSpec::default();
+        for s in &a.pooler_settings {
+            let (name, value) = s.split_once('=').ok_or_else(|| {
+                UsageError(format!(
+                    "--pooler-set {s}: expected NAME=VALUE, e.g. default_pool_size=8"
+                ))
+            })?;
+            p.settings
+                .push((name.trim().to_string(), value.trim().to_string()));
+        }
+        spec.pooler = Some(p);
+    }
     if let Some(v) = &a.version {
         server::install::parse_wanted(a.kind, v).map_err(bad)?;
         spec.version = Some(v.clone());

@@ -12,6 +12,7 @@ Examples:
   URL=$(dbsweep server start mariadb --dir /tmp/my --set innodb_buffer_pool_size=2G)
   dbsweep prepare oltp_read_write --db \"$URL\" --table-size 1000000
   dbsweep server start postgres --dir /tmp/pg --cpus 0 --set shared_buffers=2GB
+  dbsweep server start postgres --dir /tmp/pgb --pooler pgbouncer --pooler-set default_pool_size=8
   dbsweep server status
   dbsweep server stop --dir /tmp/my";
 
@@ -96,6 +97,15 @@ pub struct ServerStartArgs {
     /// ssl-mode=VERIFY_IDENTITY with the CA).
     #[arg(long)]
     pub tls: bool,
+    /// Start a connection pooler in front of PostgreSQL and print its URL:
+    /// `pgbouncer` (1.21 or later), in transaction pooling with protocol
+    /// prepared statements carried over (max_prepared_statements = 200).
+    #[arg(long, value_name = "POOLER", value_parser = ["pgbouncer"])]
+    pub pooler: Option<String>,
+    /// A pooler setting, name=value (repeatable), in pgbouncer.ini's
+    /// [pgbouncer] section, e.g. default_pool_size=8 or pool_mode=session.
+    #[arg(long = "pooler-set", value_name = "NAME=VALUE", requires = "pooler")]
+    pub pooler_settings: Vec<String>,
 }
 
 #[derive(Debug, Args)]

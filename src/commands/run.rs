@@ -308,7 +308,10 @@ impl Bench {
         if cfg.shard.is_none_or(|s| s.index == 0) {
             w.check_prepared(probe.as_mut())?;
         }
-        let info = probe.server_info().unwrap_or_default();
+        // A pooler that would lose prepared statements is refused here.
+        let info = probe
+            .server_info()
+            .map_err(|e| UsageError(format!("{}: {}", target.display, e.message)))?;
         drop(probe);
         let bench = Bench {
             target,

@@ -47,15 +47,20 @@ pub fn server(req: ServerRequest) -> anyhow::Result<()> {
         ServerRequest::Status(dir) => {
             for dir in server_dirs(dir.as_deref())? {
                 match server::status(&dir).map_err(ServerError::into_anyhow)? {
-                    Some(s) => println!(
-                        "{}: {} running, pid {}, port {}\n    {}\n    {}",
-                        dir.display(),
-                        s.kind,
-                        s.pid,
-                        s.port,
-                        shown(&s.url),
-                        s.version
-                    ),
+                    Some(s) => {
+                        println!(
+                            "{}: {} running, pid {}, port {}\n    {}\n    {}",
+                            dir.display(),
+                            s.kind,
+                            s.pid,
+                            s.port,
+                            shown(&s.url),
+                            s.version
+                        );
+                        if let Some(p) = &s.pooler {
+                            println!("    through {} (pid {}, port {})", p.version, p.pid, p.port);
+                        }
+                    }
                     None => println!("{}: not running", dir.display()),
                 }
             }
@@ -181,6 +186,15 @@ fn start(spec: &ServerSpec) -> anyhow::Result<()> {
         shown(&s.socket_url()),
         s.dir.display()
     );
+    if let Some(p) = &s.pooler {
+        eprintln!(
+            "{} in front of it (pid {}, port {}): the URL below is the pooler's\n  direct URL: {}",
+            p.version,
+            p.pid,
+            p.port,
+            shown(&s.direct_url())
+        );
+    }
     println!("{}", shown(&s.url));
     Ok(())
 }

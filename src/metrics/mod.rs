@@ -23,6 +23,7 @@ pub mod cpu;
 pub mod figures;
 pub mod machine;
 pub mod merged;
+mod pooled;
 pub mod proc;
 pub mod sampler;
 #[cfg(test)]

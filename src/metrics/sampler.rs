@@ -109,6 +109,8 @@ struct Inner {
     tick_s: f64,
     page_bytes: u64,
     server_pid: Option<u32>,
+    /// A pooler in front of the server, read with it.
+    pooler_pid: Option<u32>,
     client_pid: u32,
     monitor: Mutex<Option<Monitor>>,
     /// The readings so far, turned into samples as they come.
@@ -146,11 +148,16 @@ impl Inner {
         let roots: Vec<u32> = self
             .server_pid
             .into_iter()
+            .chain(self.pooler_pid)
             .chain([self.client_pid])
             .collect();
         let mut trees = process::read_trees(&self.proc, &roots, self.page_bytes, self.tick_s);
         let client = trees.pop().flatten();
-        let server = trees.pop().flatten();
+        let pooler = self.pooler_pid.and_then(|_| trees.pop().flatten());
+        let mut server = trees.pop().flatten();
+        if let (Some(s), Some(p)) = (&mut server, &pooler) {
+            s.add(p);
+        }
         let sql = self.monitor.lock().unwrap().as_mut().map(|m| {
             let r = m.read();
             for (what, why) in &r.gaps {
@@ -238,12 +245,20 @@ impl Sampler {
     /// without one.
     pub fn start(opts: &Options, series: Option<Arc<SeriesWriter>>) -> Sampler {
         let mut gaps = Vec::new();
+        let mut pooler_pid = None;
         let (server_pid, server_how) = match &opts.server {
             ServerRef::Pid(pid) => (Some(*pid), "managed".to_string()),
             ServerRef::Embedded => (None, "embedded: SQLite runs in the client".to_string()),
             ServerRef::Elsewhere(why) => (None, why.clone()),
             ServerRef::Listening => match find_listener(&opts.proc, &opts.target) {
-                Ok((pid, how)) => (Some(pid), how),
+                Ok((pid, how)) => match super::pooled::behind(&opts.proc, &opts.target, pid) {
+                    Some((Some(db), note)) => {
+                        pooler_pid = Some(pid);
+                        (Some(db), format!("{how}: {note}"))
+                    }
+                    Some((None, note)) => (Some(pid), format!("{how}: {note}")),
+                    None => (Some(pid), how),
+                },
                 Err(why) => {
                     gaps.push(Gap {
                         what: "server process".into(),
@@ -294,6 +309,7 @@ impl Sampler {
             tick_s,
             page_bytes: proc::page_bytes(),
             server_pid,
+            pooler_pid,
             client_pid: std::process::id(),
             monitor: Mutex::new(monitor),
             timeline: Mutex::new(timeline),

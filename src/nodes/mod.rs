@@ -109,7 +109,10 @@ pub fn check_data(
     check_sqlite_path(target, false, w.name())?;
     let mut probe = driver::connect(target).map_err(|e| UsageError(e.message))?;
     w.check_prepared(probe.as_mut())?;
-    let info = probe.server_info().unwrap_or_default();
+    // A pooler that would lose prepared statements is refused here.
+    let info = probe
+        .server_info()
+        .map_err(|e| UsageError(format!("{}: {}", target.display, e.message)))?;
     Ok((w, info))
 }
 

@@ -89,6 +89,9 @@ pub fn stop_all_started() -> Vec<(PathBuf, ServerError)> {
         let layout = Layout::new(s.dir.clone());
         if let Ok(Some(mut state)) = State::read(&layout) {
             if state.server.as_ref().is_some_and(|r| r.pid == s.pid) {
+                if let Some(p) = state.server.as_ref().and_then(|r| r.pooler.as_ref()) {
+                    super::pgbouncer::stop(p.pid, &p.ini);
+                }
                 state.server = None;
                 let _ = state.write(&layout);
             }

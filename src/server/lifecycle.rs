@@ -15,8 +15,8 @@ use super::registry::{
     registry_add, registry_epoch, registry_has, registry_remove, registry_set_ready,
 };
 use super::state::{self, Layout, State, STATE_FILE};
-use super::tls;
 use super::{format_cpu_list, STOP_TIMEOUT};
+use super::{pgbouncer, tls};
 use super::{process, settings, url, RunningServer, ServerError, ServerKind, ServerSpec};
 
 /// Starts the server `spec` describes and returns once it accepts the
@@ -34,6 +34,14 @@ pub fn start(spec: &ServerSpec) -> Result<RunningServer, ServerError> {
     settings::validate(kind, &spec.settings)?;
     check_not_reserved(kind, &spec.settings)?;
     check_password(&spec.password)?;
+    if let Some(p) = &spec.pooler {
+        if kind != ServerKind::Postgres {
+            return Err(ServerError::BadInput(format!(
+                "a pooler (PgBouncer) goes in front of PostgreSQL, not {kind}: leave the pooler out"
+            )));
+        }
+        p.check()?;
+    }
     if let Some(cpus) = &spec.cpus {
         process::check_cpus(cpus)?;
     }
@@ -225,6 +233,7 @@ impl Launch<'_> {
                 .collect(),
             config_file: self.include.map(Path::to_path_buf),
             cpus: spec.cpus.clone(),
+            pooler: None,
         };
         // Recorded at once, so that a stop from another process can find
         // a server that is still starting.
@@ -250,6 +259,47 @@ impl Launch<'_> {
                 _ => interrupted(spec).into(),
             });
         }
+        match &spec.pooler {
+            Some(p) => self.front(server, p, tls.as_ref(), state),
+            None => Ok(server),
+        }
+    }
+
+    /// Starts PgBouncer in front of the ready `server`; its URL becomes the
+    /// server's. On error the server is stopped too.
+    fn front(
+        &self,
+        mut server: RunningServer,
+        p: &pgbouncer::PoolerSpec,
+        tls: Option<&tls::TlsFiles>,
+        state: &mut State,
+    ) -> Result<RunningServer, StartError> {
+        let (ctx, spec) = (self.ctx, self.spec);
+        let up = pgbouncer::Upstream {
+            socket_dir: server.socket.parent().unwrap_or(&ctx.layout.run),
+            port: server.port,
+            user: super::USER,
+            password: &spec.password,
+        };
+        let started = pgbouncer::start(ctx, p, &up, tls, spec.cpus.as_deref(), spec.start_timeout);
+        let pooler = match started {
+            Ok(pooler) => pooler,
+            Err(e) => {
+                let _ = terminate(spec.kind, server.pid, &ctx.layout.dir);
+                registry_remove(server.pid);
+                state.server = None;
+                state.write(&ctx.layout)?;
+                return Err(e.into());
+            }
+        };
+        server.url = server.url.replacen(
+            &format!("@127.0.0.1:{}/", server.port),
+            &format!("@127.0.0.1:{}/", pooler.port),
+            1,
+        );
+        server.pooler = Some(pooler);
+        state.server = Some(server.clone());
+        state.write(&ctx.layout)?;
         Ok(server)
     }
 }
@@ -273,6 +323,9 @@ pub fn stop(dir: &Path) -> Result<bool, ServerError> {
     let Some(server) = state.server.take() else {
         return Ok(false);
     };
+    if let Some(p) = &server.pooler {
+        pgbouncer::stop(p.pid, &p.ini);
+    }
     let was_running =
         process::is_server_process(server.pid, &server.kind.process_marker(&server.dir));
     if was_running {

@@ -70,6 +70,7 @@ pub mod install;
 mod lifecycle;
 mod mariadb;
 pub mod memory;
+mod pgbouncer;
 mod postgres;
 mod process;
 mod registry;
@@ -89,6 +90,7 @@ pub use self::engine::version_numbers;
 pub use self::error::ServerError;
 pub use self::guard::{stop_all_started, ServerGuard};
 pub use self::lifecycle::{restart, start, status, stop};
+pub use self::pgbouncer::{PoolerSpec, RunningPooler};
 pub use self::process::affinity;
 pub use self::settings::{
     format_cpu_list, merge_settings, parse_cpu_list, parse_setting, setting_key,
@@ -226,6 +228,8 @@ pub struct ServerSpec {
     /// Serve TLS with a throw-away CA's certificate (made in `dir/tls/`);
     /// the URL then verifies it.
     pub tls: bool,
+    /// PgBouncer in front of PostgreSQL: clients connect to it.
+    pub pooler: Option<PoolerSpec>,
 }
 
 impl ServerSpec {
@@ -244,6 +248,7 @@ impl ServerSpec {
             password: DEFAULT_PASSWORD.to_string(),
             start_timeout: DEFAULT_START_TIMEOUT,
             tls: false,
+            pooler: None,
         }
     }
 
@@ -284,10 +289,27 @@ pub struct RunningServer {
     pub config_file: Option<PathBuf>,
     /// The CPUs the server is pinned to (checked in /proc), or None.
     pub cpus: Option<Vec<usize>>,
+    /// PgBouncer in front of it, when asked for: `url` is then the
+    /// pooler's, `direct_url` the server's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooler: Option<RunningPooler>,
 }
 
 impl RunningServer {
-    /// The URL for connecting through the unix socket instead of TCP.
+    /// The server's own URL over TCP, past any pooler in front of it.
+    pub fn direct_url(&self) -> String {
+        match &self.pooler {
+            Some(p) => self.url.replacen(
+                &format!("@127.0.0.1:{}/", p.port),
+                &format!("@127.0.0.1:{}/", self.port),
+                1,
+            ),
+            None => self.url.clone(),
+        }
+    }
+
+    /// The URL for connecting to the server through its unix socket
+    /// (never through a pooler).
     pub fn socket_url(&self) -> String {
         let socket: String =
             url::form_urlencoded::byte_serialize(self.socket.as_os_str().as_encoded_bytes())
@@ -380,6 +402,7 @@ mod tests {
             settings: Vec::new(),
             config_file: None,
             cpus: None,
+            pooler: None,
         };
         let t = crate::driver::Target::parse(&server.socket_url()).unwrap();
         let crate::driver::TargetKind::Postgres(a) = t.kind else {

@@ -46,6 +46,7 @@ mod design;
 mod key;
 mod load;
 mod locate;
+mod managed;
 mod model;
 mod nodes;
 mod pacing;

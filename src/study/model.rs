@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+pub use super::managed::ManagedServer;
 use crate::driver::ErrorSet;
-use crate::driver::{PsMode, Target};
+use crate::driver::Target;
 use crate::engine::{event_loops, RunConfig};
 use crate::nodes::{Launcher, Nodes};
 use crate::rand::dist::{DistKind, DistParams};
@@ -172,30 +173,6 @@ pub enum TargetKind {
     /// A server dbsweep starts, restarts with each variant's settings, and
     /// stops (`server = "mariadb" | "postgres"`).
     Managed(ManagedServer),
-}
-
-#[derive(Debug, Clone)]
-pub struct ManagedServer {
-    pub kind: ServerKind,
-    /// The server's directory (data, config, log), kept between restarts so
-    /// a new variant does not reload data. Default `<out>/servers/<target>`.
-    pub dir: PathBuf,
-    /// `dir` is the default: it moves with the output directory
-    /// ([`Study::with_out`]).
-    pub dir_is_default: bool,
-    /// The target's own settings (`settings = {…}`), in file order: what the
-    /// `base` variant runs and what other variants override.
-    pub settings: Vec<(String, String)>,
-    pub config_file: Option<PathBuf>,
-    /// Another installed version's programs, instead of the system's.
-    pub binaries: Option<PathBuf>,
-    /// A version from the registry (`version = "9.6"`): the newest cached
-    /// build of it, installed before the first start when missing.
-    pub version: Option<String>,
-    /// Statement protocol the clients use (`ps_mode`).
-    pub ps_mode: PsMode,
-    /// Serve TLS with a throw-away CA's certificate (`tls = true`).
-    pub tls: bool,
 }
 
 /// One configuration of one target.
@@ -587,6 +564,7 @@ impl Study {
         spec.version = m.version.clone();
         spec.cpus = point.cpus.clone();
         spec.tls = m.tls;
+        spec.pooler = m.pooler.clone();
         Some(spec)
     }
 }

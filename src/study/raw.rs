@@ -120,6 +120,8 @@ pub(super) struct RawTarget {
     pub version: Option<Spanned<String>>,
     pub config_file: Option<Spanned<String>>,
     pub tls: Option<Spanned<bool>>,
+    pub pooler: Option<Spanned<String>>,
+    pub pooler_settings: Option<Spanned<Ordered<SettingValue>>>,
     pub dir: Option<Spanned<String>>,
     pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
     pub ps_mode: Option<Spanned<PsModeName>>,

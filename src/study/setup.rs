@@ -97,7 +97,10 @@ impl Setup {
     /// process listening at the target's URL.
     pub(super) fn server_ref(&self, study: &Study, p: &Point) -> ServerRef {
         match (&study.targets[p.target].kind, self.running.get(&p.target)) {
-            (TargetKind::Managed(_), Some(r)) => ServerRef::Pid(r.guard.pid),
+            // Behind its pooler, the sampler finds both from the pooler's port.
+            (TargetKind::Managed(_), Some(r)) if r.guard.pooler.is_none() => {
+                ServerRef::Pid(r.guard.pid)
+            }
             (TargetKind::Sqlite(_), _) => ServerRef::Embedded,
             _ => ServerRef::Listening,
         }
@@ -113,7 +116,11 @@ impl Setup {
             return None;
         }
         r.announced = true;
-        Some(r.guard.version.clone())
+        Some(match &r.guard.pooler {
+            // The pooler's program served the target too.
+            Some(pooler) => format!("{} behind {}", r.guard.version, pooler.version),
+            None => r.guard.version.clone(),
+        })
     }
 
     /// The instances of point `p`'s workload on `target`, their data

@@ -8,7 +8,7 @@ use super::load::{check_file_name, Loader, R};
 use super::model::*;
 use super::raw::*;
 use crate::driver::{PsMode, Target, TargetKind as UrlKind};
-use crate::server::{setting_key, ServerKind};
+use crate::server::{setting_key, PoolerSpec, ServerKind};
 
 impl Loader<'_> {
     /// A URL target's `password_env = "NAME"` or `password_file = "PATH"`:
@@ -131,6 +131,11 @@ impl Loader<'_> {
                 ("version", t.version.as_ref().map(|s| s.span())),
                 ("config_file", t.config_file.as_ref().map(|s| s.span())),
                 ("tls", t.tls.as_ref().map(|s| s.span())),
+                ("pooler", t.pooler.as_ref().map(|s| s.span())),
+                (
+                    "pooler_settings",
+                    t.pooler_settings.as_ref().map(|s| s.span()),
+                ),
                 ("dir", t.dir.as_ref().map(|s| s.span())),
                 ("cpus", t.cpus.as_ref().map(|s| s.span())),
             ];
@@ -279,7 +284,49 @@ impl Loader<'_> {
             version,
             ps_mode,
             tls: t.tls.as_ref().is_some_and(|t| *t.get_ref()),
+            pooler: self.pooler(t, kind, field)?,
         })
+    }
+
+    /// `pooler = "pgbouncer"` and its `pooler_settings`: PgBouncer in front
+    /// of a managed PostgreSQL.
+    fn pooler(&self, t: &RawTarget, kind: ServerKind, field: &str) -> R<Option<PoolerSpec>> {
+        let Some(name) = &t.pooler else {
+            if let Some(s) = &t.pooler_settings {
+                return Err(self.src.at(
+                    s,
+                    &format!("{field}.pooler_settings"),
+                    "pooler_settings needs a pooler: add pooler = \"pgbouncer\"",
+                ));
+            }
+            return Ok(None);
+        };
+        let key = format!("{field}.pooler");
+        if name.get_ref() != "pgbouncer" {
+            return Err(self.src.at(
+                name,
+                &key,
+                format!(
+                    "unknown pooler '{}': the pooler dbsweep starts is \"pgbouncer\"",
+                    name.get_ref()
+                ),
+            ));
+        }
+        if kind != ServerKind::Postgres {
+            return Err(self.src.at(name, &key, format!("PgBouncer goes in front of PostgreSQL, not {kind}: use server = \"postgres\" or leave the pooler out")));
+        }
+        let mut spec = PoolerSpec::default();
+        if let Some(s) = &t.pooler_settings {
+            spec.settings = s
+                .get_ref()
+                .0
+                .iter()
+                .map(|(k, v)| (k.get_ref().clone(), v.get_ref().0.clone()))
+                .collect();
+            spec.check()
+                .map_err(|e| self.src.at(s, &format!("{field}.pooler_settings"), e))?;
+        }
+        Ok(Some(spec))
     }
 
     /// Validated `name = value` settings. `kind` is known for a target's own

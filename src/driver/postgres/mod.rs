@@ -37,6 +37,7 @@ mod binary;
 mod binding;
 mod copy;
 mod evented;
+mod pooler;
 mod response;
 mod session;
 mod startup;
@@ -100,14 +101,23 @@ pub struct PgConnection {
     cancel: Option<CancelKey>,
     /// `server_version` as reported at startup, e.g. "15.10 (Debian …)".
     version: String,
+    /// Where it connected, to ask a pooler in between for its name.
+    addr: ServerAddr,
 }
 
 impl PgConnection {
     /// Opens a session to `a` (TCP, or the unix socket `a.socket`).
     pub fn connect(a: &ServerAddr) -> DbResult<Box<dyn Connection>> {
-        let mut s = startup::connect(a)?;
+        Ok(Box::new(PgConnection::from_session(
+            startup::connect(a)?,
+            a,
+        )))
+    }
+
+    /// The connection of a session `startup` opened to `a`.
+    fn from_session(mut s: startup::Session, a: &ServerAddr) -> PgConnection {
         s.wire.goodbye = true;
-        Ok(Box::new(PgConnection {
+        PgConnection {
             wire: s.wire,
             session: Session::new(a.ps_mode),
             cancel: s.key.map(|(pid, secret)| CancelKey {
@@ -116,7 +126,8 @@ impl PgConnection {
                 secret,
             }),
             version: s.server_version,
-        }))
+            addr: a.clone(),
+        }
     }
 
     /// Runs `sql` through the simple Query protocol; with `rows`, decodes
@@ -125,6 +136,19 @@ impl PgConnection {
         let response = session::simple(sql, &mut self.wire.out)?;
         self.wire.send()?;
         self.wire.read(response, rows)
+    }
+
+    /// The pooler between this session and its server, if any.
+    fn pooler(&mut self) -> DbResult<Option<pooler::Pooler>> {
+        let pid = self.scalar("SELECT pg_backend_pid()")?;
+        let Some(pid) = pid.and_then(|p| p.parse::<i32>().ok()) else {
+            return Ok(None);
+        };
+        Ok(pooler::find(
+            &self.addr,
+            self.cancel.as_ref().map(|c| c.pid),
+            pid,
+        ))
     }
 
     /// Runs a query whose first row's first value is wanted.
@@ -370,10 +394,15 @@ impl Connection for PgConnection {
             "dbsweep.tls".to_string(),
             crate::driver::tls::describe(self.wire.stream()),
         ));
-        Ok(ServerInfo {
-            version: format!("PostgreSQL {}", self.version),
-            settings,
-        })
+        // And a pooler in between, which a run measures as much as the server.
+        let mut version = format!("PostgreSQL {}", self.version);
+        if let Some(p) = self.pooler()? {
+            p.check(self.session.mode)?;
+            version = format!("{version} (through {})", p.describe());
+            settings.push(("dbsweep.pooler".to_string(), p.recorded()));
+            settings.extend(p.settings);
+        }
+        Ok(ServerInfo { version, settings })
     }
 
     fn query_text(&mut self, sql: &str) -> DbResult<super::Rows> {

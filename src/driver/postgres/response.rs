@@ -335,6 +335,14 @@ pub(super) fn parse_error(mut b: &[u8]) -> DbError {
         msg.push_str(&String::from_utf8_lossy(hint));
     }
     let code = text(code);
+    // A statement dbsweep prepared is gone: the classic sign of a pooler
+    // moving the session between server connections.
+    if code == "26000" && hint.is_empty() && msg.starts_with("prepared statement") {
+        msg.push_str(
+            "; hint: a pooler in transaction mode loses prepared statements unless it carries them over \
+             (PgBouncer: max_prepared_statements); or run with --db-ps-mode=disable",
+        );
+    }
     let fatal = matches!(severity, b"FATAL" | b"PANIC");
     DbError::new(classify(&code, fatal), code, msg)
 }

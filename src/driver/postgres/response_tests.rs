@@ -224,6 +224,15 @@ fn error_fields_are_parsed_and_classified() {
     let e = parse_error(b"SFEHLER\0C23505\0Mdoppelt\0Hfix it\0\0");
     assert_eq!(e.kind, ErrorKind::DuplicateKey);
     assert_eq!(e.message, "doppelt; hint: fix it");
+    // A lost prepared statement points at the pooler that lost it.
+    let e = parse_error(b"SERROR\0VERROR\0C26000\0Mprepared statement \"s3\" does not exist\0\0");
+    assert!(
+        e.message.starts_with(
+            "prepared statement \"s3\" does not exist; hint: a pooler in transaction mode"
+        ) && e.message.ends_with("--db-ps-mode=disable"),
+        "{}",
+        e.message
+    );
     // Truncated input still yields an error rather than a panic.
     let e = parse_error(b"C55P03\0Mlock timeout");
     assert_eq!(

@@ -99,6 +99,22 @@ pub struct TreeSnap {
     pub io_unreadable: bool,
 }
 
+impl TreeSnap {
+    /// Adds another tree's reading: two processes read as one side (a
+    /// pooler and the database behind it).
+    pub fn add(&mut self, o: &TreeSnap) {
+        self.user_ticks += o.user_ticks;
+        self.system_ticks += o.system_ticks;
+        self.rss_bytes += o.rss_bytes;
+        self.voluntary += o.voluntary;
+        self.involuntary += o.involuntary;
+        self.read_bytes += o.read_bytes;
+        self.write_bytes += o.write_bytes;
+        self.processes += o.processes;
+        self.io_unreadable |= o.io_unreadable;
+    }
+}
+
 /// Every process's stat line under `proc` (normally `/proc`), by pid.
 /// Processes that end while being read are skipped.
 pub fn all_stats(proc: &Path) -> HashMap<u32, PidStat> {

@@ -61,13 +61,19 @@ fn local(hex: &str) -> bool {
 /// The inodes of unix sockets listening at `path`, from the text of
 /// `/proc/net/unix`.
 pub fn unix_listeners(text: &str, path: &Path) -> Vec<u64> {
+    unix_listeners_where(text, |p| p == path)
+}
+
+/// The inodes of unix sockets listening at a path `wanted` accepts (a
+/// PostgreSQL socket `.s.PGSQL.PORT` in whatever directory).
+pub fn unix_listeners_where(text: &str, wanted: impl Fn(&Path) -> bool) -> Vec<u64> {
     text.lines()
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split_ascii_whitespace().collect();
             let flags = u32::from_str_radix(f.get(3)?, 16).ok()?;
             let p = f.get(7)?;
-            (flags & UNIX_LISTENING != 0 && Path::new(p) == path).then(|| f.get(6)?.parse().ok())?
+            (flags & UNIX_LISTENING != 0 && wanted(Path::new(p))).then(|| f.get(6)?.parse().ok())?
         })
         .collect()
 }
