@@ -39,6 +39,19 @@ pub struct Options {
     /// Counts the workload reads from the database at the window's start
     /// and end (`Workload::window_counts`): (name, SQL).
     pub counts: super::counts::Queries,
+    /// Also shown each sample as it is made (a live feed); None: nobody.
+    pub tap: Option<Tap>,
+}
+
+/// Something shown each sample as the sampler makes it, on the sampler's
+/// thread: it must return at once.
+#[derive(Clone)]
+pub struct Tap(pub Arc<dyn Fn(&Sample) + Send + Sync>);
+
+impl std::fmt::Debug for Tap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tap")
+    }
 }
 
 /// How the server's processes are found.
@@ -271,14 +284,26 @@ impl Sampler {
         };
         let counts_statements = monitor.as_ref().map_or(&[][..], |m| m.counts_statements());
         let kept = Arc::new(Mutex::new(Vec::new()));
+        let tap = opts.tap.clone();
+        let show = move |s: &Sample| {
+            if let Some(Tap(t)) = &tap {
+                t(s);
+            }
+        };
         let sink: timeline::Sink = match &series {
             Some(w) => {
                 let w = w.clone();
-                Box::new(move |s: Sample| w.sample(&s))
+                Box::new(move |s: Sample| {
+                    show(&s);
+                    w.sample(&s)
+                })
             }
             None => {
                 let kept = kept.clone();
-                Box::new(move |s: Sample| kept.lock().unwrap().push(s))
+                Box::new(move |s: Sample| {
+                    show(&s);
+                    kept.lock().unwrap().push(s)
+                })
             }
         };
         let tick_s = proc::tick_s();
