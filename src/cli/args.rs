@@ -55,7 +55,7 @@ Examples:
   dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
   dbsweep run oltp_point_select --threads 8 --time 60 --hdr-log run.hlog  # HdrHistogram .hlog
-  dbsweep run oltp_point_select --threads 8 --time 600 --prometheus 127.0.0.1:9187  # live at /metrics
+  dbsweep run oltp_point_select --threads 8 --time 600 --prometheus 127.0.0.1:9187  # live feed
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10
   dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json
   dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --nodes 3 --launcher slurm --listen 0.0.0.0:7070
@@ -337,7 +337,7 @@ pub struct RunArgs {
     /// run.hlog`, then `HistogramLogProcessor -i run.hlog -o run`.
     #[arg(long, value_name = "FILE.hlog")]
     pub hdr_log: Option<std::path::PathBuf>,
-    /// Serve the run live over HTTP at ADDR's /metrics, for Prometheus to
+    /// Serve the run live at http://HOST:PORT/metrics, for Prometheus to
     /// scrape (OpenMetrics, or Prometheus's text format): offered and
     /// achieved transactions per second, transactions, errors by kind and
     /// retries, the last interval's latency quantiles, the phase, clients,
