@@ -55,6 +55,7 @@ Examples:
   dbsweep run oltp_read_write --db sqlite://bench.db --events 100000 --json result.json
   dbsweep run oltp_read_write --threads 4 --time 30 --report run.html
   dbsweep run oltp_point_select --threads 8 --time 60 --hdr-log run.hlog  # HdrHistogram .hlog
+  dbsweep run oltp_point_select --threads 8 --time 600 --prometheus 127.0.0.1:9187  # live feed
   dbsweep run oltp_read_write --db 'sqlite://bench.db?begin=deferred' --threads 4 --max-retries 10
   dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --rand-seed 7 --shard 1/3 --json s1.json
   dbsweep run oltp_read_only --db \"$URL\" --threads 96 --time 60 --nodes 3 --launcher slurm --listen 0.0.0.0:7070
@@ -336,6 +337,17 @@ pub struct RunArgs {
     /// run.hlog`, then `HistogramLogProcessor -i run.hlog -o run`.
     #[arg(long, value_name = "FILE.hlog")]
     pub hdr_log: Option<std::path::PathBuf>,
+    /// Serve the run live at http://HOST:PORT/metrics, for Prometheus to
+    /// scrape (OpenMetrics, or Prometheus's text format): offered and
+    /// achieved transactions per second, transactions, errors by kind and
+    /// retries, the last interval's latency quantiles, the phase, clients,
+    /// and the machine's and the server's CPU. Intervals are
+    /// --report-interval long (1 s when not given); e.g. `--prometheus
+    /// 127.0.0.1:9187` (`:9187` for every interface). A port already
+    /// taken is refused before the run. docs/json.md describes the
+    /// metrics; docs/grafana/dbsweep.json is a dashboard for them.
+    #[arg(long, value_name = "HOST:PORT", value_parser = values::listen)]
+    pub prometheus: Option<std::net::SocketAddr>,
     /// Sample the machine (CPU, IO, memory, network), the server's
     /// processes and its counters beside the run: `on` (default) or `off`.
     #[arg(long, default_value = "on", value_name = "on|off", value_parser = values::on_off, action = ArgAction::Set)]

@@ -100,6 +100,11 @@ pub fn request(
             h.display()
         )));
     }
+    if let Some(a) = run_args.prometheus {
+        return Err(UsageError(format!(
+            "--prometheus {a}: the run's clients are in the worker pods, whose intervals reach the coordinator only when they end; drop it"
+        )));
+    }
     if let Some(j) = run_args.json.as_deref().filter(|j| *j != "-") {
         return Err(UsageError(format!(
             "--json {j} would be written inside the coordinator's pod, which is gone when the run ends: give --json - to have the record in the coordinator's log"

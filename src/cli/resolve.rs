@@ -264,6 +264,7 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
         hdr_log: a.hdr_log.as_deref().map(hdr_log_path).transpose()?,
         metrics: metrics(a.metrics, a.metrics_interval)?,
         check: a.check,
+        prometheus: a.prometheus,
         target,
     })
 }
@@ -275,6 +276,7 @@ const BESIDE_SPEC: &[&str] = &[
     "json",
     "report",
     "hdr_log",
+    "prometheus",
     "check",
     "nodes",
     "launcher",
@@ -317,7 +319,9 @@ fn point_request(a: &RunArgs, file: &Path) -> Result<RunRequest, UsageError> {
         report: a.report.as_deref().map(report_path).transpose()?,
         hdr_log: a.hdr_log.as_deref().map(hdr_log_path).transpose()?,
     };
-    Ok(RunRequest::of_point(spec, outputs, a.check))
+    let mut req = RunRequest::of_point(spec, outputs, a.check);
+    req.prometheus = a.prometheus;
+    Ok(req)
 }
 
 /// How `run` is driven, and whether the command line left it without a

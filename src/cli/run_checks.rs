@@ -76,6 +76,11 @@ pub fn nodes(a: &RunArgs, req: &RunRequest) -> Result<Option<Coordinator>, Usage
     if count == 0 {
         return refuse("give at least 1 worker".into());
     }
+    if let Some(a) = req.prometheus {
+        return refuse(format!(
+            "--prometheus {a} serves the intervals of a run in this process, and the workers' reach the coordinator only when they end; drop --prometheus, or run without --nodes"
+        ));
+    }
     if req.config.shard.is_some() {
         return refuse("the coordinator splits the run itself; drop --shard".into());
     }

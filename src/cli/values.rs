@@ -99,6 +99,11 @@ pub fn duration_with_unit(s: &str) -> Result<std::time::Duration, String> {
     crate::util::duration::parse(s)
 }
 
+/// `--prometheus HOST:PORT` (or `:PORT`): where to serve the live feed.
+pub fn listen(s: &str) -> Result<std::net::SocketAddr, String> {
+    crate::util::http::parse_listen(s)
+}
+
 /// `--shard I/N`: shard I (0-based) of N.
 pub fn shard(s: &str) -> Result<crate::engine::Shard, String> {
     let bad = || {

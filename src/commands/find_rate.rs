@@ -121,7 +121,9 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
     // Every probe runs for the time, also for a workload with rounds of
     // its own.
     req.open_ended = false;
-    let (bench, cfg) = Bench::open(&req)?;
+    let feed = req.feed()?;
+    let (mut bench, cfg) = Bench::open(&req)?;
+    bench.live = feed.as_ref().map(|f| f.live(Vec::new()));
     let cancel = cancel_flag();
     bench.preamble(&cfg);
     let limit_ms = f.limit.as_secs_f64() * 1000.0;

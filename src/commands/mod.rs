@@ -14,6 +14,8 @@
 //! - [`dist`]: `dist`, what an access pattern looks like.
 //! - [`workloads`]: `workloads`, every workload with its options.
 //! - [`k8s`]: `k8s`, Kubernetes manifests for a run on many pods.
+//! - [`prometheus`]: the live feed of `run --prometheus` and a study's
+//!   `prometheus = "ADDR"`.
 
 pub mod check;
 pub mod dist;
@@ -21,6 +23,7 @@ pub mod find_rate;
 pub mod k8s;
 pub mod merge;
 pub mod nodes;
+pub mod prometheus;
 pub mod report;
 pub mod run;
 pub mod server;

@@ -3,11 +3,13 @@
 //! itself and removes it afterwards.
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use super::prometheus::{Prometheus, FEED_INTERVAL};
 use super::write_hdr_log;
 use super::{cancel_flag, check_sqlite_path, connect_checked, status_of, write_atomically};
 use super::{JsonOut, RunStatus};
@@ -62,6 +64,9 @@ pub struct RunRequest {
     pub metrics: Option<Duration>,
     /// `--check`: the workload's consistency conditions after the run.
     pub check: bool,
+    /// `--prometheus ADDR`: the run served live there (bound before it
+    /// starts).
+    pub prometheus: Option<SocketAddr>,
 }
 
 impl RunRequest {
@@ -93,11 +98,13 @@ impl RunRequest {
     }
 
     /// The intervals the outputs need when none were asked for: the
-    /// HdrHistogram log's 1 s ones, or about 60 over the run for the
-    /// report's time series; `None` when neither is written.
+    /// HdrHistogram log's and the live feed's 1 s ones, or about 60 over
+    /// the run for the report's time series; `None` when none is written.
     fn outputs_interval(&self, time: Option<Duration>) -> Option<Duration> {
         if self.hdr_log.is_some() {
             Some(HDR_LOG_INTERVAL)
+        } else if self.prometheus.is_some() {
+            Some(FEED_INTERVAL)
         } else {
             self.report.is_some().then(|| report_interval(time))
         }
@@ -122,7 +129,16 @@ impl RunRequest {
             hdr_log: outputs.hdr_log,
             metrics: spec.metrics,
             check,
+            prometheus: None,
         }
+    }
+
+    /// The live feed, bound before anything else of the run starts (a
+    /// port already taken is bad input); None without `--prometheus`.
+    pub(super) fn feed(&self) -> Result<Option<Prometheus>, UsageError> {
+        self.prometheus
+            .map(|a| Prometheus::bind(a, &format!("--prometheus {a}")))
+            .transpose()
     }
 }
 
@@ -193,11 +209,13 @@ pub(super) fn report_interval(time: Option<Duration>) -> Duration {
 }
 
 pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
-    let (bench, mut cfg) = Bench::open(&req)?;
+    let feed = req.feed()?;
+    let (mut bench, mut cfg) = Bench::open(&req)?;
+    bench.live = feed.as_ref().map(|f| f.live(Vec::new()));
     let cancel = cancel_flag();
     bench.preamble(&cfg);
-    // The report's time series and the HdrHistogram log need intervals;
-    // they are printed only when asked for.
+    // The report's time series, the HdrHistogram log and the live feed
+    // need intervals; they are printed only when asked for.
     let print_intervals = cfg.report_interval.is_some();
     if cfg.report_interval.is_none() {
         cfg.report_interval = req.outputs_interval(cfg.time);
@@ -247,6 +265,8 @@ pub(super) struct Bench {
     pub w: Box<dyn Workload>,
     pub info: driver::ServerInfo,
     pub rand: RandConfig,
+    /// Who watches each measurement as it runs (`--prometheus`).
+    pub live: Option<crate::engine::live::Live>,
     /// The temporary SQLite database of a run without --db, removed with
     /// the bench.
     _tmp: Option<tempfile::TempDir>,
@@ -318,6 +338,7 @@ impl Bench {
             w,
             info,
             rand: t.rand,
+            live: None,
             _tmp: tmp,
         };
         Ok((bench, cfg))
@@ -344,7 +365,8 @@ impl Bench {
     }
 
     /// Runs the workload once as `cfg` says, with the request's metrics
-    /// and percentiles; its series written to `series` as it closes.
+    /// and percentiles; its series written to `series` as it closes. A
+    /// watched run without intervals gets the live feed's.
     pub fn measure(
         &self,
         req: &RunRequest,
@@ -354,7 +376,13 @@ impl Bench {
         on_interval: &mut dyn FnMut(&crate::engine::IntervalSample),
     ) -> anyhow::Result<crate::record::Run> {
         let instances = [self.w.as_ref()];
+        let mut watched = cfg.clone();
+        if self.live.is_some() && cfg.report_interval.is_none() {
+            watched.report_interval = Some(FEED_INTERVAL);
+        }
+        let cfg = &watched;
         let mut point = Point::new(&self.target, &instances, cfg, self.rand, &req.percentiles);
+        point.live = self.live.clone();
         point.metrics = req.metrics.map(|interval| point::Metrics {
             interval,
             server: point::server_ref(&self.target, cfg.shard),

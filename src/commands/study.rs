@@ -55,6 +55,14 @@ pub fn study(a: &StudyRequest) -> anyhow::Result<RunStatus> {
         print!("{}", plan.describe(&study));
         return Ok(RunStatus::Ok);
     }
+    // Bound before anything is written: a port already taken is bad input.
+    let feed = study
+        .prometheus
+        .map(|addr| {
+            let option = format!("{}: prometheus = \"{addr}\"", a.file.display());
+            super::prometheus::Prometheus::bind(addr, &option)
+        })
+        .transpose()?;
     let _ = ctrlc::set_handler(|| {
         if STUDY_CANCEL.swap(true, Ordering::SeqCst) {
             eprintln!("\nInterrupted again: stopping servers and exiting now.");
@@ -66,6 +74,7 @@ pub fn study(a: &StudyRequest) -> anyhow::Result<RunStatus> {
     let opts = crate::study::runner::Options {
         out: a.out.clone(),
         resume: a.resume,
+        live: feed.as_ref().map(|f| f.live(Vec::new())),
     };
     let o = crate::study::runner::run(&study, &plan, &opts, &STUDY_CANCEL)?;
     eprintln!(

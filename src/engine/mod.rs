@@ -23,8 +23,9 @@
 //! `transaction.rs` one transaction of it,
 //! `evloop.rs` many clients on a few event-loop threads (`evclient.rs` one
 //! of them, the same decisions as a state machine that never waits), `kinds.rs` names the
-//! statement kinds their latencies are kept under, and `point.rs` runs a
-//! resolved point through them into its record.
+//! statement kinds their latencies are kept under, `point.rs` runs a
+//! resolved point through them into its record, and `live.rs` is what a
+//! live feed is told of a point as it runs.
 
 mod client;
 mod connect;
@@ -32,6 +33,7 @@ pub mod derive;
 mod evclient;
 mod evloop;
 mod kinds;
+pub mod live;
 pub mod merge;
 pub mod pacing;
 pub mod point;

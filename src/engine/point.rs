@@ -48,6 +48,8 @@ pub struct Point<'a> {
     /// samples, written as they close (`--json FILE`'s sidecar, a study's
     /// spool) and kept if the run never finishes; `None`: a temporary file.
     pub series: Option<PathBuf>,
+    /// Who watches the point as it runs (a live feed), and its labels.
+    pub live: Option<super::live::Live>,
 }
 
 /// What to sample beside a point.
@@ -88,6 +90,7 @@ impl<'a> Point<'a> {
                 server: default_server_ref(target),
             }),
             series: None,
+            live: None,
         }
     }
 }
@@ -115,6 +118,7 @@ pub fn execute(
         workload: point.workload.clone(),
         metrics: point.metrics.clone(),
         series: point.series.clone(),
+        live: point.live.clone(),
     };
     let started_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -131,6 +135,7 @@ pub fn execute(
         Arc::new(move || driver::connect(&target))
     };
     let writer = Arc::new(series_writer(point, started_unix_s)?);
+    let live = (point.live.as_ref()).map(|l| l.begin(&point.workload.name, point.target));
     let sampler = point.metrics.as_ref().map(|m| {
         Sampler::start(
             &sampler::Options {
@@ -139,6 +144,9 @@ pub fn execute(
                 target: point.target.clone(),
                 proc: PathBuf::from("/proc"),
                 counts: point.instances[0].window_counts(),
+                tap: live
+                    .clone()
+                    .map(|w| sampler::Tap(Arc::new(move |s| w.sample(s)))),
             },
             Some(writer.clone()),
         )
@@ -151,10 +159,16 @@ pub fn execute(
         cancel,
         &mut |s| {
             writer.interval(&interval_record(s, pacing));
+            if let Some(w) = &live {
+                w.interval(s);
+            }
             on_interval(s);
         },
         sampler.as_ref(),
     )?;
+    if let Some(w) = &live {
+        w.end();
+    }
     let mut run = record(point, &result, started_unix_s, writer.intervals());
     if let Some(s) = sampler {
         let c = &result.counters;

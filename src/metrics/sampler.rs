@@ -39,6 +39,19 @@ pub struct Options {
     /// Counts the workload reads from the database at the window's start
     /// and end (`Workload::window_counts`): (name, SQL).
     pub counts: super::counts::Queries,
+    /// Also shown each sample as it is made (a live feed); None: nobody.
+    pub tap: Option<Tap>,
+}
+
+/// Something shown each sample as the sampler makes it, on the sampler's
+/// thread: it must return at once.
+#[derive(Clone)]
+pub struct Tap(pub Arc<dyn Fn(&Sample) + Send + Sync>);
+
+impl std::fmt::Debug for Tap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tap")
+    }
 }
 
 /// How the server's processes are found.
@@ -245,29 +258,7 @@ impl Sampler {
     /// without one.
     pub fn start(opts: &Options, series: Option<Arc<SeriesWriter>>) -> Sampler {
         let mut gaps = Vec::new();
-        let mut pooler_pid = None;
-        let (server_pid, server_how) = match &opts.server {
-            ServerRef::Pid(pid) => (Some(*pid), "managed".to_string()),
-            ServerRef::Embedded => (None, "embedded: SQLite runs in the client".to_string()),
-            ServerRef::Elsewhere(why) => (None, why.clone()),
-            ServerRef::Listening => match find_listener(&opts.proc, &opts.target) {
-                Ok((pid, how)) => match super::pooled::behind(&opts.proc, &opts.target, pid) {
-                    Some((Some(db), note)) => {
-                        pooler_pid = Some(pid);
-                        (Some(db), format!("{how}: {note}"))
-                    }
-                    Some((None, note)) => (Some(pid), format!("{how}: {note}")),
-                    None => (Some(pid), how),
-                },
-                Err(why) => {
-                    gaps.push(Gap {
-                        what: "server process".into(),
-                        why: why.clone(),
-                    });
-                    (None, why)
-                }
-            },
-        };
+        let (server_pid, pooler_pid, server_how) = find_server(opts, &mut gaps);
         let elsewhere = matches!(opts.server, ServerRef::Elsewhere(_));
         let connected = if elsewhere {
             Err(server_how.clone())
@@ -286,14 +277,26 @@ impl Sampler {
         };
         let counts_statements = monitor.as_ref().map_or(&[][..], |m| m.counts_statements());
         let kept = Arc::new(Mutex::new(Vec::new()));
+        let tap = opts.tap.clone();
+        let show = move |s: &Sample| {
+            if let Some(Tap(t)) = &tap {
+                t(s);
+            }
+        };
         let sink: timeline::Sink = match &series {
             Some(w) => {
                 let w = w.clone();
-                Box::new(move |s: Sample| w.sample(&s))
+                Box::new(move |s: Sample| {
+                    show(&s);
+                    w.sample(&s)
+                })
             }
             None => {
                 let kept = kept.clone();
-                Box::new(move |s: Sample| kept.lock().unwrap().push(s))
+                Box::new(move |s: Sample| {
+                    show(&s);
+                    kept.lock().unwrap().push(s)
+                })
             }
         };
         let tick_s = proc::tick_s();
@@ -486,6 +489,34 @@ impl Drop for Sampler {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// The server's main process, a pooler's in front of it, and how they were
+/// found (or why not, also as a gap).
+fn find_server(opts: &Options, gaps: &mut Vec<Gap>) -> (Option<u32>, Option<u32>, String) {
+    match &opts.server {
+        ServerRef::Pid(pid) => (Some(*pid), None, "managed".to_string()),
+        ServerRef::Embedded => (
+            None,
+            None,
+            "embedded: SQLite runs in the client".to_string(),
+        ),
+        ServerRef::Elsewhere(why) => (None, None, why.clone()),
+        ServerRef::Listening => match find_listener(&opts.proc, &opts.target) {
+            Ok((pid, how)) => match super::pooled::behind(&opts.proc, &opts.target, pid) {
+                Some((Some(db), note)) => (Some(db), Some(pid), format!("{how}: {note}")),
+                Some((None, note)) => (Some(pid), None, format!("{how}: {note}")),
+                None => (Some(pid), None, how),
+            },
+            Err(why) => {
+                gaps.push(Gap {
+                    what: "server process".into(),
+                    why: why.clone(),
+                });
+                (None, None, why)
+            }
+        },
     }
 }
 

@@ -15,6 +15,7 @@ fn options(server: ServerRef, target: &str, proc: &Path) -> Options {
         target: Target::parse(target).unwrap(),
         proc: proc.to_path_buf(),
         counts: Vec::new(),
+        tap: None,
     }
 }
 

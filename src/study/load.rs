@@ -152,6 +152,7 @@ impl Loader<'_> {
             workloads,
             restart: raw.restart.unwrap_or_default(),
             metrics: self.metrics(&raw)?,
+            prometheus: self.prometheus(&raw)?,
             stop: self.stop(&raw.stop)?,
             sweep,
             references,
@@ -177,6 +178,17 @@ impl Loader<'_> {
             None => std::time::Duration::from_secs(1),
         };
         Ok(raw.metrics.unwrap_or(true).then_some(interval))
+    }
+
+    /// `prometheus = "HOST:PORT"`: where the points are served live.
+    pub(super) fn prometheus(&self, raw: &RawStudy) -> R<Option<std::net::SocketAddr>> {
+        raw.prometheus
+            .as_ref()
+            .map(|p| {
+                crate::util::http::parse_listen(p.get_ref())
+                    .map_err(|why| self.src.at(p, "prometheus", why))
+            })
+            .transpose()
     }
 
     /// `[stop]`: fractions in range, a non-zero timeout.

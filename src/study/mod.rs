@@ -25,7 +25,8 @@
 //!   parameter sweep) and `workloads.rs`.
 //! - `locate.rs`: byte offsets to lines, columns and field paths;
 //!   "did you mean" suggestions.
-//! - `model.rs`: the validated [`Study`] and its parts.
+//! - `model.rs`: the validated [`Study`] and its parts; `level.rs` a step
+//!   of a load axis (a rate, a share of the peak, users).
 //! - `clients.rs`: client-count range expressions (`"pow2 1..1024"`).
 //! - `design.rs`: how the study compares its series (`order`, `baseline`,
 //!   `control`, `equivalence`, `seed`).
@@ -44,6 +45,7 @@ pub mod clients;
 mod describe;
 mod design;
 mod key;
+mod level;
 mod load;
 mod locate;
 mod managed;

@@ -39,6 +39,8 @@ pub(super) struct RawStudy {
     /// Sample the machine and the server beside each point (default true).
     pub metrics: Option<bool>,
     pub metrics_interval: Option<Spanned<Dur>>,
+    /// Serve each point live at this address's /metrics (`HOST:PORT`).
+    pub prometheus: Option<Spanned<String>>,
     pub clients: Option<Spanned<ClientList>>,
     pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
     /// Every point on this many load machines (a coordinated run), unless

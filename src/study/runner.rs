@@ -25,6 +25,7 @@ use super::plan::{Plan, Point};
 use super::progress::{describe_point, Progress};
 use super::series::{replay_stop_rules, PointFigures, SeriesState};
 use super::setup::{check_memory, target_kind, Setup};
+use crate::engine::live::Live;
 use crate::engine::pacing::Mode;
 use crate::engine::point;
 use crate::engine::spec::PointSpec;
@@ -45,6 +46,8 @@ pub struct Options {
     pub out: Option<PathBuf>,
     /// Continue a study whose results already exist.
     pub resume: bool,
+    /// Who watches each point as it runs (`prometheus = "ADDR"`).
+    pub live: Option<Live>,
 }
 
 /// What a study run did, for the closing message.
@@ -118,6 +121,7 @@ pub fn run(
         out: &out,
         store,
         study_id,
+        live: opts.live.as_ref(),
         progress: Progress::new(plan.points.len(), done_before),
         setup: Setup::new(interleaved),
         series,
@@ -208,6 +212,7 @@ struct Session<'a> {
     out: &'a Path,
     store: Store,
     study_id: StudyId,
+    live: Option<&'a Live>,
     progress: Progress,
     setup: Setup,
     /// Per series (its index in the plan): the stop rules' memory.
@@ -272,7 +277,14 @@ impl Session<'_> {
                     percentiles: DEFAULT_PERCENTILES.to_vec(),
                     metrics: self.study.metrics,
                 };
-                super::sharded::run(&spec, nodes, cancel)
+                // Its intervals are the workers': the feed says which point
+                // runs, and when it ends.
+                let watch = self.live(p).map(|l| l.begin(&wl.name, &target));
+                let run = super::sharded::run(&spec, nodes, cancel);
+                if let Some(w) = watch {
+                    w.end();
+                }
+                run
             }
             None => {
                 let refs: Vec<&dyn Workload> = instances.iter().map(|w| w.as_ref()).collect();
@@ -342,6 +354,7 @@ impl Session<'_> {
         // database as they close: a point killed in its fourth hour leaves
         // them there (`dbsweep report FILE` reads it).
         point.series = Some(series_path(self.out, &p.key.to_string()));
+        point.live = self.live(p);
         let progress = &self.progress;
         point::execute(&point, cancel, &mut |s| {
             if s.duration_s > 0.0 {
@@ -349,6 +362,33 @@ impl Session<'_> {
             }
         })
         .map_err(|e| format!("the run could not start: {e:#}"))
+    }
+
+    /// The watcher of point `p` with the labels that say which it is
+    /// (beside its workload and target): the study, the study's name of
+    /// its target, its variant, CPU set, clients, load level and repeat.
+    fn live(&self, p: &Point) -> Option<Live> {
+        let live = self.live?;
+        let mut labels = vec![
+            ("study", self.study.name.clone()),
+            ("study_target", p.key.target.clone()),
+            ("variant", self.study.variants[p.variant].name.clone()),
+        ];
+        if let Some(cpus) = &p.cpus {
+            labels.push(("cpus", format_cpu_list(cpus)));
+        }
+        labels.push(("clients", p.clients.to_string()));
+        if let Some(level) = p.level {
+            labels.push(("level", level.key()));
+        }
+        labels.push(("repeat", p.repeat.to_string()));
+        Some(Live {
+            watch: live.watch.clone(),
+            labels: (labels.into_iter())
+                .map(|(k, v)| (k.to_string(), v))
+                .chain(live.labels.iter().cloned())
+                .collect(),
+        })
     }
 
     /// How point `p` is paced: its workload's settings at the point's level.

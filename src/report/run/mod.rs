@@ -4,6 +4,8 @@
 //!
 //! - [`text`]: the human report in sysbench's sections.
 //! - [`live`]: the preamble and the interval lines printed as it runs.
+//! - [`feed`]: what the live feed knows of the point being run, and
+//!   [`openmetrics`] that as a Prometheus scrape reads it.
 //! - [`document`]: the run's [`crate::report::doc::Doc`] (HTML, Markdown),
 //!   with its sections from [`pacing`], [`types`], [`shards`] and
 //!   [`metrics`] (the machine-and-server part, also of the text report).
@@ -13,8 +15,10 @@
 
 pub mod csv;
 pub mod document;
+pub mod feed;
 pub mod live;
 pub mod metrics;
+pub mod openmetrics;
 pub mod pacing;
 pub mod shards;
 pub mod smack;

@@ -229,6 +229,7 @@ mod tests {
             },
             metrics: None,
             series: None,
+            live: None,
         };
         point::record(&p, &result(), 0, Default::default())
     }
