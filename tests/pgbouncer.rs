@@ -70,10 +70,7 @@ fn bouncer(server: &Server, settings: &str, stats: bool) -> Bouncer {
         ),
     )
     .unwrap();
-    let program = which("pgbouncer").unwrap_or_else(|| {
-        panic!("pgbouncer is not installed: run scripts/install-servers (PgBouncer 1.21 or later)")
-    });
-    let child = Command::new(program)
+    let child = Command::new(pgbouncer())
         .arg(&ini)
         .uid(owner.0)
         .gid(owner.1)
@@ -112,27 +109,33 @@ fn setting(doc: &serde_json::Value, name: &str) -> Option<String> {
     doc["target"]["settings"][name].as_str().map(str::to_string)
 }
 
-/// PgBouncer is installed and 1.21 or later (max_prepared_statements).
-fn version_ok() -> bool {
-    let out = Command::new(which("pgbouncer").expect(
-        "pgbouncer is not installed: run scripts/install-servers (PgBouncer 1.21 or later)",
-    ))
-    .arg("--version")
-    .output()
-    .unwrap();
+/// The installed PgBouncer, 1.21 or later (max_prepared_statements).
+fn pgbouncer() -> std::path::PathBuf {
+    let program = which("pgbouncer").unwrap_or_else(|| {
+        panic!("pgbouncer is not installed: run scripts/install-servers (PgBouncer 1.21 or later)")
+    });
+    let out = Command::new(&program).arg("--version").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<u32> = text
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("0.0")
-        .split('.')
-        .filter_map(|p| p.parse().ok())
-        .collect();
     assert!(
-        v.as_slice() >= [1, 21].as_slice(),
+        dbsweep::server::version_numbers(&text).as_slice() >= [1, 21].as_slice(),
         "{text}: PgBouncer 1.21 or later is needed (max_prepared_statements); run scripts/install-servers"
     );
-    true
+    program
+}
+
+/// A PostgreSQL started by dbsweep with oltp_point_select's 500 rows.
+fn postgres_with_rows() -> Server {
+    let pg = Server::start("postgres", &[]);
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &pg.url,
+        "--table-size",
+        "500",
+    ])
+    .ok();
+    pg
 }
 
 /// Runs `workload` for 3 s over `url` at 8 clients with `extra` and returns
@@ -160,7 +163,7 @@ fn run(url: &str, workload: &str, extra: &[&str], json: &Path) -> serde_json::Va
 
 #[test]
 fn transaction_pooling_with_prepared_statements() {
-    assert!(version_ok());
+    pgbouncer();
     let pg = Server::start("postgres", &[]);
     dbsweep(&[
         "prepare",
@@ -232,17 +235,7 @@ fn transaction_pooling_with_prepared_statements() {
 
 #[test]
 fn a_pooler_that_would_lose_prepared_statements_is_refused() {
-    assert!(version_ok());
-    let pg = Server::start("postgres", &[]);
-    dbsweep(&[
-        "prepare",
-        "oltp_point_select",
-        "--db",
-        &pg.url,
-        "--table-size",
-        "500",
-    ])
-    .ok();
+    let pg = postgres_with_rows();
     let b = bouncer(&pg, "max_prepared_statements = 0", true);
     let url = through(&pg, &b);
     let dir = Dir::new();
@@ -298,17 +291,7 @@ fn a_pooler_that_would_lose_prepared_statements_is_refused() {
 
 #[test]
 fn a_console_the_user_may_not_read_still_names_pgbouncer() {
-    assert!(version_ok());
-    let pg = Server::start("postgres", &[]);
-    dbsweep(&[
-        "prepare",
-        "oltp_point_select",
-        "--db",
-        &pg.url,
-        "--table-size",
-        "500",
-    ])
-    .ok();
+    let pg = postgres_with_rows();
     let b = bouncer(&pg, "max_prepared_statements = 100", false);
     let url = through(&pg, &b);
     let dir = Dir::new();
@@ -329,7 +312,7 @@ fn a_console_the_user_may_not_read_still_names_pgbouncer() {
 
 #[test]
 fn a_managed_server_behind_its_own_pgbouncer() {
-    assert!(version_ok());
+    pgbouncer();
     let pg = Server::start(
         "postgres",
         &[
@@ -425,7 +408,7 @@ fn a_managed_server_behind_its_own_pgbouncer() {
 
 #[test]
 fn a_study_sets_pooled_beside_direct() {
-    assert!(version_ok());
+    pgbouncer();
     let dir = Dir::new();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -469,13 +469,7 @@ fn server_spec(a: &ServerStartArgs) -> Result<ServerSpec, UsageError> {
     if a.pooler.is_some() {
         let mut p = server::PoolerSpec::default();
         for s in &a.pooler_settings {
-            let (name, value) = s.split_once('=').ok_or_else(|| {
-                UsageError(format!(
-                    "--pooler-set {s}: expected NAME=VALUE, e.g. default_pool_size=8"
-                ))
-            })?;
-            p.settings
-                .push((name.trim().to_string(), value.trim().to_string()));
+            p.settings.push(server::parse_setting(s).map_err(bad)?);
         }
         spec.pooler = Some(p);
     }

@@ -98,13 +98,12 @@ impl RunRequest {
     }
 
     /// The intervals the outputs need when none were asked for: the
-    /// HdrHistogram log's and the live feed's 1 s ones, or about 60 over
-    /// the run for the report's time series; `None` when none is written.
+    /// HdrHistogram log's 1 s ones, or about 60 over the run for the
+    /// report's time series; `None` when neither is written (the live
+    /// feed's are [`Bench::measure`]'s, for every measurement it watches).
     fn outputs_interval(&self, time: Option<Duration>) -> Option<Duration> {
         if self.hdr_log.is_some() {
             Some(HDR_LOG_INTERVAL)
-        } else if self.prometheus.is_some() {
-            Some(FEED_INTERVAL)
         } else {
             self.report.is_some().then(|| report_interval(time))
         }

@@ -292,11 +292,7 @@ impl Launch<'_> {
                 return Err(e.into());
             }
         };
-        server.url = server.url.replacen(
-            &format!("@127.0.0.1:{}/", server.port),
-            &format!("@127.0.0.1:{}/", pooler.port),
-            1,
-        );
+        server.url = super::at_port(&server.url, server.port, pooler.port);
         server.pooler = Some(pooler);
         state.server = Some(server.clone());
         state.write(&ctx.layout)?;

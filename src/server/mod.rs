@@ -299,11 +299,7 @@ impl RunningServer {
     /// The server's own URL over TCP, past any pooler in front of it.
     pub fn direct_url(&self) -> String {
         match &self.pooler {
-            Some(p) => self.url.replacen(
-                &format!("@127.0.0.1:{}/", p.port),
-                &format!("@127.0.0.1:{}/", self.port),
-                1,
-            ),
+            Some(p) => at_port(&self.url, p.port, self.port),
             None => self.url.clone(),
         }
     }
@@ -337,6 +333,16 @@ fn url(kind: ServerKind, password: &str, port: u16) -> String {
     };
     let password: String = url::form_urlencoded::byte_serialize(password.as_bytes()).collect();
     format!("{scheme}://{USER}:{password}@127.0.0.1:{port}/{DATABASE}")
+}
+
+/// A URL of [`url`]'s form (query and all) with its port `from` made `to`:
+/// the same server through its pooler, or past it.
+fn at_port(url: &str, from: u16, to: u16) -> String {
+    url.replacen(
+        &format!("@127.0.0.1:{from}/"),
+        &format!("@127.0.0.1:{to}/"),
+        1,
+    )
 }
 
 /// The engine for `kind`, with its programs found.

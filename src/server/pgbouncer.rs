@@ -75,27 +75,26 @@ pub struct RunningPooler {
 }
 
 impl PoolerSpec {
-    /// Checks the settings before anything starts.
+    /// Checks the settings before anything starts: names and values an ini
+    /// file can hold (the servers' own rules), each with a value, none of
+    /// dbsweep's own.
     pub fn check(&self) -> Result<(), ServerError> {
-        validate(self)
-    }
-}
-
-/// Checks a pooler's settings before anything starts.
-fn validate(spec: &PoolerSpec) -> Result<(), ServerError> {
-    for (name, value) in &spec.settings {
-        if RESERVED.contains(&name.as_str()) {
-            return Err(ServerError::BadInput(format!(
-                "pooler setting '{name}' is dbsweep's to choose (it listens on a free loopback port with the benchmark user): leave it out"
-            )));
+        for (name, value) in &self.settings {
+            if RESERVED.contains(&name.as_str()) {
+                return Err(ServerError::BadInput(format!(
+                    "pooler setting '{name}' is dbsweep's to choose (it listens on a free loopback port with the benchmark user): leave it out"
+                )));
+            }
+            super::settings::check_name(name)?;
+            super::settings::check_value(name, value)?;
+            if value.is_empty() {
+                return Err(ServerError::BadInput(format!(
+                    "pooler setting '{name}' has no value: expected NAME=VALUE, e.g. default_pool_size=8"
+                )));
+            }
         }
-        if name.is_empty() || value.contains('\n') {
-            return Err(ServerError::BadInput(format!(
-                "pooler setting '{name}={value}' is not NAME=VALUE on one line"
-            )));
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The settings written: the defaults the spec does not override, then the
@@ -305,9 +304,9 @@ mod tests {
             ]
             .map(|(n, v)| (n.to_string(), v.to_string()))
         );
-        let e = validate(&spec(&[("listen_port", "6432")])).unwrap_err();
+        let e = spec(&[("listen_port", "6432")]).check().unwrap_err();
         assert!(e.is_bad_input() && e.to_string().contains("'listen_port' is dbsweep's"));
-        assert!(validate(&spec(&[("default_pool_size", "8")])).is_ok());
+        assert!(spec(&[("default_pool_size", "8")]).check().is_ok());
     }
 
     #[test]

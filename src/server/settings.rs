@@ -37,7 +37,7 @@ pub(crate) fn validate(kind: ServerKind, settings: &[(String, String)]) -> Resul
 
 /// Setting names are identifiers: letters, digits, `_`, `-` and `.` (for
 /// PostgreSQL's `extension.parameter`).
-fn check_name(name: &str) -> Result<(), ServerError> {
+pub(super) fn check_name(name: &str) -> Result<(), ServerError> {
     let ok = !name.is_empty()
         && name
             .chars()
@@ -53,7 +53,7 @@ fn check_name(name: &str) -> Result<(), ServerError> {
 
 /// Values may hold anything printable but line breaks, which would start a
 /// new line (and a new setting) in the config file.
-fn check_value(name: &str, value: &str) -> Result<(), ServerError> {
+pub(super) fn check_value(name: &str, value: &str) -> Result<(), ServerError> {
     if value.chars().any(|c| c.is_control()) {
         return Err(ServerError::BadInput(format!(
             "bad value for setting '{name}': it contains a line break or control character"

@@ -35,14 +35,17 @@ pub fn read(path: &Path) -> Result<RsaPublicKey, String> {
 /// What the client sends: (password NUL) XOR nonce (repeated), encrypted.
 pub fn encrypt(password: &[u8], nonce: &[u8], key: &RsaPublicKey) -> Result<Vec<u8>, String> {
     let mut plain: Vec<u8> = password.iter().copied().chain([0]).collect();
-    if !nonce.is_empty() {
-        for (i, b) in plain.iter_mut().enumerate() {
-            *b ^= nonce[i % nonce.len()];
-        }
-    }
+    xor_nonce(&mut plain, nonce);
     let mut rng = rsa::rand_core::OsRng;
     key.encrypt(&mut rng, Oaep::new::<sha1::Sha1>(), &plain)
         .map_err(|e| format!("encrypting the password to the server's RSA key: {e}"))
+}
+
+/// XORs `bytes` with `nonce` repeated (both ways: the server undoes it so).
+fn xor_nonce(bytes: &mut [u8], nonce: &[u8]) {
+    for (b, n) in bytes.iter_mut().zip(nonce.iter().cycle()) {
+        *b ^= n;
+    }
 }
 
 #[cfg(test)]
@@ -71,9 +74,7 @@ pub(super) mod tests {
         let mut plain = private()
             .decrypt(Oaep::new::<sha1::Sha1>(), message)
             .unwrap();
-        for (i, b) in plain.iter_mut().enumerate() {
-            *b ^= nonce[i % nonce.len()];
-        }
+        xor_nonce(&mut plain, nonce);
         plain
     }
 

@@ -81,17 +81,10 @@ impl Pooler {
         if mode != PsMode::Prepared || !matches!(self.mode(), Some("transaction" | "statement")) {
             return Ok(());
         }
-        let carried = self
-            .setting("max_prepared_statements")
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0);
-        if carried > 0 {
-            return Ok(());
-        }
-        let why = if self.setting("max_prepared_statements").is_some() {
-            "max_prepared_statements = 0"
-        } else {
-            "no max_prepared_statements (PgBouncer 1.21 and later have it)"
+        let why = match self.setting("max_prepared_statements") {
+            Some(v) if v.parse::<u64>().is_ok_and(|n| n > 0) => return Ok(()),
+            Some(_) => "max_prepared_statements = 0",
+            None => "no max_prepared_statements (PgBouncer 1.21 and later have it)",
         };
         Err(DbError::new(
             ErrorKind::Other,
