@@ -6,7 +6,8 @@
 //! The search: one closed-loop run at `--threads` gives the peak; the
 //! peak itself is probed as an open loop, then the rate is bisected
 //! between the highest rate that held (0 to start with) and the lowest
-//! that failed, until the two are within `--precision` of the peak. Each
+//! that failed, until the two are within `--precision` of the peak
+//! (`stats::bisect`, which a study's `rates = "find"` shares). Each
 //! probe is one run as long as the command line's `--time` (and warmup),
 //! so the boundary is as noisy as one run is: a probe near it may hold in
 //! one search and fail in the next. bench/rate_sweep.py measures fixed
@@ -21,6 +22,7 @@ use crate::engine::pacing::Mode;
 use crate::engine::RunConfig;
 use crate::rand::pacing::Arrival;
 use crate::record::{Run, StopReason};
+use crate::stats::bisect::Bisection;
 
 /// What the search looks for, as the command line gives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,14 +107,6 @@ pub fn judge(run: &Run, f: &FindRate, offered_rate: Option<f64>) -> Probe {
     }
 }
 
-/// The next rate to probe, between the highest that held (`lo`, 0 when
-/// none has) and the lowest that failed (`hi`); None once they are within
-/// `precision_pct` of the peak.
-pub fn next_rate(lo: f64, hi: f64, peak: f64, precision_pct: f64) -> Option<f64> {
-    let mid = ((lo + hi) / 2.0).round().max(1.0);
-    (hi - lo > peak * precision_pct / 100.0 && mid > lo && mid < hi).then_some(mid)
-}
-
 /// `dbsweep run … --find-rate`.
 pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus> {
     if !req.percentiles.contains(&f.percentile) {
@@ -162,8 +156,7 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
         Ok(finished(done).then_some(p))
     };
 
-    let mut peak = 0.0;
-    let (mut lo, mut hi) = (0.0, None);
+    let mut search = Bisection::new(0.0, f.precision_pct);
     // A probe that fails with an error (not a stop reason) ends the search,
     // but the probes finished before it are still written.
     let mut error = None;
@@ -177,7 +170,7 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
     }) {
         _ if stopped.is_some() => {}
         Some(p) if p.achieved_per_s > 0.0 => {
-            peak = p.achieved_per_s.round();
+            search = Bisection::new(p.achieved_per_s, f.precision_pct);
             probes.push(p);
         }
         Some(p) => {
@@ -186,7 +179,7 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
         }
         None => stopped = Some(stop_words(&runs)),
     }
-    let mut rate = (stopped.is_none()).then_some(peak);
+    let mut rate = search.next().filter(|_| stopped.is_none());
     while let Some(r) = rate {
         let p = match probe(Some(r), &mut runs) {
             Ok(Some(p)) => p,
@@ -199,13 +192,9 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
                 break;
             }
         };
-        if p.holds == Some(true) {
-            lo = r;
-        } else {
-            hi = Some(r);
-        }
+        search.record(r, p.holds == Some(true));
         probes.push(p);
-        rate = hi.and_then(|h| next_rate(lo, h, peak, f.precision_pct));
+        rate = search.next();
     }
     let outcome = Outcome {
         slo: Slo {
@@ -214,9 +203,9 @@ pub fn find_rate(mut req: RunRequest, f: &FindRate) -> anyhow::Result<RunStatus>
         },
         max_unserved_pct: f.max_unserved_pct,
         precision_pct: f.precision_pct,
-        peak_per_s: peak,
-        held_per_s: (lo > 0.0).then_some(lo),
-        failed_per_s: hi,
+        peak_per_s: search.peak,
+        held_per_s: search.held,
+        failed_per_s: search.failed,
         probes,
         stopped,
     };
@@ -333,18 +322,6 @@ fn trim(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bisection_halves_until_within_the_precision() {
-        // Peak 1000, precision 2 %: stops once held and failed are ≤ 20 apart.
-        assert_eq!(next_rate(0.0, 1000.0, 1000.0, 2.0), Some(500.0));
-        assert_eq!(next_rate(500.0, 1000.0, 1000.0, 2.0), Some(750.0));
-        assert_eq!(next_rate(500.0, 520.0, 1000.0, 2.0), None);
-        assert_eq!(next_rate(500.0, 521.0, 1000.0, 2.0), Some(511.0));
-        // Nothing held yet: it keeps halving towards 0, and stops at 1/s.
-        assert_eq!(next_rate(0.0, 3.0, 1000.0, 0.1), Some(2.0));
-        assert_eq!(next_rate(0.0, 1.0, 1000.0, 0.01), None);
-    }
 
     #[test]
     fn numbers_are_written_without_trailing_zeros() {

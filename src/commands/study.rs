@@ -90,7 +90,7 @@ pub fn study(a: &StudyRequest) -> anyhow::Result<RunStatus> {
         },
         if o.not_needed > 0 {
             format!(
-                "; {} not needed (their cells' comparisons were precise enough)",
+                "; {} not needed (their cells' comparisons were precise enough, or their searches had their answers)",
                 o.not_needed
             )
         } else {

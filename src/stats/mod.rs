@@ -14,7 +14,10 @@
 //!   interval and a verdict that can say "no difference".
 //! - [`hdrlog`]: a run's interval histograms in HdrHistogram's interval
 //!   log format (`run --hdr-log`).
+//! - [`bisect`]: the sustainable-rate search's bisection over offered
+//!   rates (`run --find-rate`, a study's `rates = "find"`).
 
+pub mod bisect;
 pub mod fairness;
 pub mod hdrlog;
 pub mod histogram;

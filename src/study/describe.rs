@@ -52,6 +52,18 @@ impl Plan {
         lines.push(self.points_line());
         lines.push(self.estimate_line(study));
         lines.push(stop_line(study));
+        for wl in &study.workloads {
+            if let Some(precision) = wl.pacing.search {
+                lines.push(format!(
+                    "search: {}: in every block a closed-loop calibration point, then at most {} probes bisecting to the highest rate that holds p99 ≤ {} within {precision} % of its peak (probes a search does not need are not run: the counts below are the most)",
+                    wl.label,
+                    wl.pacing.levels.len(),
+                    wl.pacing
+                        .p99_goal
+                        .map_or("?".into(), |g| format!("{} ms", crate::util::units::ms_ms(g.as_secs_f64() * 1e3))),
+                ));
+            }
+        }
         lines.push("series (target / variant / cpus / workload: clients × repeats):".into());
         for (i, se) in self.series.iter().enumerate() {
             lines.push(self.series_line(study, i, se));

@@ -36,7 +36,9 @@
 //! - `runner.rs`: [`runner::run`], a plan's points one by one into the
 //!   results database; `setup.rs`: servers, data and workload instances a
 //!   point needs; `series.rs`: the stop rules' memory per series;
-//!   `progress.rs`: the live progress of a run.
+//!   `progress.rs`: the live progress of a run; `search.rs`: the
+//!   search for the highest sustained rate (`rates = "find"`), each probe
+//!   replayed from the stored points of its block.
 //! - `nodes.rs`: `nodes` and `launcher`, a point on several load machines
 //!   (validation); `sharded.rs`: such a point run through the `nodes`
 //!   layer.
@@ -60,6 +62,7 @@ mod raw;
 mod reference;
 pub mod repro;
 pub mod runner;
+pub mod search;
 mod series;
 mod setup;
 mod sharded;

@@ -290,12 +290,18 @@ pub struct PacingSpec {
     /// The p99 latency an offered rate must keep to count as sustained
     /// (`p99_goal`); None: the latency limit, else the report's default.
     pub p99_goal: Option<Duration>,
+    /// `rates = "find"`: the search for the highest rate that holds
+    /// `p99_goal` (required then), to within this % of the closed-loop
+    /// peak; `levels` are its probes.
+    pub search: Option<f64>,
 }
 
 impl PacingSpec {
     /// Does some level need the closed-loop peak of its series?
     pub fn calibrates(&self) -> bool {
-        self.levels.iter().any(|l| matches!(l, Level::OfPeak(_)))
+        self.levels
+            .iter()
+            .any(|l| matches!(l, Level::OfPeak(_) | Level::Probe(_)))
     }
 }
 

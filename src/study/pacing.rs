@@ -68,7 +68,16 @@ impl Loader<'_> {
                 if let Some(t) = &w.think_time {
                     return Err(self.src.at(t, &f("think_time"), "think time paces a closed loop and rates an open one: give one of them"));
                 }
-                spec.levels = self.rates(r, &f("rates"))?;
+                if let Some(precision) = self.search(r, &f("rates"))? {
+                    if w.p99_goal.is_none() {
+                        return Err(self.src.at(r, &f("rates"), "rates = \"find\" looks for the highest rate that holds the p99 goal: give p99_goal too (e.g. p99_goal = \"10ms\")"));
+                    }
+                    spec.search = Some(precision);
+                    let probes = crate::stats::bisect::most_probes(precision);
+                    spec.levels = (1..=probes).map(Level::Probe).collect();
+                } else {
+                    spec.levels = self.rates(r, &f("rates"))?;
+                }
             }
             (None, Some(u)) => {
                 let users = self.clients(u, &f("users"))?;
@@ -89,6 +98,29 @@ impl Loader<'_> {
             ));
         }
         Ok(spec)
+    }
+
+    /// `rates = "find"` (or `"find within P%"`): its precision, %; None
+    /// for a list of rates. A search is the whole list.
+    fn search(&self, r: &Spanned<RateList>, field: &str) -> R<Option<f64>> {
+        let terms = &r.get_ref().0;
+        let searches = terms.iter().filter_map(|(span, t)| match t {
+            RateTerm::Expr(e) => rates::search(e).map(|s| (span, s)),
+            RateTerm::Number(_) => None,
+        });
+        let mut found = None;
+        for (span, s) in searches {
+            let at = span.clone().unwrap_or(r.span());
+            if terms.len() > 1 {
+                return Err(self.src.error(
+                    Some(at),
+                    field,
+                    "a search (\"find\") is the whole load axis: give it alone, or a list of rates",
+                ));
+            }
+            found = Some(s.map_err(|m| self.src.error(Some(at), field, m))?);
+        }
+        Ok(found)
     }
 
     /// A rate list: numbers and expressions, merged, sorted, distinct.

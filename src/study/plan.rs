@@ -9,7 +9,9 @@
 //!   from the study's seed, so that the machine's drift falls on every
 //!   series of a block alike and a comparison can pair them. Every managed
 //!   server stays up (the runner keeps them all); a variant needing other
-//!   settings restarts its server inside the block.
+//!   settings restarts its server inside the block. A search for the
+//!   highest sustained rate (`rates = "find"`) is one cell: a block runs
+//!   each series' calibration and probes back to back.
 //! - **Sequential**: target → variant → CPU set → workload → client count →
 //!   repeat, outermost first. Target, variant and CPU set are outermost
 //!   because changing them restarts a managed server; repeats are
@@ -297,19 +299,25 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// The levels of a workload at each client count: the closed loop, or
-/// its paced levels after the closed-loop point that calibrates shares of
-/// the peak.
-fn levels(wl: &WorkloadSpec) -> Vec<Option<Level>> {
+/// The levels of a workload at each client count, in groups of one cell
+/// each: the closed loop, or its paced levels after the closed-loop point
+/// that calibrates shares of the peak — each level a cell of its own — or
+/// a search's calibration and probes, one cell, so that a block runs each
+/// series' whole search back to back.
+fn groups(wl: &WorkloadSpec) -> Vec<Vec<Option<Level>>> {
     if wl.pacing.levels.is_empty() {
-        vec![None]
-    } else {
-        let calibration = wl.pacing.calibrates().then_some(None);
-        calibration
-            .into_iter()
-            .chain(wl.pacing.levels.iter().copied().map(Some))
-            .collect()
+        return vec![vec![None]];
     }
+    let levels = wl.pacing.levels.iter().copied().map(Some);
+    if wl.pacing.search.is_some() {
+        return vec![std::iter::once(None).chain(levels).collect()];
+    }
+    let calibration = wl.pacing.calibrates().then_some(None);
+    calibration
+        .into_iter()
+        .chain(levels)
+        .map(|l| vec![l])
+        .collect()
 }
 
 /// Expands the study into its points, in run order.
@@ -321,19 +329,22 @@ pub fn plan(study: &Study) -> Plan {
 }
 
 /// Target → variant → CPU set → workload → clients → level → repeat; a
-/// cell is one series' repeats of one point.
+/// cell is one series' repeats of one point (of a search: of its
+/// calibration and probes, in order).
 fn sequential(study: &Study) -> Plan {
     let mut b = Builder::new(study);
     for s in 0..b.series.len() {
         let (w, clients) = (b.series[s].workload, b.series[s].clients.clone());
         let wl = &study.workloads[w];
         for &c in &clients {
-            for level in levels(wl) {
+            for group in groups(wl) {
                 let cell = b.cells.len();
                 let mut blocks = Vec::new();
                 for repeat in 1..=wl.repeats.max {
                     let start = b.points.len();
-                    b.push(s, c, level, repeat, cell);
+                    for &level in &group {
+                        b.push(s, c, level, repeat, cell);
+                    }
                     blocks.push(start..b.points.len());
                 }
                 b.cells.push(Cell {
@@ -373,14 +384,16 @@ fn interleaved(study: &Study) -> Plan {
                     .copied()
                     .filter(|&s| b.series[s].clients.contains(&c))
                     .collect();
-                for level in levels(wl) {
+                for group in groups(wl) {
                     let cell = b.cells.len();
                     let mut blocks = Vec::new();
                     for repeat in 1..=wl.repeats.max {
                         let order = shuffled(&here, study.design.seed, cell, repeat);
                         let start = b.points.len();
                         for s in order {
-                            b.push(s, c, level, repeat, cell);
+                            for &level in &group {
+                                b.push(s, c, level, repeat, cell);
+                            }
                         }
                         blocks.push(start..b.points.len());
                     }

@@ -18,7 +18,8 @@ use crate::store::{PointStatus, Store, StudyId};
 /// throughput (a paced cell's mean latency) against the baseline's,
 /// block by block (or the first series', where the baseline is not in
 /// the cell), and the control's against itself; a cell of one series
-/// compares its repeats' mean with its interval.
+/// compares its repeats' mean with its interval. A search's cell
+/// compares each block's answer, the highest rate that held.
 pub(super) fn precise(
     store: &Store,
     study_id: StudyId,
@@ -37,18 +38,33 @@ pub(super) fn precise(
         }
         wanted.insert(p.key.to_string(), (p.series, p.repeat));
     }
+    let stored = store.point_figures(Some(study_id))?;
     let mut values: HashMap<usize, HashMap<u32, f64>> = HashMap::new();
-    for sp in store.point_figures(Some(study_id))? {
-        let Some(&(series, block)) = wanted.get(&sp.row.key) else {
-            continue;
-        };
-        let figure = match (&sp.metrics, sp.row.status) {
-            (Some(m), PointStatus::Finished) if sp.row.load_level.is_some() => m.lat_avg_us,
-            (Some(m), PointStatus::Finished) => Some(m.tps),
-            _ => None,
-        };
-        if let Some(v) = figure {
-            values.entry(series).or_default().insert(block, v);
+    let pacing = &study.workloads[cell.workload].pacing;
+    if let (Some(precision), Some(goal)) = (pacing.search, pacing.p99_goal) {
+        // A search: each block's answer, the highest rate that held.
+        let probes = pacing.levels.len() as u32;
+        for i in cell.blocks[..done].iter().flat_map(|b| b.clone()) {
+            let p = &plan.points[i];
+            let held = super::search::Stored::of(&stored, &p.key, probes)
+                .held(precision, goal.as_secs_f64() * 1e3);
+            if let Some(v) = held {
+                values.entry(p.series).or_default().insert(p.repeat, v);
+            }
+        }
+    } else {
+        for sp in &stored {
+            let Some(&(series, block)) = wanted.get(&sp.row.key) else {
+                continue;
+            };
+            let figure = match (&sp.metrics, sp.row.status) {
+                (Some(m), PointStatus::Finished) if sp.row.load_level.is_some() => m.lat_avg_us,
+                (Some(m), PointStatus::Finished) => Some(m.tps),
+                _ => None,
+            };
+            if let Some(v) = figure {
+                values.entry(series).or_default().insert(block, v);
+            }
         }
     }
     let Some(widest) = widest_half_width(study, plan, &members, &values) else {

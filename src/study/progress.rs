@@ -54,14 +54,21 @@ impl Progress {
     }
 
     /// `n` points of the plan are not needed (their cell was precise
-    /// enough): the total shrinks, and `line` says why.
-    pub(super) fn not_needed(&self, n: usize, line: &str) {
+    /// enough, or a search had its answer): the total shrinks, and `line`
+    /// says why.
+    pub(super) fn not_needed(&self, n: usize, line: Option<&str>) {
         match &self.bar {
             Some(b) => {
-                b.println(line);
+                if let Some(line) = line {
+                    b.println(line);
+                }
                 b.set_length(b.length().unwrap_or(0).saturating_sub(n as u64));
             }
-            None => eprintln!("{line}"),
+            None => {
+                if let Some(line) = line {
+                    eprintln!("{line}");
+                }
+            }
         }
     }
 

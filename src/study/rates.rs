@@ -21,7 +21,7 @@ use super::model::Level;
 /// run, low enough that a typo fails at once.
 pub const MAX_LEVELS: usize = 1_000;
 
-const FORMS: &str = "expected rates per second such as [1000, 2000], \"1000..10000 step 1000\", or shares of the closed-loop peak such as \"50%\" or \"10%..100% of peak step 10%\"";
+const FORMS: &str = "expected rates per second such as [1000, 2000], \"1000..10000 step 1000\", shares of the closed-loop peak such as \"50%\" or \"10%..100% of peak step 10%\", or \"find\" (the highest rate that holds p99_goal)";
 
 /// Expands one expression into sorted, distinct levels.
 pub fn parse(expr: &str) -> Result<Vec<Level>, String> {
@@ -55,7 +55,39 @@ fn order(l: &Level) -> (u8, f64) {
         Level::OfPeak(f) => (0, f),
         Level::Rate(r) => (1, r),
         Level::Users(u) => (2, f64::from(u)),
+        Level::Probe(n) => (3, f64::from(n)),
     }
+}
+
+/// The precision of the search `rates = "find"` uses when none is given,
+/// % of the peak: `run --find-rate`'s default.
+pub const FIND_PRECISION_PCT: f64 = 2.0;
+
+/// `find` or `find within P%`: the search for the highest rate that holds
+/// the p99 goal, to within P % of the closed-loop peak. None: `expr` is
+/// not a search; Some(Err) a search written wrong.
+pub fn search(expr: &str) -> Option<Result<f64, String>> {
+    let rest = expr.trim().strip_prefix("find")?;
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return Some(Ok(FIND_PRECISION_PCT));
+    }
+    let bad = || {
+        format!("bad search '{expr}': write \"find\" or \"find within P%\" (P the precision, % of the closed-loop peak, e.g. \"find within 5%\")")
+    };
+    let Some(p) = rest
+        .strip_prefix("within")
+        .and_then(|p| p.trim().strip_suffix('%'))
+    else {
+        return Some(Err(bad()));
+    };
+    Some(match p.trim().parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        Ok(p) => Err(format!(
+            "search precision {p} %: give a share of the peak above 0 and at most 100, e.g. \"find within 5%\""
+        )),
+        Err(_) => Err(bad()),
+    })
 }
 
 /// One rate given as a number.
@@ -146,6 +178,23 @@ mod tests {
             parse("50% of peak, 200").unwrap(),
             [Level::OfPeak(0.5), Level::Rate(200.0)]
         );
+    }
+
+    #[test]
+    fn a_search_is_find_with_its_precision() {
+        assert_eq!(search("find"), Some(Ok(FIND_PRECISION_PCT)));
+        assert_eq!(search(" find within 5% "), Some(Ok(5.0)));
+        assert_eq!(search("find within 0.5 %"), Some(Ok(0.5)));
+        assert_eq!(search("50%"), None);
+        for (expr, words) in [
+            ("find 5%", "find within P%"),
+            ("find within 5", "find within P%"),
+            ("find within 0%", "above 0"),
+            ("find within 150%", "at most 100"),
+        ] {
+            let e = search(expr).unwrap().unwrap_err();
+            assert!(e.contains(words), "{expr}: {e}");
+        }
     }
 
     #[test]

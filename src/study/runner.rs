@@ -23,6 +23,7 @@ use anyhow::Context;
 use super::model::{Level, Order, Study};
 use super::plan::{Plan, Point};
 use super::progress::{describe_point, Progress};
+use super::search::{answer, Step};
 use super::series::{replay_stop_rules, PointFigures, SeriesState};
 use super::setup::{check_memory, target_kind, Setup};
 use crate::engine::live::Live;
@@ -147,7 +148,7 @@ pub fn run(
                 )? {
                     let left: usize = cell.blocks[b..].iter().map(|r| r.len()).sum();
                     session.outcome.not_needed += left;
-                    session.progress.not_needed(left, &line);
+                    session.progress.not_needed(left, Some(&line));
                     break;
                 }
             }
@@ -232,6 +233,28 @@ impl Session<'_> {
             self.store(p, &what, ending(row, PointStatus::Skipped, reason))?;
             return Ok(true);
         }
+        // A search's probe: its rate, or no point at all once the search
+        // has its answer (not stored: a resume replays it the same way).
+        let probe = match super::search::probe_of(p) {
+            None => None,
+            Some(n) => match super::search::decide(&self.store, self.study_id, self.study, p, n)? {
+                Step::Probe(rate) => Some(rate),
+                Step::Done(b) => {
+                    let first = b.probes.len() + 1 == n as usize;
+                    let line = format!(
+                        "{what}: not needed, the search has its answer: {}",
+                        answer(&b)
+                    );
+                    self.progress.not_needed(1, first.then_some(line.as_str()));
+                    self.outcome.not_needed += 1;
+                    return Ok(true);
+                }
+                Step::Stopped(reason) => {
+                    self.store(p, &what, ending(row, PointStatus::Skipped, reason))?;
+                    return Ok(true);
+                }
+            },
+        };
         let wl = &self.study.workloads[p.workload];
         let target = match self.setup.target(self.study, p, self.out) {
             Ok(t) => t,
@@ -259,7 +282,7 @@ impl Session<'_> {
         // The point's hard timeout is part of the run's own deadline.
         let mut cfg = wl.run_config(p.clients, seed);
         cfg.timeout = self.study.stop.point_timeout;
-        cfg.pacing = match self.pacing(p) {
+        cfg.pacing = match self.pacing(p, probe) {
             Ok(pacing) => pacing,
             Err(reason) => {
                 self.store(p, &what, ending(row, PointStatus::Skipped, reason))?;
@@ -324,6 +347,7 @@ impl Session<'_> {
             }
         }
         if let (Some(settings), Some(goal)) = (run.run.pacing.as_mut(), wl.pacing.p99_goal) {
+            // A probe's goal too: the report judges it by its record.
             settings.p99_goal_ms = Some(goal.as_secs_f64() * 1e3);
         }
         row.run = Some(run);
@@ -396,7 +420,7 @@ impl Session<'_> {
     /// point at the same client count (the mean of its finished repeats,
     /// this session's or a resumed one's); without one the point is
     /// skipped, with why.
-    fn pacing(&self, p: &Point) -> Result<Pacing, String> {
+    fn pacing(&self, p: &Point, probe: Option<f64>) -> Result<Pacing, String> {
         let spec = &self.study.workloads[p.workload].pacing;
         // A workload with rates has neither think time nor ramp-up: the
         // study's loader refused them (`study::pacing`).
@@ -410,7 +434,10 @@ impl Session<'_> {
                 ramp_up: spec.ramp_up,
             },
             Some(Level::Rate(r)) => open(r),
-            Some(Level::OfPeak(f)) => open(f * self.calibration(p)?),
+            Some(Level::OfPeak(f)) => open(
+                f * super::search::mean_calibration(&self.store, self.study_id, self.study, p)?,
+            ),
+            Some(Level::Probe(_)) => open(probe.ok_or("a probe without its rate")?),
             Some(Level::Users(u)) => Mode::Users {
                 users: u as usize,
                 think_time: spec.think_time,
@@ -421,36 +448,6 @@ impl Session<'_> {
             mode,
             latency_limit: spec.latency_limit,
         })
-    }
-
-    /// The mean throughput of the finished repeats of `p`'s calibration
-    /// point (the same point, closed loop).
-    fn calibration(&self, p: &Point) -> Result<f64, String> {
-        let mut key = p.key.clone();
-        key.level = None;
-        let keys: HashSet<String> = (1..=self.study.workloads[p.workload].repeats.max)
-            .map(|r| {
-                key.repeat = r;
-                key.to_string()
-            })
-            .collect();
-        let stored = self
-            .store
-            .point_figures(Some(self.study_id))
-            .map_err(|e| format!("the calibration point could not be read: {e:#}"))?;
-        let tps: Vec<f64> = stored
-            .iter()
-            .filter(|s| s.row.status == PointStatus::Finished && keys.contains(&s.row.key))
-            .filter_map(|s| s.metrics.as_ref().map(|m| m.tps))
-            .filter(|&t| t > 0.0)
-            .collect();
-        if tps.is_empty() {
-            return Err(format!(
-                "no peak to take a share of: the closed-loop calibration point at {} clients did not finish",
-                p.clients
-            ));
-        }
-        Ok(tps.iter().sum::<f64>() / tps.len() as f64)
     }
 
     /// Why a run that ended is not a finished point, if it is not.

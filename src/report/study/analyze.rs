@@ -40,6 +40,7 @@ pub fn analyze(data: &StudyData, baseline: Option<&StudyData>, opts: &Options) -
         metric: opts.metric,
         panels,
         offered: offered::load_panels(data),
+        searched: super::searched::panels(data),
         scalability,
         comparison,
         paired: super::paired::analyze(data),

@@ -78,9 +78,17 @@ pub fn sentences(r: &Report) -> Vec<String> {
         let said: Vec<String> = p
             .comparisons
             .iter()
-            .filter(|c| c.workload == w && c.cpus == cpus && c.cell == "peak")
+            .filter(|c| c.workload == w && c.cpus == cpus)
+            .filter(|c| c.cell == "peak" || c.metric == "sustained_rate")
             .filter(|c| !c.series.ends_with(super::AGAIN))
-            .map(|c| verdict_sentence(c, "peak throughput", p.equivalence))
+            .map(|c| match c.clients {
+                Some(n) if c.metric == "sustained_rate" => verdict_sentence(
+                    c,
+                    &format!("highest sustained rate at {n} connections"),
+                    p.equivalence,
+                ),
+                _ => verdict_sentence(c, "peak throughput", p.equivalence),
+            })
             .collect();
         if !said.is_empty() {
             out.push(format!("{}: {}", place(&w, &cpus, several), said.join(" ")));
@@ -178,7 +186,11 @@ pub fn section(r: &Report, data: &StudyData) -> Option<Section> {
             .filter(|c| &c.workload == w && &c.cpus == cpus)
             .collect();
         let title = place(w, cpus, several);
-        for (metric, what) in [("tps", "throughput"), ("p99", "p99 latency")] {
+        for (metric, what) in [
+            ("tps", "throughput"),
+            ("p99", "p99 latency"),
+            ("sustained_rate", "highest sustained rate (search)"),
+        ] {
             if let Some(t) = table(&mine, metric, &format!("{title}: {what}, block by block")) {
                 blocks.push(Block::Table(t));
             }

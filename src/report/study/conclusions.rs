@@ -311,7 +311,14 @@ fn axes_facts(data: &StudyData, r: &Report, f: &mut Vec<(String, String)>) {
             .collect::<Vec<_>>()
             .join(", "),
     ));
-    let levels = distinct(data.paced.iter().filter_map(|p| p.row.load_level.clone()));
+    let mut levels = distinct(
+        (data.paced.iter())
+            .filter(|p| !super::searched::is_probe(p))
+            .filter_map(|p| p.row.load_level.clone()),
+    );
+    if data.paced.iter().any(super::searched::is_probe) {
+        levels.push("a search for the highest sustained rate (rates = \"find\")".into());
+    }
     if !levels.is_empty() {
         f.push(("Load levels".into(), levels.join(", ")));
     }

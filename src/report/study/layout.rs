@@ -64,6 +64,12 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
             blocks: super::offered::blocks(o),
         });
     }
+    for s in &r.searched {
+        sections.push(Section {
+            title: format!("{}: highest sustained rate", s.workload),
+            blocks: super::searched::blocks(s),
+        });
+    }
     sections.extend(super::sharded::section(data));
     for sc in &r.scalability {
         sections.push(Section {

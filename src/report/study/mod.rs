@@ -31,7 +31,8 @@
 //! - `comparisons`: the parameter sweep, CPU scalability, the baseline.
 //! - `conclusions`: the report's sentences and the header facts.
 //! - `offered`: the offered-load sweeps (paced points): levels, the
-//!   sustained load, their sentences and blocks.
+//!   sustained load, their sentences and blocks; `searched`: the searches
+//!   for the highest sustained rate (`rates = "find"`), block by block.
 //! - `analyze`: [`analyze`], all of the above into a [`Report`].
 //! - `tables`, `charts`, `sections`, `machine`: the blocks of the document.
 //! - `sharded`: the coordinated points (`nodes = N`) beside their shards.
@@ -64,6 +65,7 @@ pub mod paired;
 mod pairs;
 pub mod published;
 pub mod reproduce;
+mod searched;
 mod sections;
 mod servers;
 pub mod sharded;

@@ -380,6 +380,9 @@ pub struct Report {
     pub panels: Vec<Panel>,
     /// The offered-load sweeps (paced points), if any.
     pub offered: Vec<LoadPanel>,
+    /// The searches for the highest sustained rate (`rates = "find"`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub searched: Vec<SearchPanel>,
     pub scalability: Vec<Scalability>,
     pub comparison: Option<Comparison>,
     /// The series compared block by block: `order`, `equivalence`,
@@ -408,7 +411,7 @@ impl Report {
 pub use crate::study::repro::RefSpec;
 
 /// One conclusion's verdicts.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ConclusionRow {
     pub text: String,
     /// The publication's words (None: our own observation).
@@ -432,7 +435,7 @@ pub struct ConclusionRow {
 /// (one entry per reference file; none for a publication that printed
 /// only charts), the publication's conclusions and our own observations
 /// with their verdicts, and how the study differs from the publication.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Reproduction {
     /// The publication, as the first reference names it (else the study).
     pub label: String,
@@ -445,7 +448,7 @@ pub struct Reproduction {
 }
 
 /// One reference file compared with the study.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct RefCompared {
     pub file: String,
     pub label: String,
@@ -454,4 +457,46 @@ pub struct RefCompared {
     pub data: crate::study::repro::published::RefData,
     #[serde(skip)]
     pub spec: RefSpec,
+}
+
+/// One block's search as stored.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockSearch {
+    pub block: u32,
+    /// The closed-loop calibration's throughput, whole arrivals per second.
+    pub peak_per_s: f64,
+    /// The highest probed rate that held; None when none did.
+    pub held_per_s: Option<f64>,
+    /// The lowest probed rate that failed; None when the peak held.
+    pub failed_per_s: Option<f64>,
+    pub probes: usize,
+    /// Every probe ran to its end (none failed, none skipped).
+    pub complete: bool,
+    /// Where and when it ran, for pairing.
+    #[serde(skip)]
+    pub machine: String,
+    #[serde(skip)]
+    pub at_us: Option<u64>,
+}
+
+/// One series' searches at one client count.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeriesSearch {
+    pub series: String,
+    pub clients: u32,
+    pub blocks: Vec<BlockSearch>,
+    /// The mean of the complete blocks' answers and its 95 % half-width.
+    pub held_mean_per_s: Option<f64>,
+    pub held_ci95_per_s: Option<f64>,
+}
+
+/// A panel's searches: one workload entry at one CPU set.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchPanel {
+    pub workload: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    /// The p99 goal the probes were judged against, ms.
+    pub p99_goal_ms: Option<f64>,
+    pub series: Vec<SeriesSearch>,
 }

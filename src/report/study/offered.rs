@@ -28,13 +28,22 @@ type Figure = fn(&LoadLevel) -> Option<f64>;
 
 /// The offered-load panels of `data`'s paced points.
 pub(super) fn load_panels(data: &StudyData) -> Vec<LoadPanel> {
-    let with_variant = show_variant(&data.paced);
-    let keys = distinct(data.paced.iter().map(panel_key));
+    // A search's probes are each series' own rates: `searched` shows them.
+    let paced: Vec<&StoredPoint> = data
+        .paced
+        .iter()
+        .filter(|p| !super::searched::is_probe(p))
+        .collect();
+    let with_variant = show_variant(paced.iter().copied());
+    let keys = distinct(paced.iter().copied().map(panel_key));
     let several_cpus = distinct(keys.iter().map(|k| &k.2)).len() > 1;
     keys.into_iter()
         .map(|key| {
-            let points: Vec<&StoredPoint> =
-                data.paced.iter().filter(|p| panel_key(p) == key).collect();
+            let points: Vec<&StoredPoint> = paced
+                .iter()
+                .copied()
+                .filter(|p| panel_key(p) == key)
+                .collect();
             let (label, options, cpus) = key;
             let axis = if points.iter().any(|p| {
                 p.row

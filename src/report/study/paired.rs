@@ -16,23 +16,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::names::{
     distinct, finished, machine_of, panel_key, series_label, show_variant, workload_title,
 };
+use super::pairs::{judge, MetricFn};
 pub use super::pairs::{
-    Drift, MachineUse, NoiseFloor, Paired, PairedComparison, SagJudged, CONTROL_FAILS_BELOW,
+    BlockValue, Drift, MachineUse, NoiseFloor, Paired, PairedComparison, SagJudged,
+    CONTROL_FAILS_BELOW,
 };
+use super::searched::{is_probe, BlockSearch};
 use super::servers::AGAIN;
 use super::StudyData;
 use crate::stats::paired::{binomial_at_least, Ratio, Verdict};
-use crate::store::{Metrics, PointStatus, StoredPoint};
+use crate::store::{PointStatus, StoredPoint};
 use crate::study::DEFAULT_EQUIVALENCE;
-
-/// One series' value in one block, where it ran.
-#[derive(Debug, Clone)]
-pub struct BlockValue {
-    pub value: f64,
-    pub machine: String,
-    /// The clients' release, µs since 1970.
-    pub at_us: Option<u64>,
-}
 
 /// A panel's series as paired comparisons see them: per series label,
 /// cell and block, the point's figures.
@@ -52,10 +46,12 @@ pub struct PanelBlocks<'a> {
     /// (series, clients, block) of the closed-loop points a stop rule
     /// skipped.
     pub skipped: BTreeSet<(String, u32, u32)>,
+    /// (series, clients) → block → a search for the highest sustained
+    /// rate (`rates = "find"`).
+    pub searches: BTreeMap<(String, u32), BTreeMap<u32, BlockSearch>>,
 }
 
 /// The metrics compared: name, the figure, and whether more is better.
-type MetricFn = fn(&Metrics) -> Option<f64>;
 const METRICS: [(&str, MetricFn, bool); 4] = [
     ("tps", |m| Some(m.tps), true),
     ("p95", |m| m.lat_p95_us, false),
@@ -119,12 +115,24 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
                 .collect();
             let series = distinct(mine.iter().map(|p| label(p)));
             let mut cells: BTreeMap<_, BTreeMap<u32, &StoredPoint>> = BTreeMap::new();
-            for p in mine.iter().filter(|p| finished(p).is_some()) {
+            // A search's probes are judged by their block's answer
+            // (`searches`), not rate by rate: each series probes its own.
+            for p in mine
+                .iter()
+                .filter(|p| finished(p).is_some() && !is_probe(p))
+            {
                 cells
                     .entry((label(p), p.row.clients, p.row.load_level.clone()))
                     .or_default()
                     .insert(p.row.repeat, *p);
             }
+            let probes: Vec<&StoredPoint> = mine.iter().copied().filter(|p| is_probe(p)).collect();
+            let closed: Vec<&StoredPoint> = mine
+                .iter()
+                .copied()
+                .filter(|p| p.row.load_level.is_none())
+                .collect();
+            let searches = super::searched::searches(&probes, &closed, &label);
             let skipped = mine
                 .iter()
                 .filter(|p| p.row.status == PointStatus::Skipped && p.row.load_level.is_none())
@@ -162,6 +170,7 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
                 baselines,
                 cells,
                 skipped,
+                searches,
             }
         })
         .collect()
@@ -286,6 +295,28 @@ fn compare(pb: &PanelBlocks<'_>, a: &str, b: &str, margin: f64) -> Vec<PairedCom
             ));
         }
     }
+    // A search's answer, block by block: its highest rate that held,
+    // where both blocks' searches ran to their end.
+    for ((series, clients), mine) in pb.searches.iter().filter(|((s, _), _)| s == a) {
+        let Some(theirs) = pb.searches.get(&(b.to_string(), *clients)) else {
+            continue;
+        };
+        let answer = |s: &BlockSearch| {
+            Some(BlockValue {
+                value: s.held_per_s.filter(|_| s.complete)?,
+                machine: s.machine.clone(),
+                at_us: s.at_us,
+            })
+        };
+        let pairs: Vec<(u32, BlockValue, BlockValue)> = mine
+            .iter()
+            .filter_map(|(k, x)| Some((*k, answer(x)?, answer(theirs.get(k)?)?)))
+            .collect();
+        debug_assert_eq!(series, a);
+        let cell = format!("find at clients={clients}");
+        let c = base(cell, Some(*clients), Some("find".into()), "sustained_rate");
+        out.push(judge(c, &pairs, margin, true));
+    }
     // The whole curve: each block's peak (closed loop) over the client
     // counts it measured (with one count, its value). A count a stop rule
     // skipped (the curve had collapsed, or errors had stopped it) is not
@@ -343,38 +374,6 @@ fn value(p: &StoredPoint, f: MetricFn) -> Option<BlockValue> {
         machine: machine_of(p),
         at_us: m.started_unix_us,
     })
-}
-
-/// The comparison's ratio, interval and verdict from the pairs that ran
-/// on one machine; none from two.
-fn judge(
-    mut c: PairedComparison,
-    pairs: &[(u32, BlockValue, BlockValue)],
-    margin: f64,
-    higher: bool,
-) -> PairedComparison {
-    let same: Vec<&(u32, BlockValue, BlockValue)> = pairs
-        .iter()
-        .filter(|(_, x, y)| x.machine == y.machine)
-        .collect();
-    if same.is_empty() {
-        c.verdict = Verdict::DifferentMachines;
-        return c;
-    }
-    let values: Vec<(f64, f64)> = same.iter().map(|(_, x, y)| (x.value, y.value)).collect();
-    c.per_block = same
-        .iter()
-        .filter(|(_, x, y)| x.value > 0.0 && y.value > 0.0)
-        .map(|(k, x, y)| (*k, x.value / y.value))
-        .collect();
-    if let Some(r) = Ratio::of(&values) {
-        c.ratio = Some(r.ratio);
-        c.ci_low = r.ci.map(|x| x.0);
-        c.ci_high = r.ci.map(|x| x.1);
-        c.blocks = r.blocks;
-        c.verdict = r.verdict(margin, higher);
-    }
-    c
 }
 
 fn noise_floor(floor: &[PairedComparison]) -> Option<NoiseFloor> {

@@ -8,6 +8,20 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::stats::paired::{Ratio, Verdict};
+use crate::store::Metrics;
+
+/// One series' value in one block, where it ran.
+#[derive(Debug, Clone)]
+pub struct BlockValue {
+    pub value: f64,
+    pub machine: String,
+    /// The clients' release, µs since 1970.
+    pub at_us: Option<u64>,
+}
+
+/// A compared figure of a point's metrics.
+pub(super) type MetricFn = fn(&Metrics) -> Option<f64>;
+
 /// One comparison: a series against the baseline on one metric, at one
 /// cell or over the whole curve (`peak`).
 #[derive(Debug, Clone, Serialize)]
@@ -23,9 +37,11 @@ pub struct PairedComparison {
     /// closed loop.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate: Option<String>,
-    /// `clients=N`, `rate=…` / `users=…` at N clients, or `peak`.
+    /// `clients=N`, `rate=…` / `users=…` at N clients, `find at
+    /// clients=N` (a search), or `peak`.
     pub cell: String,
-    /// `tps`, `p95`, `p99` or `server_cpu` (µs per transaction).
+    /// `tps`, `p95`, `p99`, `server_cpu` (µs per transaction) or
+    /// `sustained_rate` (a search's highest rate that held, per second).
     pub metric: &'static str,
     /// Geometric mean of the per-block ratios (series / baseline); None
     /// where no block paired.
@@ -166,4 +182,36 @@ pub struct SagJudged {
     pub last_clients: u32,
     pub ratio: Option<Ratio>,
     pub verdict: Verdict,
+}
+
+/// The comparison's ratio, interval and verdict from the pairs that ran
+/// on one machine; none from two.
+pub(super) fn judge(
+    mut c: PairedComparison,
+    pairs: &[(u32, BlockValue, BlockValue)],
+    margin: f64,
+    higher: bool,
+) -> PairedComparison {
+    let same: Vec<&(u32, BlockValue, BlockValue)> = pairs
+        .iter()
+        .filter(|(_, x, y)| x.machine == y.machine)
+        .collect();
+    if same.is_empty() {
+        c.verdict = Verdict::DifferentMachines;
+        return c;
+    }
+    let values: Vec<(f64, f64)> = same.iter().map(|(_, x, y)| (x.value, y.value)).collect();
+    c.per_block = same
+        .iter()
+        .filter(|(_, x, y)| x.value > 0.0 && y.value > 0.0)
+        .map(|(k, x, y)| (*k, x.value / y.value))
+        .collect();
+    if let Some(r) = Ratio::of(&values) {
+        c.ratio = Some(r.ratio);
+        c.ci_low = r.ci.map(|x| x.0);
+        c.ci_high = r.ci.map(|x| x.1);
+        c.blocks = r.blocks;
+        c.verdict = r.verdict(margin, higher);
+    }
+    c
 }
