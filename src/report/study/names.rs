@@ -63,6 +63,17 @@ pub(super) fn show_variant<'a>(points: impl IntoIterator<Item = &'a StoredPoint>
     pairs.len() > targets.len()
 }
 
+/// A point's series label: its target as the report calls it, its
+/// variant where the study shows variants, its instances.
+pub(super) fn point_label(data: &super::StudyData, p: &StoredPoint, with_variant: bool) -> String {
+    series_label(
+        data.target_label(&p.row.target),
+        &p.row.variant,
+        p.row.instances,
+        with_variant,
+    )
+}
+
 pub(super) fn series_label(
     target: &str,
     variant: &str,

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::names::{
-    distinct, finished, machine_of, panel_key, series_label, show_variant, workload_title,
+    distinct, finished, machine_of, panel_key, point_label, show_variant, workload_title,
 };
 use super::pairs::{judge, MetricFn};
 pub use super::pairs::{
@@ -65,14 +65,7 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
     // Over every point: a study of offered loads only (DBT-1's users, say)
     // has its variants there, and each must be a series of its own.
     let with_variant = show_variant(all.iter().copied());
-    let label = |p: &StoredPoint| {
-        series_label(
-            data.target_label(&p.row.target),
-            &p.row.variant,
-            p.row.instances,
-            with_variant,
-        )
-    };
+    let label = |p: &StoredPoint| point_label(data, p, with_variant);
     let design = data.design.as_ref();
     let named = |(t, v): &(String, String)| {
         all.iter()
@@ -83,7 +76,7 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
     // One baseline per server kind: (kind, label).
     let kind_of = |label: &str| {
         all.iter()
-            .find(|p| self_label(data, p, with_variant) == *label)
+            .find(|p| point_label(data, p, with_variant) == *label)
             .map(|p| p.row.target_kind.clone())
     };
     let per_kind: Vec<(String, String)> = design
@@ -174,16 +167,6 @@ pub fn panels(data: &StudyData) -> Vec<PanelBlocks<'_>> {
             }
         })
         .collect()
-}
-
-/// A point's series label, as [`panels`] names it.
-fn self_label(data: &StudyData, p: &StoredPoint, with_variant: bool) -> String {
-    series_label(
-        data.target_label(&p.row.target),
-        &p.row.variant,
-        p.row.instances,
-        with_variant,
-    )
 }
 
 /// The paired analysis of `data`.

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 pub use super::model::{BlockSearch, SearchPanel, SeriesSearch};
-use super::names::{distinct, finished, machine_of, panel_key, series_label, workload_title};
+use super::names::{distinct, finished, machine_of, panel_key, point_label, workload_title};
 use super::StudyData;
 use crate::report::doc::{Block, Cell, Row, Table};
 use crate::store::{PointStatus, StoredPoint};
@@ -26,14 +26,7 @@ pub(super) fn is_probe(p: &StoredPoint) -> bool {
 pub(super) fn panels(data: &StudyData) -> Vec<SearchPanel> {
     let probes: Vec<&StoredPoint> = data.paced.iter().filter(|p| is_probe(p)).collect();
     let with_variant = super::names::show_variant(data.points.iter().chain(&data.paced));
-    let label = |p: &StoredPoint| {
-        series_label(
-            data.target_label(&p.row.target),
-            &p.row.variant,
-            p.row.instances,
-            with_variant,
-        )
-    };
+    let label = |p: &StoredPoint| point_label(data, p, with_variant);
     distinct(probes.iter().map(|p| panel_key(p)))
         .into_iter()
         .map(|key| {
