@@ -194,7 +194,7 @@ fn each_block_searches_and_the_report_pairs_the_answers() {
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.contains("highest sustained rate"), "{text}");
     assert!(
-        text.contains("slow has lower highest sustained rate at 2 connections than fast"),
+        text.contains("slow has lower sustainable rate at 2 connections than fast"),
         "{text}"
     );
 }

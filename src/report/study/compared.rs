@@ -84,7 +84,7 @@ pub fn sentences(r: &Report) -> Vec<String> {
             .map(|c| match c.clients {
                 Some(n) if c.metric == "sustained_rate" => verdict_sentence(
                     c,
-                    &format!("highest sustained rate at {n} connections"),
+                    &format!("sustainable rate at {n} connections"),
                     p.equivalence,
                 ),
                 _ => verdict_sentence(c, "peak throughput", p.equivalence),
