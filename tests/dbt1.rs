@@ -534,15 +534,7 @@ time = 1
     )
     .ok();
     let doc = read_json(&json);
-    let schema = read_json(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/report.schema.json"),
-    );
-    let errors: Vec<String> = jsonschema::validator_for(&schema)
-        .unwrap()
-        .iter_errors(&doc)
-        .map(|e| format!("{e} at {}", e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    util::assert_valid_report_json(&doc);
     let levels = &doc["offered"][0]["series"][0]["levels"];
     assert_eq!(levels[0]["users"], 4);
     assert_eq!(levels[1]["users"], 16);

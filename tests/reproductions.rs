@@ -496,14 +496,7 @@ why = "the mainframe is gone"
     )
     .ok();
     let doc = util::read_json(&json);
-    let schema =
-        util::read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/report.schema.json"));
-    let errors: Vec<String> = jsonschema::validator_for(&schema)
-        .unwrap()
-        .iter_errors(&doc)
-        .map(|e| format!("{e} at {}", e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    util::assert_valid_report_json(&doc);
     let rep = &doc["reproduction"];
     assert_eq!(rep["label"], "the old paper");
     assert_eq!(rep["references"][0]["file"], "published.csv");

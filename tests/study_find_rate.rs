@@ -143,15 +143,7 @@ fn each_block_searches_and_the_report_pairs_the_answers() {
     .ok();
     let doc = util::read_json(&json);
     // The JSON is what schema/report.schema.json says.
-    let schema = util::read_json(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/report.schema.json"),
-    );
-    let errors: Vec<String> = jsonschema::validator_for(&schema)
-        .unwrap()
-        .iter_errors(&doc)
-        .map(|e| format!("{e} at {}", e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    util::assert_valid_report_json(&doc);
     let panel = &doc["searched"][0];
     assert_eq!(panel["p99_goal_ms"].as_f64(), Some(10.0), "{panel}");
     let held = |name: &str| {

@@ -32,14 +32,6 @@ impl Level {
         }
     }
 
-    /// The probe number of a `probe=N` level key.
-    pub fn probe_of(key: &str) -> Option<u32> {
-        match Level::from_key(key)? {
-            Level::Probe(n) => Some(n),
-            _ => None,
-        }
-    }
-
     /// Parses [`Level::key`]'s form back.
     pub fn from_key(s: &str) -> Option<Level> {
         if let Some(u) = s.strip_prefix("users=") {

@@ -42,10 +42,14 @@ pub(super) fn precise(
     let mut values: HashMap<usize, HashMap<u32, f64>> = HashMap::new();
     let pacing = &study.workloads[cell.workload].pacing;
     if let (Some(precision), Some(goal)) = (pacing.search, pacing.p99_goal) {
-        // A search: each block's answer, the highest rate that held.
+        // A search: each block's answer, the highest rate that held —
+        // once per series and block, from its calibration point's key.
         let probes = pacing.levels.len() as u32;
-        for i in cell.blocks[..done].iter().flat_map(|b| b.clone()) {
-            let p = &plan.points[i];
+        let calibrations = cell.blocks[..done].iter().flat_map(|b| b.clone());
+        for p in calibrations
+            .map(|i| &plan.points[i])
+            .filter(|p| p.level.is_none())
+        {
             let held = super::search::Stored::of(&stored, &p.key, probes)
                 .held(precision, goal.as_secs_f64() * 1e3);
             if let Some(v) = held {

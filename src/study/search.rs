@@ -160,12 +160,14 @@ pub fn answer(b: &Bisection) -> String {
             b.peak,
             b.probes.len()
         ),
-        (None, _) => format!(
-            "no rate held, down to {:.0}/s ({:.1} % of the peak), after {} probes",
-            b.probes.last().map_or(0.0, |p| p.0),
-            pct(b.probes.last().map_or(0.0, |p| p.0)),
-            b.probes.len()
-        ),
+        (None, _) => {
+            let lowest = b.probes.last().map_or(0.0, |p| p.0);
+            format!(
+                "no rate held, down to {lowest:.0}/s ({:.1} % of the peak), after {} probes",
+                pct(lowest),
+                b.probes.len()
+            )
+        }
     }
 }
 

@@ -176,9 +176,17 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 
 /// Validates `doc` against the committed run schema; panics listing errors.
 pub fn assert_valid_run_json(doc: &serde_json::Value) {
-    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/run.schema.json");
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    assert_valid_against("schema/run.schema.json", doc);
+}
+
+/// Validates `doc` (`dbsweep report --format json`) against the committed
+/// report schema; panics listing errors.
+pub fn assert_valid_report_json(doc: &serde_json::Value) {
+    assert_valid_against("schema/report.schema.json", doc);
+}
+
+fn assert_valid_against(schema: &str, doc: &serde_json::Value) {
+    let schema = read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join(schema));
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(doc)

@@ -14,14 +14,13 @@ use super::names::{
 use super::{Metric, StudyData};
 use crate::report::doc::{Axis, Block, Cell, Chart, ChartKind, Mark, Row, Series, Table};
 use crate::store::StoredPoint;
+// The share of a level's offered load that may go unserved for it to
+// count as sustained: the rule a search's probes are judged by too.
+use crate::study::search::MAX_UNSERVED_PCT;
 use crate::util::units::ms_ms;
 
 /// The goal when the study gives neither `p99_goal` nor `latency_limit`.
 pub const DEFAULT_GOAL_MS: f64 = 100.0;
-
-/// At most this share of a level's offered load may go unserved (skipped
-/// or never started) for the level to count as sustained, %.
-const UNSERVED_PCT: f64 = 1.0;
 
 /// One figure of a level.
 type Figure = fn(&LoadLevel) -> Option<f64>;
@@ -235,11 +234,11 @@ fn level(level: &str, points: &[&StoredPoint]) -> LoadLevel {
     l
 }
 
-/// Was `l` sustained: p99 within the goal, and at most [`UNSERVED_PCT`] of
+/// Was `l` sustained: p99 within the goal, and at most [`MAX_UNSERVED_PCT`] of
 /// its offered load skipped or never started?
 pub(super) fn kept_up(l: &LoadLevel, goal_ms: f64) -> bool {
     let unserved = l.skipped_pct.unwrap_or(0.0) + l.unstarted_pct.unwrap_or(0.0);
-    l.p99_ms.is_some_and(|p| p <= goal_ms) && unserved <= UNSERVED_PCT
+    l.p99_ms.is_some_and(|p| p <= goal_ms) && unserved <= MAX_UNSERVED_PCT
 }
 
 /// The sustained level with the highest achieved rate.
@@ -317,7 +316,7 @@ pub(super) fn blocks(p: &LoadPanel) -> Vec<Block> {
         blocks.extend(super::users::blocks(p));
     }
     blocks.push(Block::Note(format!(
-        "Latency runs from each transaction's intended start (its scheduled arrival, or when its user finished thinking), so queueing behind a slow server counts. Sustained: p99 ≤ {} ms ({}) with at most {UNSERVED_PCT} % of the offered load skipped or never started.",
+        "Latency runs from each transaction's intended start (its scheduled arrival, or when its user finished thinking), so queueing behind a slow server counts. Sustained: p99 ≤ {} ms ({}) with at most {MAX_UNSERVED_PCT} % of the offered load skipped or never started.",
         ms_ms(p.goal_ms),
         p.goal_from
     )));
