@@ -192,6 +192,59 @@ fn workloads_and_deadlocks(kind: &'static str, settings: &[&str]) {
     assert_eq!(res["fatal_error"], serde_json::Value::Null);
     assert!(r.stdout.contains("deadlock:"), "{}", r.stdout);
     dbsweep(&["cleanup", "oltp_write_only", "--db", url]).ok();
+
+    ycsb_letters(&s, &dir, kind);
+}
+
+/// YCSB's six core workloads on one load of usertable, in both statement
+/// protocols and on event loops: every operation type counted, none
+/// failed; d and e insert after the records the runs before them added.
+fn ycsb_letters(s: &Server, dir: &Dir, kind: &str) {
+    let url = s.url.as_str();
+    let common = ["--db", url, "--recordcount", "2000"];
+    let with = |verb: &str, extra: &[&str]| {
+        let mut a = vec![verb, "ycsb"];
+        a.extend_from_slice(&common);
+        a.extend_from_slice(extra);
+        dbsweep(&a)
+    };
+    with("prepare", &[]).ok();
+    let letters = ["a", "b", "c", "d", "e", "f", "d", "e"];
+    for (i, letter) in letters.iter().enumerate() {
+        let json = dir.join(&format!("ycsb-{letter}-{i}.json"));
+        let js = json.display().to_string();
+        let mode = if i % 2 == 0 { "auto" } else { "disable" };
+        let mut run = vec![
+            "--workload",
+            letter,
+            "--events",
+            "400",
+            "--threads",
+            "4",
+            "--db-ps-mode",
+            mode,
+            "--json",
+            &js,
+        ];
+        if i >= 6 {
+            run.extend_from_slice(&["--client-threads", "1"]);
+        }
+        with("run", &run).ok();
+        let r = &read_json(&json)["result"];
+        assert_eq!(r["transactions"], 400, "{kind} {letter} ({i})");
+        assert_eq!(r["failed_transactions"], 0, "{kind} {letter} ({i})");
+        let types = r["transaction_types"].as_array().unwrap();
+        let counted: u64 = types.iter().map(|t| t["count"].as_u64().unwrap()).sum();
+        assert_eq!(counted, 400, "{kind} {letter} ({i})");
+        let errors: u64 = r["errors"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(errors, 0, "{kind} {letter} ({i}): {}", r["errors"]);
+    }
+    with("cleanup", &[]).ok();
 }
 
 #[test]

@@ -433,7 +433,7 @@ pub fn command() -> clap::Command {
 
 fn with_workload_options(cmd: clap::Command) -> clap::Command {
     let args = options::ALL.iter().map(|spec| {
-        let arg = Arg::new(spec.name)
+        let arg = Arg::new(arg_id(spec.name))
             .long(spec.name)
             .value_name(match spec.kind {
                 OptKind::Int => "N",
@@ -441,7 +441,13 @@ fn with_workload_options(cmd: clap::Command) -> clap::Command {
                 OptKind::Str => "STRING",
                 OptKind::Float => "X",
             })
-            .help(format!("{} [default: {}]", spec.help, spec.default))
+            .help(
+                if spec.default.is_empty() || spec.help.contains("[default:") {
+                    spec.help.to_string()
+                } else {
+                    format!("{} [default: {}]", spec.help, spec.default)
+                },
+            )
             .help_heading("Workload options")
             .action(ArgAction::Set);
         match spec.kind {
@@ -451,6 +457,15 @@ fn with_workload_options(cmd: clap::Command) -> clap::Command {
         }
     });
     cmd.args(args)
+}
+
+/// The clap id of workload option `name`: its name, but for YCSB's
+/// `--workload`, whose name is the positional WORKLOAD's id.
+fn arg_id(name: &'static str) -> &'static str {
+    match name {
+        "workload" => "ycsb-workload",
+        n => n,
+    }
 }
 
 /// Parses the process arguments (exits with clap's message on bad syntax).
@@ -517,11 +532,12 @@ fn workload_options(m: &ArgMatches) -> Vec<(String, String)> {
     options::ALL
         .iter()
         .filter(|s| {
-            m.try_contains_id(s.name).unwrap_or(false)
-                && m.value_source(s.name) == Some(ValueSource::CommandLine)
+            let id = arg_id(s.name);
+            m.try_contains_id(id).unwrap_or(false)
+                && m.value_source(id) == Some(ValueSource::CommandLine)
         })
         .filter_map(|s| {
-            m.get_one::<String>(s.name)
+            m.get_one::<String>(arg_id(s.name))
                 .map(|v| (s.name.to_string(), v.clone()))
         })
         .collect()

@@ -131,7 +131,13 @@ impl<'a> Run<'a> {
             .collect();
 
         let connect_start = Instant::now();
-        let (conns, server, connect_latency) = connect_all(&*connect, &client_sql)?;
+        let (mut conns, server, connect_latency) = connect_all(&*connect, &client_sql)?;
+        let shard = cfg.shard.map(|s| (s.index, s.count));
+        if let Some(first) = conns.first_mut() {
+            for w in instances {
+                w.ready(first.as_mut(), shard)?;
+            }
+        }
         let connect_stats = ConnectStats {
             wall: connect_start.elapsed(),
             latency: connect_latency,

@@ -20,6 +20,7 @@
 pub mod dist;
 pub mod pacing;
 pub mod poisson;
+pub mod ycsb;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

@@ -13,7 +13,8 @@
 //! Families live in their own folders: [`sysbench`] (sysbench 1.0.20's OLTP
 //! scripts), [`smack`] (Super Smack's, with seed 000's built-ins),
 //! [`dbt1`] (DBT-1's online bookstore, with emulated users) and [`tpcc`]
-//! (TPC-C, with terminals that key and think). They
+//! (TPC-C, with terminals that key and think) and [`ycsb`] (YCSB's core
+//! workloads A–F). They
 //! load their data with the shared parallel [`loader`]. The [`registry`]
 //! lists every built-in workload with its options.
 
@@ -25,6 +26,7 @@ pub mod smack;
 pub mod sysbench;
 pub mod tpcc;
 pub mod unit;
+pub mod ycsb;
 
 use std::borrow::Cow;
 
@@ -193,6 +195,19 @@ pub trait Workload: Send + Sync {
         progress: &dyn Progress,
     ) -> anyhow::Result<()>;
 
+    /// A run is about to start on the data as they are now: read what its
+    /// clients need from them, on one of the run's connections, before the
+    /// clients are released (YCSB: the record after the last one inserted,
+    /// where the run's inserts go on). `shard` is this process's part of a
+    /// run on several (index, count). Called once per run.
+    fn ready(
+        &self,
+        _conn: &mut dyn Connection,
+        _shard: Option<(usize, usize)>,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+
     /// Drops everything `prepare` created.
     fn cleanup(&self, conn: &mut dyn Connection) -> anyhow::Result<()>;
 
@@ -296,6 +311,7 @@ pub fn registry() -> &'static [WorkloadInfo] {
             smack::builtin::WORKLOADS,
             dbt1::WORKLOADS,
             tpcc::WORKLOADS,
+            ycsb::WORKLOADS,
         ]
         .into_iter()
         .flatten()

@@ -223,6 +223,86 @@ pub const ALL: &[OptionSpec] = &[
         "1",
         "Factor on seed 000's table sizes (Member 10,000,000, Record and Result 1,000,000 rows), e.g. 0.01",
     ),
+    string(
+        "workload",
+        "a",
+        "YCSB: the core workload, a to f (a 50/50 read/update, b 95/5, c read only, d read latest + insert, e short scans + insert, f read-modify-write)",
+    ),
+    int("recordcount", "1000", "YCSB: records in usertable"),
+    int(
+        "operationcount",
+        "1000",
+        "YCSB: operations expected: sizes the key range a zipfian covers for inserts (the run's length is --time or --events)",
+    ),
+    int("fieldcount", "10", "YCSB: fields per record"),
+    int("fieldlength", "100", "YCSB: characters per field"),
+    boolean(
+        "readallfields",
+        "on",
+        "YCSB: reads and scans fetch every field (off: one field, at random)",
+    ),
+    boolean(
+        "writeallfields",
+        "off",
+        "YCSB: updates write every field (off: one field, at random)",
+    ),
+    string(
+        "readproportion",
+        "",
+        "YCSB: share of reads, 0 to 1 [default: the workload's]",
+    ),
+    string(
+        "updateproportion",
+        "",
+        "YCSB: share of updates [default: the workload's]",
+    ),
+    string(
+        "insertproportion",
+        "",
+        "YCSB: share of inserts [default: the workload's]",
+    ),
+    string(
+        "scanproportion",
+        "",
+        "YCSB: share of scans [default: the workload's]",
+    ),
+    string(
+        "readmodifywriteproportion",
+        "",
+        "YCSB: share of read-modify-writes [default: the workload's]",
+    ),
+    string(
+        "requestdistribution",
+        "",
+        "YCSB: zipfian (scrambled, constant 0.99), latest, uniform or hotspot [default: the workload's]",
+    ),
+    int("minscanlength", "1", "YCSB: shortest scan, records"),
+    string(
+        "maxscanlength",
+        "",
+        "YCSB: longest scan, records [default: the workload's: 100 for e, else 1000]",
+    ),
+    string(
+        "scanlengthdistribution",
+        "uniform",
+        "YCSB: uniform or zipfian scan lengths",
+    ),
+    string(
+        "insertorder",
+        "hashed",
+        "YCSB: hashed (keys user + FNV-64 of the record number) or ordered",
+    ),
+    int("zeropadding", "1", "YCSB: digits a key's number is padded to"),
+    float(
+        "hotspotdatafraction",
+        "0.2",
+        "YCSB hotspot: share of the records that are hot",
+    ),
+    float(
+        "hotspotopnfraction",
+        "0.8",
+        "YCSB hotspot: share of the operations on the hot records",
+    ),
 ];
 
 pub fn spec(name: &str) -> Option<&'static OptionSpec> {
@@ -322,6 +402,12 @@ impl OptionValues {
 
     pub fn str(&self, name: &str) -> &str {
         self.raw(name)
+    }
+
+    /// Sets `name` to its resolved value (a workload whose defaults depend
+    /// on another option records what it resolved them to).
+    pub fn set(&mut self, name: &'static str, value: &str) {
+        self.values.insert(name, value.to_string());
     }
 
     /// All effective values, for the result record.

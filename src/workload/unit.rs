@@ -26,6 +26,13 @@ pub fn unit(workload: &str) -> Unit {
             per_second: "web interactions per second (BT/s)",
             short: "BT/s",
         }
+    } else if workload == "ycsb" {
+        Unit {
+            noun: "operations",
+            per_s: "operations/s",
+            per_second: "operations per second",
+            short: "ops/s",
+        }
     } else if workload.starts_with("smack") || workload.ends_with(".smack") {
         Unit {
             noun: "query barrel rounds",
@@ -51,6 +58,7 @@ mod tests {
     fn each_workload_counts_in_its_own_unit() {
         assert_eq!(unit("dbt1").per_s, "web interactions/s (BT/s)");
         assert_eq!(unit("dbt1").short, "BT/s");
+        assert_eq!(unit("ycsb").per_s, "operations/s");
         for smack in ["smack_select", "smack_oltp", "select-key.smack"] {
             assert_eq!(unit(smack).noun, "query barrel rounds", "{smack}");
         }

@@ -107,6 +107,12 @@ fn types_section(s: &mut String, r: &Run) {
             s,
             "Transactions (response time in ms from the end of each keying time):"
         );
+    } else if r.workload.name == "ycsb" {
+        let _ = writeln!(
+            s,
+            "Operations ({:.2} per sec. in all, YCSB's Throughput(ops/sec); latency in ms from each intended start):",
+            r.result.tps
+        );
     } else {
         let _ = writeln!(
             s,
@@ -116,6 +122,8 @@ fn types_section(s: &mut String, r: &Run) {
     }
     let corner = if tpcc.is_some() {
         "transaction"
+    } else if r.workload.name == "ycsb" {
+        "operation"
     } else {
         "interaction"
     };
@@ -156,6 +164,14 @@ fn types_section(s: &mut String, r: &Run) {
             s,
             "    expected: the type's share of a terminal's deck; limits on the 90th percentile: \
              5 s, Stock-Level 20 s, {delivery}"
+        );
+        let _ = writeln!(s);
+        return;
+    }
+    if r.workload.name == "ycsb" {
+        let _ = writeln!(
+            s,
+            "    expected: the operation's proportion in the workload (its YCSB property)"
         );
         let _ = writeln!(s);
         return;

@@ -2,7 +2,8 @@
 //! several types (DBT-1's 14 interactions) each one's count, share of the
 //! mix beside the share the mix's design gives it, rate, response times
 //! and TPC-W's 90th-percentile limit, marked where exceeded. DBT-1 calls
-//! the run's completed interactions per second BT/s. (The text report's
+//! the run's completed interactions per second BT/s; YCSB's types are its
+//! operations. (The text report's
 //! section is in `text.rs`, which this one shares its cells with.)
 
 use super::text::{type_cells as cells, type_label as label, TYPE_COLUMNS as COLUMNS};
@@ -56,6 +57,26 @@ pub fn doc_section(r: &Run) -> Option<Section> {
                      its deferred completion 80 s) is marked."
                         .into(),
                 ),
+            ],
+        });
+    }
+    if r.workload.name == "ycsb" {
+        return Some(Section {
+            title: "Operations".into(),
+            blocks: vec![
+                Block::Paragraph(format!(
+                    "{:.2} operations completed per second in all (YCSB's Throughput(ops/sec)).",
+                    r.result.tps
+                )),
+                Block::Table(Table {
+                    caption: "Each YCSB operation: count, share of the mix beside the share                               its proportion gives it, and latency (ms, from its intended start)"
+                        .into(),
+                    corner: "operation".into(),
+                    columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
+                    rows,
+                    wrap: None,
+                    prose: false,
+                }),
             ],
         });
     }

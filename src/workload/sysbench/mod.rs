@@ -186,7 +186,7 @@ pub static WORKLOADS: &[WorkloadInfo] = &[
 ];
 
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 #[cfg(test)]
 mod tests {
