@@ -11,13 +11,17 @@ pub fn list() -> anyhow::Result<()> {
         out.push_str(&format!("{:<24}{}\n", w.name, w.description));
         for name in w.options {
             let s = options::spec(name).expect("declared option");
-            let default = if s.default.is_empty() {
-                "\"\"".to_string()
+            // A help that says its default itself (YCSB's: the workload
+            // letter's) is not followed by an empty one.
+            let default = if s.help.contains("[default:") {
+                String::new()
+            } else if s.default.is_empty() {
+                " [\"\"]".to_string()
             } else {
-                s.default.to_string()
+                format!(" [{}]", s.default)
             };
             out.push_str(&format!(
-                "    --{:<24}{} [{}]\n",
+                "    --{:<24} {}{}\n",
                 format!("{}=", s.name),
                 s.help,
                 default
