@@ -236,12 +236,7 @@ fn ycsb_letters(s: &Server, dir: &Dir, kind: &str) {
         let types = r["transaction_types"].as_array().unwrap();
         let counted: u64 = types.iter().map(|t| t["count"].as_u64().unwrap()).sum();
         assert_eq!(counted, 400, "{kind} {letter} ({i})");
-        let errors: u64 = r["errors"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|v| v.as_u64().unwrap())
-            .sum();
+        let errors = util::record::errors_total(r);
         assert_eq!(errors, 0, "{kind} {letter} ({i}): {}", r["errors"]);
     }
     with("cleanup", &[]).ok();

@@ -74,12 +74,7 @@ fn run_both_ways(s: &Server, setting: &str) {
         let r = &doc["result"];
         assert_eq!(r["fatal_error"], serde_json::Value::Null, "{extra:?}");
         assert!(r["transactions"].as_u64().unwrap() > 100, "{extra:?}: {r}");
-        let errors: u64 = r["errors"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|v| v.as_u64().unwrap())
-            .sum();
+        let errors = util::record::errors_total(r);
         assert_eq!(errors, 0, "{extra:?}: {r}");
         let tls = doc["target"]["settings"][setting].as_str().unwrap();
         assert!(tls.starts_with("TLSv1."), "{extra:?}: {tls}");

@@ -441,13 +441,11 @@ fn with_workload_options(cmd: clap::Command) -> clap::Command {
                 OptKind::Str => "STRING",
                 OptKind::Float => "X",
             })
-            .help(
-                if spec.default.is_empty() || spec.help.contains("[default:") {
-                    spec.help.to_string()
-                } else {
-                    format!("{} [default: {}]", spec.help, spec.default)
-                },
-            )
+            .help(if spec.default.is_empty() || spec.states_default() {
+                spec.help.to_string()
+            } else {
+                format!("{} [default: {}]", spec.help, spec.default)
+            })
             .help_heading("Workload options")
             .action(ArgAction::Set);
         match spec.kind {

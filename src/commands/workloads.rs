@@ -11,9 +11,7 @@ pub fn list() -> anyhow::Result<()> {
         out.push_str(&format!("{:<24}{}\n", w.name, w.description));
         for name in w.options {
             let s = options::spec(name).expect("declared option");
-            // A help that says its default itself (YCSB's: the workload
-            // letter's) is not followed by an empty one.
-            let default = if s.help.contains("[default:") {
+            let default = if s.states_default() {
                 String::new()
             } else if s.default.is_empty() {
                 " [\"\"]".to_string()

@@ -305,6 +305,14 @@ pub const ALL: &[OptionSpec] = &[
     ),
 ];
 
+impl OptionSpec {
+    /// Whether the help says what the default is itself (YCSB's shares:
+    /// the workload letter's), so listings add no `[default: …]` of their own.
+    pub fn states_default(&self) -> bool {
+        self.help.contains("[default:")
+    }
+}
+
 pub fn spec(name: &str) -> Option<&'static OptionSpec> {
     ALL.iter().find(|s| s.name == name)
 }

@@ -30,3 +30,13 @@ pub fn with_histograms(doc: Value, histograms: &[(&str, Histogram)]) -> Run {
     });
     run
 }
+
+/// Errors of every kind in a run JSON's `result`.
+pub fn errors_total(result: &Value) -> u64 {
+    result["errors"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no errors in {result}"))
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
+}

@@ -282,8 +282,7 @@ impl Rows {
 impl RowSource for Rows {
     fn rows(&self, _table: usize, first: u32, last: u32) -> LoadRows<'_> {
         let mut r = first;
-        let mut key = String::with_capacity(32);
-        let mut value = String::with_capacity(self.config.field_length as usize);
+        let len = self.config.field_length as usize;
         Box::new(move |row| {
             if r > last {
                 return false;
@@ -291,11 +290,11 @@ impl RowSource for Rows {
             let k = self.record(r);
             let mut rng = Rng::for_client(self.seed, u64::from(k));
             for _ in 0..self.config.fields {
-                fill_value(&mut rng, self.config.field_length as usize, &mut value);
-                row.push(Value::Text(value.clone()));
+                let mut value = String::with_capacity(len);
+                fill_value(&mut rng, len, &mut value);
+                row.push(Value::Text(value));
             }
-            self.config.names.write(i64::from(k), &mut key);
-            row.push(Value::Text(key.clone()));
+            row.push(Value::Text(self.config.names.name(i64::from(k))));
             r += 1;
             true
         })
