@@ -550,10 +550,10 @@ fn unknown_workload_is_located() {
         "workload[0].name",
         "unknown workload 'oltp_read_onyl' (did you mean 'oltp_read_only'?)",
     );
-    let t = "clients = [1]\n[[workload]]\nname = \"ycsb\"\n";
+    let t = "clients = [1]\n[[workload]]\nname = \"linkbench\"\n";
     assert_error(
         t,
-        "\"ycsb\"",
+        "\"linkbench\"",
         "workload[0].name",
         "built-in workloads are: oltp_read_only,",
     );
