@@ -375,7 +375,7 @@ fn prepare_twice_says_already_exists_and_cleanup_fixes_it() {
 // ---------------------------------------------------------------------------
 // Listing and help
 
-const WORKLOADS: [&str; 13] = [
+const WORKLOADS: [&str; 14] = [
     "oltp_read_only",
     "oltp_read_write",
     "oltp_write_only",
@@ -388,6 +388,7 @@ const WORKLOADS: [&str; 13] = [
     "select_random_ranges",
     "bulk_insert",
     "oltp_simple",
+    "tpch",
     "ycsb",
 ];
 

@@ -93,11 +93,15 @@ pub(super) struct Client<'a> {
     last_finish: Option<Instant>,
     /// It stopped because its rounds or the run's events were done.
     counted_out: bool,
+    /// The transactions it runs when the run counts rounds: its script's
+    /// own count, else the run's.
+    rounds: Option<u64>,
 }
 
 impl<'a> Client<'a> {
-    pub fn new(id: usize, shared: &'a Shared) -> Client<'a> {
+    pub fn new(id: usize, shared: &'a Shared, script: &dyn ClientScript) -> Client<'a> {
         let g = shared.first_client + id;
+        let rounds = shared.rules.rounds.map(|r| script.rounds().unwrap_or(r));
         Client {
             id,
             g,
@@ -115,6 +119,7 @@ impl<'a> Client<'a> {
             pause_from: None,
             last_finish: None,
             counted_out: false,
+            rounds,
         }
     }
 
@@ -254,7 +259,7 @@ impl<'a> Client<'a> {
     #[inline]
     fn count_exhausted(&mut self) -> bool {
         let shared = self.shared;
-        if shared.rules.rounds.is_some_and(|r| self.measured_txns >= r) {
+        if self.rounds.is_some_and(|r| self.measured_txns >= r) {
             self.counted_out = true;
             return true;
         }

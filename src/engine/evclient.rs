@@ -106,7 +106,7 @@ impl<'a> EvClient<'a> {
             1
         };
         EvClient {
-            c: Client::new(id, shared),
+            c: Client::new(id, shared, script.as_ref()),
             conn,
             script,
             phase: Phase::Idle,

@@ -543,6 +543,7 @@ fn outcome(
         shards: None,
         consistency: None,
         tpcc: None,
+        tpch: None,
     }
 }
 

@@ -127,6 +127,7 @@ pub fn recover(path: &Path) -> anyhow::Result<record::Run> {
             shards: None,
             consistency: None,
             tpcc: None,
+            tpch: None,
         },
         run: h.run,
     };

@@ -30,7 +30,7 @@ pub(super) fn run(
     mut script: Box<dyn ClientScript>,
     shared: &Shared,
 ) {
-    let mut c = Client::new(id, shared);
+    let mut c = Client::new(id, shared, script.as_ref());
     let timeline = c.timeline;
     loop {
         if shared.lifecycle.stop.load(Ordering::Relaxed) {

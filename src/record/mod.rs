@@ -49,6 +49,7 @@ mod sample;
 pub mod series;
 pub mod spool;
 pub mod tpcc;
+pub mod tpch;
 
 use std::io::{Read, Write};
 
@@ -66,6 +67,7 @@ pub use run::{
 };
 pub use series::{Series, SeriesFile};
 pub use tpcc::Tpcc;
+pub use tpch::Tpch;
 
 /// The format this version writes.
 pub const SCHEMA_ID: &str = "dbsweep-run/3";

@@ -80,6 +80,11 @@ pub struct Outcome {
     /// the record as it is written. Absent for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<super::Tpcc>,
+    /// TPC-H's results (the test, each query's timing, Power@Size or
+    /// Throughput@Size), derived from the rest of the record as it is
+    /// written. Absent for other workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpch: Option<super::Tpch>,
 }
 
 /// The shards a merged run was made of.

@@ -134,6 +134,7 @@ impl Run {
                 shards: None,
                 consistency: None,
                 tpcc: None,
+                tpch: None,
             },
         }
     }

@@ -13,8 +13,8 @@
 //! Families live in their own folders: [`sysbench`] (sysbench 1.0.20's OLTP
 //! scripts), [`smack`] (Super Smack's, with seed 000's built-ins),
 //! [`dbt1`] (DBT-1's online bookstore, with emulated users) and [`tpcc`]
-//! (TPC-C, with terminals that key and think) and [`ycsb`] (YCSB's core
-//! workloads A–F). They
+//! (TPC-C, with terminals that key and think), [`tpch`] (TPC-H's power
+//! and throughput tests) and [`ycsb`] (YCSB's core workloads A–F). They
 //! load their data with the shared parallel [`loader`]. The [`registry`]
 //! lists every built-in workload with its options.
 
@@ -25,6 +25,7 @@ pub mod slots;
 pub mod smack;
 pub mod sysbench;
 pub mod tpcc;
+pub mod tpch;
 pub mod unit;
 pub mod ycsb;
 
@@ -142,6 +143,14 @@ pub trait ClientScript: Send {
     /// was queued. False (every other workload) costs one call.
     fn deferred(&mut self) -> bool {
         false
+    }
+
+    /// This client's own count of transactions when the run counts
+    /// rounds (`--rounds`, or a workload's default): TPC-H's streams
+    /// differ (22 queries, the refresh stream two per query stream).
+    /// None (every other workload): the run's count.
+    fn rounds(&self) -> Option<u64> {
+        None
     }
 }
 
@@ -311,6 +320,7 @@ pub fn registry() -> &'static [WorkloadInfo] {
             smack::builtin::WORKLOADS,
             dbt1::WORKLOADS,
             tpcc::WORKLOADS,
+            tpch::WORKLOADS,
             ycsb::WORKLOADS,
         ]
         .into_iter()

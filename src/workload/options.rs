@@ -221,7 +221,7 @@ pub const ALL: &[OptionSpec] = &[
     float(
         "scale",
         "1",
-        "Factor on seed 000's table sizes (Member 10,000,000, Record and Result 1,000,000 rows), e.g. 0.01",
+        "Scale factor: on seed 000's table sizes (Member 10,000,000, Record and Result 1,000,000 rows), e.g. 0.01; TPC-H's SF (1: 6,000,000 lineitems, about 1 GB)",
     ),
     string(
         "workload",
@@ -302,6 +302,16 @@ pub const ALL: &[OptionSpec] = &[
         "hotspotopnfraction",
         "0.8",
         "YCSB hotspot: share of the operations on the hot records",
+    ),
+    boolean(
+        "qualification",
+        "off",
+        "TPC-H: every query takes the spec's validation parameters (whose answers the spec publishes for --scale 1) instead of drawn ones",
+    ),
+    boolean(
+        "refresh",
+        "on",
+        "TPC-H: run the refresh functions RF1 and RF2 (the power test's first and last; the throughput test's refresh stream on one more connection)",
     ),
 ];
 

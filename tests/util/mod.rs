@@ -9,6 +9,7 @@ pub mod nodes;
 pub mod record;
 pub mod servers;
 pub mod tpcc;
+pub mod tpch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -10,6 +10,7 @@
 //!   with its sections from [`pacing`], [`types`], [`shards`] and
 //!   [`metrics`] (the machine-and-server part, also of the text report).
 //! - [`tpcc`]: TPC-C's results page in sentences.
+//! - [`tpch`]: TPC-H's test and metric in sentences.
 //! - [`csv`]: the run in the study report's CSV columns.
 //! - [`smack`]: Super Smack's query barrel report (`dbsweep smack`).
 
@@ -24,6 +25,7 @@ pub mod shards;
 pub mod smack;
 pub mod text;
 pub mod tpcc;
+pub mod tpch;
 pub mod types;
 
 use crate::record::Run;

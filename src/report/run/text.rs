@@ -107,6 +107,29 @@ fn types_section(s: &mut String, r: &Run) {
             s,
             "Transactions (response time in ms from the end of each keying time):"
         );
+    } else if let Some(f) = &r.result.tpch {
+        let _ = writeln!(s, "TPC-H:");
+        for l in super::tpch::lines(f) {
+            let _ = writeln!(s, "    {l}");
+        }
+        let _ = writeln!(
+            s,
+            "Queries and refresh functions (timing interval in ms; one execution per stream):"
+        );
+        let _ = write!(s, "    {:<32}", "query");
+        for c in super::tpch::COLUMNS {
+            let _ = write!(s, "{c:>10}");
+        }
+        let _ = writeln!(s);
+        for (name, cells) in super::tpch::rows(f) {
+            let _ = write!(s, "    {name:<32}");
+            for c in cells {
+                let _ = write!(s, "{c:>10}");
+            }
+            let _ = writeln!(s);
+        }
+        let _ = writeln!(s);
+        return;
     } else if r.workload.name == "ycsb" {
         let _ = writeln!(
             s,

@@ -60,6 +60,35 @@ pub fn doc_section(r: &Run) -> Option<Section> {
             ],
         });
     }
+    if let Some(f) = &r.result.tpch {
+        let plain = |text: String| Cell {
+            text,
+            detail: None,
+            mark: Mark::None,
+        };
+        return Some(Section {
+            title: "TPC-H".into(),
+            blocks: vec![
+                Block::Paragraph(super::tpch::lines(f).join(". ") + "."),
+                Block::Table(Table {
+                    caption: "Each query and refresh function: executions (one per stream) and \
+                              timing interval (ms)"
+                        .into(),
+                    corner: "query".into(),
+                    columns: super::tpch::COLUMNS.iter().map(|c| c.to_string()).collect(),
+                    rows: super::tpch::rows(f)
+                        .into_iter()
+                        .map(|(label, cells)| Row {
+                            label,
+                            cells: cells.into_iter().map(plain).collect(),
+                        })
+                        .collect(),
+                    wrap: None,
+                    prose: false,
+                }),
+            ],
+        });
+    }
     if r.workload.name == "ycsb" {
         return Some(Section {
             title: "Operations".into(),
@@ -69,7 +98,7 @@ pub fn doc_section(r: &Run) -> Option<Section> {
                     r.result.tps
                 )),
                 Block::Table(Table {
-                    caption: "Each YCSB operation: count, share of the mix beside the share                               its proportion gives it, and latency (ms, from its intended start)"
+                    caption: "Each YCSB operation: count, share of the mix beside the share its proportion gives it, and latency (ms, from its intended start)"
                         .into(),
                     corner: "operation".into(),
                     columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
