@@ -208,3 +208,54 @@ fn write_stored_answers() {
     let url = std::env::var("DBSWEEP_TPCH_ANSWERS_FROM").expect("a PostgreSQL URL");
     util::tpch::write_answers(&url, Dialect::Postgres);
 }
+
+/// A study of a power test (1 client) and a throughput test (3): the
+/// report's TPC-H section gives QphH@Size as the geometric mean of the
+/// two points' figures, and the JSON report carries each point's.
+#[test]
+fn a_study_reports_qphh_from_its_power_and_throughput_points() {
+    let dir = Dir::new();
+    let study = dir.join("h.toml");
+    let db = dir.join("h.db").display().to_string();
+    std::fs::write(
+        &study,
+        format!(
+            "name = \"tpch-sqlite\"\nclients = [1, 3]\nrepeats = 1\n\n[[target]]\nname = \"sqlite\"\n\
+             sqlite = \"{db}\"\n\n[[workload]]\nname = \"tpch\"\noptions = {{ scale = 0.01 }}\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out").display().to_string();
+    dbsweep(&["study", &study.display().to_string(), "--out", &out]).ok();
+    dbsweep(&["report", &out, "--format", "json"]).ok();
+    let report = read_json(&dir.join("out/report.json"));
+    util::assert_valid_report_json(&report);
+    let points = report["points"].as_array().unwrap();
+    let of = |clients: u64, key: &str| {
+        let p = points.iter().find(|p| p["clients"] == clients).unwrap();
+        num(&p["tpch"][key])
+    };
+    let qphh = (of(1, "power") * of(3, "throughput")).sqrt();
+    let text = dbsweep(&["report", &out, "--format", "text"]);
+    text.ok();
+    let row = text
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("TPC-H: Power@Size"))
+        .find(|l| l.starts_with("sqlite / base, SF 0.01"))
+        .unwrap_or_else(|| panic!("no TPC-H row:\n{}", text.stdout));
+    let cells: Vec<f64> = row
+        .split_whitespace()
+        .filter_map(|c| c.parse().ok())
+        .collect();
+    // Power, repeats, Throughput (2 streams), QphH.
+    assert_eq!(cells.len(), 5, "{row}");
+    assert!(
+        (cells[4] - qphh).abs() <= 0.05 + 1e-9 * qphh,
+        "{row}: QphH {qphh:.1}"
+    );
+    assert!(
+        text.stdout.contains("Q14"),
+        "the power test's timings by query"
+    );
+}

@@ -48,8 +48,10 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
         });
     }
     sections.extend(super::compared::section(r, data));
-    // A TPC-C study's results page comes first, after the conclusions.
+    // A TPC-C or TPC-H study's results page comes first, after the
+    // conclusions.
     sections.extend(super::tpcc::section(data));
+    sections.extend(super::tpch::section(data));
     for p in &r.panels {
         let section = panel_section(data, r, p, several);
         let focus = p

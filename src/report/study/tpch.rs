@@ -1,0 +1,189 @@
+//! The TPC-H section of a study report: for each series (target,
+//! variant, CPUs, scale) the power test's Power@Size, each throughput
+//! test's Throughput@Size by its query streams, QphH@Size where both ran
+//! (clause 5.4.3: their geometric mean), and each query's power-test
+//! timing side by side, so a version or setting study shows which
+//! queries moved. Means over the finished repeats; every figure is the
+//! record's (`result.tpch`), the run report's.
+
+use std::collections::BTreeSet;
+
+use super::load::StudyData;
+use crate::record::tpch::Tpch;
+use crate::report::doc::{Block, Cell, Row, Section, Table};
+use crate::store::{PointStatus, StoredPoint};
+use crate::workload::tpch::figures::qphh;
+
+/// One series' finished TPC-H points.
+struct Series<'a> {
+    label: String,
+    runs: Vec<&'a Tpch>,
+}
+
+impl Series<'_> {
+    fn power(&self) -> Vec<&Tpch> {
+        self.runs
+            .iter()
+            .copied()
+            .filter(|f| f.test == "power")
+            .collect()
+    }
+
+    fn throughput(&self, streams: u64) -> Vec<&Tpch> {
+        let t = self.runs.iter().copied();
+        t.filter(|f| f.test == "throughput" && f.streams == streams)
+            .collect()
+    }
+}
+
+fn label(p: &StoredPoint, f: &Tpch) -> String {
+    let r = &p.row;
+    let mut s = format!("{} / {}", r.target, r.variant);
+    if let Some(c) = &r.cpus {
+        s.push_str(&format!(", CPUs {c}"));
+    }
+    if r.workload_label != r.workload {
+        s.push_str(&format!(", {}", r.workload_label));
+    }
+    s.push_str(&format!(", SF {}", f.scale_factor));
+    s
+}
+
+fn series(data: &StudyData) -> Vec<Series<'_>> {
+    let mut out: Vec<Series<'_>> = Vec::new();
+    let points = data.points.iter().chain(&data.paced);
+    for p in points.filter(|p| matches!(p.row.status, PointStatus::Finished)) {
+        let Some(f) = p.row.run.as_ref().and_then(|r| r.result.tpch.as_ref()) else {
+            continue;
+        };
+        let key = label(p, f);
+        match out.iter_mut().find(|s| s.label == key) {
+            Some(s) => s.runs.push(f),
+            None => out.push(Series {
+                label: key,
+                runs: vec![f],
+            }),
+        }
+    }
+    out
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = v.collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+fn num(v: Option<f64>, digits: usize) -> Cell {
+    Cell::plain(v.map_or("-".to_string(), |v| format!("{v:.digits$}")))
+}
+
+/// The section; None for a study without TPC-H points.
+pub(super) fn section(data: &StudyData) -> Option<Section> {
+    let series = series(data);
+    if series.is_empty() {
+        return None;
+    }
+    let mut blocks = vec![Block::Table(metrics(&series))];
+    let departures: BTreeSet<&str> = series
+        .iter()
+        .flat_map(|s| &s.runs)
+        .flat_map(|f| &f.departures)
+        .map(String::as_str)
+        .collect();
+    let mut note = String::from(
+        "Power@Size is 3600 × SF over the geometric mean of the power test's timing \
+         intervals (RF1, the 22 queries, RF2; each at least the longest over 1,000); \
+         Throughput@Size is S × 22 × 3600 over the throughput test's elapsed time, × SF; \
+         QphH@Size is their geometric mean (clause 5.4). Means of the repeats.",
+    );
+    if !departures.is_empty() {
+        note.push_str(" Not TPC-H results as the spec defines them: ");
+        note.push_str(&departures.into_iter().collect::<Vec<_>>().join("; "));
+        note.push('.');
+    }
+    blocks.push(Block::Note(note));
+    if let Some(t) = timings(&series) {
+        blocks.push(Block::Table(t));
+    }
+    Some(Section {
+        title: "TPC-H results".into(),
+        blocks,
+    })
+}
+
+/// Power, each throughput test and QphH, one row per series.
+fn metrics(series: &[Series<'_>]) -> Table {
+    let streams: BTreeSet<u64> = series
+        .iter()
+        .flat_map(|s| &s.runs)
+        .filter(|f| f.test == "throughput")
+        .map(|f| f.streams)
+        .collect();
+    let mut columns = vec!["Power@Size".to_string(), "power repeats".to_string()];
+    for s in &streams {
+        columns.push(format!("Throughput@Size, {s} streams"));
+        columns.push(format!("QphH@Size, {s} streams"));
+    }
+    let rows = series
+        .iter()
+        .map(|s| {
+            let power = mean(s.power().iter().filter_map(|f| f.power));
+            let mut cells = vec![num(power, 1), Cell::plain(s.power().len().to_string())];
+            for &n in &streams {
+                let t = mean(s.throughput(n).iter().filter_map(|f| f.throughput));
+                cells.push(num(t, 1));
+                cells.push(num(power.zip(t).map(|(p, t)| qphh(p, t)), 1));
+            }
+            Row {
+                label: s.label.clone(),
+                cells,
+            }
+        })
+        .collect();
+    Table {
+        caption: "TPC-H: Power@Size, Throughput@Size and QphH@Size (means of the repeats)".into(),
+        corner: "series".into(),
+        columns,
+        rows,
+        ..Table::default()
+    }
+}
+
+/// Each query's and refresh function's power-test timing, ms: None when
+/// no series ran a power test.
+fn timings(series: &[Series<'_>]) -> Option<Table> {
+    let names: Vec<String> = series
+        .iter()
+        .flat_map(|s| s.power())
+        .map(|f| f.timings.iter().map(|t| t.name.clone()).collect::<Vec<_>>())
+        .max_by_key(Vec::len)?;
+    let rows = series
+        .iter()
+        .filter(|s| !s.power().is_empty())
+        .map(|s| Row {
+            label: s.label.clone(),
+            cells: names
+                .iter()
+                .map(|n| {
+                    let each = s.power().into_iter().filter_map(|f| {
+                        f.timings
+                            .iter()
+                            .find(|t| &t.name == n)
+                            .and_then(|t| t.mean_s)
+                    });
+                    num(mean(each).map(|s| s * 1000.0), 1)
+                })
+                .collect(),
+        })
+        .collect();
+    Some(Table {
+        caption: "TPC-H power test: each query's and refresh function's timing interval (ms, \
+                  means of the repeats)"
+            .into(),
+        corner: "series".into(),
+        columns: names,
+        rows,
+        wrap: Some(12),
+        ..Table::default()
+    })
+}
