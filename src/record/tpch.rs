@@ -75,3 +75,13 @@ pub struct TpchTiming {
     #[schemars(range(min = 0))]
     pub max_s: Option<f64>,
 }
+
+impl Tpch {
+    /// Each timing's mean as (its number, ms): Q1–Q22 are 1–22, RF1 and
+    /// RF2 23 and 24, as the reports' bar charts draw them.
+    pub fn numbered_ms(&self) -> Vec<(f64, f64)> {
+        let each = self.timings.iter().enumerate();
+        each.filter_map(|(i, t)| t.mean_s.map(|s| ((i + 1) as f64, s * 1000.0)))
+            .collect()
+    }
+}

@@ -79,6 +79,9 @@ pub enum ChartKind {
     /// the ones before it at the same x (CPU time by kind adding up to
     /// 100 %). Every series has the same x values.
     Stacked,
+    /// Bars grouped at each x, one per series side by side, from the
+    /// axis up (TPC-H's time by query: x is the query's number).
+    Bars,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -30,6 +30,7 @@ mod scale;
 mod svg;
 mod thin;
 
+use chart::{Axis, Chart, ChartKind, Series};
 pub use png::png;
 pub use svg::svg;
 
@@ -92,3 +93,31 @@ pub fn escape(s: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// A bar chart: at each x (a category's number), one bar per series side
+/// by side, on a logarithmic y axis (times that span decades, such as
+/// TPC-H's queries).
+pub fn bars(
+    id: &str,
+    title: String,
+    x: &str,
+    y: &str,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+) -> Chart {
+    Chart {
+        id: id.to_string(),
+        title,
+        x: Axis::linear(x),
+        y: Axis::log(y),
+        kind: ChartKind::Bars,
+        series: series
+            .into_iter()
+            .map(|(name, points)| Series {
+                name,
+                points,
+                spread: None,
+                reference: false,
+            })
+            .collect(),
+    }
+}

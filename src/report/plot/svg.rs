@@ -90,7 +90,16 @@ impl<'a> Plot<'a> {
             chart.series.iter().map(|s| drawable(s, xk, yk)).collect();
         let xcap = cap_of(pts.iter().flatten().map(|p| p.1));
         let ycap = cap_of(pts.iter().flatten().map(|p| p.2));
-        let xs: Vec<f64> = pts.iter().flatten().map(|p| fix(p.1, xcap)).collect();
+        let mut xs: Vec<f64> = pts.iter().flatten().map(|p| fix(p.1, xcap)).collect();
+        if chart.kind == ChartKind::Bars {
+            // Room for the outer bars: half a step beyond the first and last x.
+            let (lo, hi) = xs
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            if lo <= hi {
+                xs.extend([lo - 0.5, hi + 0.5]);
+            }
+        }
         let mut ys: Vec<f64> = pts.iter().flatten().map(|p| fix(p.2, ycap)).collect();
         for (s, p) in chart.series.iter().zip(&pts) {
             for &(i, _, _) in p {
@@ -369,6 +378,9 @@ impl<'a> Plot<'a> {
     /// Each series' line (or steps), with markers on a line of few points.
     fn lines(&self, o: &mut String) {
         let chart = self.chart;
+        if chart.kind == ChartKind::Bars {
+            return self.bars(o);
+        }
         for (i, (s, p)) in chart.series.iter().zip(&self.pts).enumerate() {
             if p.is_empty() {
                 continue;
@@ -397,12 +409,41 @@ impl<'a> Plot<'a> {
         }
     }
 
+    /// Each series' bars: at every x, 0.8 of a step shared by the series
+    /// side by side, from the plot's bottom to the value.
+    fn bars(&self, o: &mut String) {
+        let n = self.chart.series.len().max(1) as f64;
+        let width = 0.8 / n;
+        for (i, (s, p)) in self.chart.series.iter().zip(&self.pts).enumerate() {
+            let _ = write!(
+                o,
+                "<g class=\"series\" data-series=\"{}\" fill=\"{}\">",
+                escape(&s.name),
+                colour(i)
+            );
+            for &(j, x, y) in p {
+                let from = x - 0.4 + i as f64 * width;
+                let (x0, top) = self.pos(&(j, from, y));
+                let (x1, _) = self.pos(&(j, from + width, y));
+                let _ = write!(
+                    o,
+                    "<rect x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{}: {}</title></rect>",
+                    (x1 - x0).max(1.0),
+                    (self.bottom - top).max(0.0),
+                    escape(&s.name),
+                    s.points.get(j).map_or(String::new(), |v| format!("{:.3}", v.1))
+                );
+            }
+            o.push_str("</g>");
+        }
+    }
+
     /// The path of one series' points (not empty): a line broken where a
     /// point is dropped, or steps in order of x.
     fn line_path(&self, p: &[(usize, f64, f64)]) -> String {
         let mut d = String::new();
         match self.chart.kind {
-            ChartKind::Line | ChartKind::Stacked => {
+            ChartKind::Line | ChartKind::Stacked | ChartKind::Bars => {
                 // A dropped point breaks the line: no invented segment.
                 let mut prev: Option<usize> = None;
                 for pt in p {
@@ -454,7 +495,7 @@ impl<'a> Plot<'a> {
             let (x, i) = (item.x, item.series);
             let y = self.legend_top + item.row as f64 * 20.0;
             let _ = write!(o, "<g class=\"legend-item\">");
-            if chart.kind == ChartKind::Stacked {
+            if chart.kind == ChartKind::Stacked || chart.kind == ChartKind::Bars {
                 let _ = write!(
                     o,
                     "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"26\" height=\"10\" fill=\"{}\" fill-opacity=\"0.55\"/>",

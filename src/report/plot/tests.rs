@@ -509,3 +509,42 @@ fn a_day_of_one_second_intervals_draws_at_the_plots_width_with_its_stall() {
     assert!(k >= 20.0, "top tick {top}");
     assert_eq!(count(&s, "class=\"marker\""), 0);
 }
+
+#[test]
+fn bars_stand_side_by_side_from_the_axis_with_heights_by_value() {
+    let c = bars(
+        "b",
+        "Time by query".into(),
+        "query",
+        "ms",
+        vec![
+            ("a".into(), vec![(1.0, 10.0), (2.0, 100.0), (3.0, 1000.0)]),
+            ("b".into(), vec![(1.0, 10.0), (2.0, 10.0), (3.0, 10.0)]),
+        ],
+    );
+    let s = svg(&c);
+    assert_eq!(count(&s, "<rect x="), 6 + 2, "six bars and two legend keys");
+    let rects: Vec<(f64, f64, f64, f64)> = s
+        .split("<rect x=\"")
+        .skip(1)
+        .filter(|r| r.contains("<title>"))
+        .map(|r| {
+            let num = |key: &str| -> f64 {
+                let at = r.find(key).map_or(0, |i| i + key.len());
+                let end = at + r[at..].find('"').unwrap();
+                r[at..end].parse().unwrap()
+            };
+            (num(""), num("y=\""), num("width=\""), num("height=\""))
+        })
+        .collect();
+    assert_eq!(rects.len(), 6);
+    // Every bar ends on the axis: its top plus its height is the bottom.
+    let bottom = rects[0].1 + rects[0].3;
+    assert!(rects.iter().all(|r| (r.1 + r.3 - bottom).abs() < 0.2), "{rects:?}");
+    // On a log axis, each tenfold is the same height; the second series'
+    // bar stands right of the first's at the same x.
+    let (h1, h2, h3) = (rects[0].3, rects[1].3, rects[2].3);
+    assert!(((h2 - h1) - (h3 - h2)).abs() < 0.5, "{h1} {h2} {h3}");
+    assert!(rects[3].0 > rects[0].0 && rects[3].0 < rects[1].0);
+    assert!((rects[3].3 - h1).abs() < 0.2);
+}

@@ -86,6 +86,13 @@ pub fn doc_section(r: &Run) -> Option<Section> {
                     wrap: None,
                     prose: false,
                 }),
+                Block::Chart(crate::report::plot::bars(
+                    "tpch-queries",
+                    "Time by query".into(),
+                    super::tpch::X_LABEL,
+                    super::tpch::Y_LABEL,
+                    vec![(String::new(), f.numbered_ms())],
+                )),
             ],
         });
     }

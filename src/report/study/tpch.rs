@@ -104,6 +104,21 @@ pub(super) fn section(data: &StudyData) -> Option<Section> {
     blocks.push(Block::Note(note));
     if let Some(t) = timings(&series) {
         blocks.push(Block::Table(t));
+        // The same times drawn: each series' mean power test, query by query.
+        let means: Vec<(String, Tpch)> = series
+            .iter()
+            .filter_map(|s| Some((s.label.clone(), mean_power(&s.power())?)))
+            .collect();
+        let points = means
+            .iter()
+            .map(|(label, f)| (label.clone(), f.numbered_ms()));
+        blocks.push(Block::Chart(crate::report::plot::bars(
+            "tpch-queries",
+            "TPC-H power test: time by query".into(),
+            "query (23 = RF1, 24 = RF2)",
+            "timing interval (ms)",
+            points.collect(),
+        )));
     }
     Some(Section {
         title: "TPC-H results".into(),
@@ -147,6 +162,20 @@ fn metrics(series: &[Series<'_>]) -> Table {
         rows,
         ..Table::default()
     }
+}
+
+/// A series' power tests as one: each timing's mean over the repeats.
+fn mean_power(runs: &[&Tpch]) -> Option<Tpch> {
+    let mut f = (*runs.first()?).clone();
+    for t in &mut f.timings {
+        t.mean_s = mean(runs.iter().filter_map(|r| {
+            r.timings
+                .iter()
+                .find(|x| x.name == t.name)
+                .and_then(|x| x.mean_s)
+        }));
+    }
+    Some(f)
 }
 
 /// Each query's and refresh function's power-test timing, ms: None when
