@@ -217,11 +217,13 @@ fn a_study_reports_qphh_from_its_power_and_throughput_points() {
     let dir = Dir::new();
     let study = dir.join("h.toml");
     let db = dir.join("h.db").display().to_string();
+    let db2 = dir.join("h2.db").display().to_string();
     std::fs::write(
         &study,
         format!(
             "name = \"tpch-sqlite\"\nclients = [1, 3]\nrepeats = 1\n\n[[target]]\nname = \"sqlite\"\n\
-             sqlite = \"{db}\"\n\n[[workload]]\nname = \"tpch\"\noptions = {{ scale = 0.01 }}\n"
+             sqlite = \"{db}\"\n\n[[target]]\nname = \"sqlite2\"\nsqlite = \"{db2}\"\n\n\
+             [[workload]]\nname = \"tpch\"\noptions = {{ scale = 0.01 }}\n"
         ),
     )
     .unwrap();
@@ -232,7 +234,10 @@ fn a_study_reports_qphh_from_its_power_and_throughput_points() {
     util::assert_valid_report_json(&report);
     let points = report["points"].as_array().unwrap();
     let of = |clients: u64, key: &str| {
-        let p = points.iter().find(|p| p["clients"] == clients).unwrap();
+        let p = points
+            .iter()
+            .find(|p| p["clients"] == clients && p["target"] == "sqlite")
+            .unwrap();
         num(&p["tpch"][key])
     };
     let qphh = (of(1, "power") * of(3, "throughput")).sqrt();

@@ -236,6 +236,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
     std::io::stdout().write_all(&Text.run(&record)?.report)?;
     let mut record = record;
     let consistent = check_after(req.check, bench.w.as_ref(), &bench.target, &mut record)?;
+    plans_after(bench.w.as_ref(), &bench.target, &mut record);
     if let Some(p) = &req.hdr_log {
         write_hdr_log(p, &record)?;
     }
@@ -388,6 +389,24 @@ impl Bench {
         });
         point.series = series;
         point::execute(&point, cancel, on_interval)
+    }
+}
+
+/// The workload's statements' plans after the run, into the record; a
+/// plan that cannot be read is left out with a warning (the run's
+/// figures stand without it).
+fn plans_after(
+    w: &dyn crate::workload::Workload,
+    target: &Target,
+    record: &mut crate::record::Run,
+) {
+    let plans = crate::driver::connect(target)
+        .map_err(anyhow::Error::from)
+        .and_then(|mut c| w.plans(c.as_mut()));
+    match plans {
+        Ok(p) if !p.is_empty() => crate::engine::derive::planned(record, p),
+        Ok(_) => {}
+        Err(e) => eprintln!("warning: the queries' plans could not be read: {e:#}"),
     }
 }
 

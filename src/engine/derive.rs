@@ -106,6 +106,15 @@ pub fn checked(run: &mut record::Run, conditions: Vec<record::ConditionResult>) 
     workload_figures(run);
 }
 
+/// Puts the workload's statements' plans, read after the run, into its
+/// record.
+pub fn planned(run: &mut record::Run, plans: Vec<(String, String)>) {
+    run.result.plans = plans
+        .into_iter()
+        .map(|(name, plan)| record::QueryPlan { name, plan })
+        .collect();
+}
+
 /// Puts the server's and the machine's metrics into the run's record, with
 /// the figures read from them (TPC-C's NOPM and TPM by the database).
 pub fn measured(run: &mut record::Run, metrics: record::Metrics) {

@@ -72,3 +72,17 @@ mod tests {
         );
     }
 }
+
+/// One statement's plan as the server chose it, read after the run
+/// (TPC-H's queries with their validation values), so runs of two builds
+/// or settings show which plans changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryPlan {
+    /// The statement, e.g. `Q7`.
+    pub name: String,
+    /// The plan's lines as the server's EXPLAIN gives them, estimates
+    /// (costs, row counts) left out so that only the plan's shape is
+    /// compared.
+    pub plan: String,
+}

@@ -53,7 +53,7 @@ pub mod tpch;
 
 use std::io::{Read, Write};
 
-pub use consistency::ConditionResult;
+pub use consistency::{ConditionResult, QueryPlan};
 pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
 pub use metrics::Metrics;

@@ -85,6 +85,11 @@ pub struct Outcome {
     /// written. Absent for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpch: Option<super::Tpch>,
+    /// The workload's statements' plans as the server chose them, read
+    /// after the run (TPC-H's 22 queries). Absent for workloads that
+    /// read none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plans: Vec<super::QueryPlan>,
 }
 
 /// The shards a merged run was made of.

@@ -135,6 +135,7 @@ impl Run {
                 consistency: None,
                 tpcc: None,
                 tpch: None,
+                plans: Vec::new(),
             },
         }
     }

@@ -346,6 +346,9 @@ impl Session<'_> {
                 crate::engine::derive::checked(&mut run, c);
             }
         }
+        if let Some(plans) = plans(instances[0].as_ref(), &target) {
+            crate::engine::derive::planned(&mut run, plans);
+        }
         if let (Some(settings), Some(goal)) = (run.run.pacing.as_mut(), wl.pacing.p99_goal) {
             // A probe's goal too: the report judges it by its record.
             settings.p99_goal_ms = Some(goal.as_secs_f64() * 1e3);
@@ -569,6 +572,13 @@ fn series_path(out: &std::path::Path, key: &str) -> std::path::PathBuf {
         })
         .collect();
     out.join("series").join(format!("{name}.jsonl.gz"))
+}
+
+/// The workload's statements' plans after a point; None when it reads
+/// none or they could not be read (the record then keeps none).
+fn plans(w: &dyn Workload, target: &crate::driver::Target) -> Option<Vec<(String, String)>> {
+    let mut conn = crate::driver::connect(target).ok()?;
+    w.plans(conn.as_mut()).ok().filter(|p| !p.is_empty())
 }
 
 /// The workload's consistency conditions after a point (`check = true`),

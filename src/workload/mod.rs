@@ -287,6 +287,14 @@ pub trait Workload: Send + Sync {
         Vec::new()
     }
 
+    /// The plans the server chose for the workload's statements, as
+    /// (name, plan) pairs, read after a run to keep with it (TPC-H's
+    /// queries with their validation values); empty for a workload whose
+    /// plans are not worth keeping.
+    fn plans(&self, _conn: &mut dyn Connection) -> anyhow::Result<Vec<(String, String)>> {
+        Ok(Vec::new())
+    }
+
     /// Checks the data's consistency conditions (`dbsweep check`); None
     /// for a workload that defines none.
     fn consistency(&self, _conn: &mut dyn Connection) -> anyhow::Result<Option<Vec<Condition>>> {

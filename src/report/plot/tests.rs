@@ -540,7 +540,10 @@ fn bars_stand_side_by_side_from_the_axis_with_heights_by_value() {
     assert_eq!(rects.len(), 6);
     // Every bar ends on the axis: its top plus its height is the bottom.
     let bottom = rects[0].1 + rects[0].3;
-    assert!(rects.iter().all(|r| (r.1 + r.3 - bottom).abs() < 0.2), "{rects:?}");
+    assert!(
+        rects.iter().all(|r| (r.1 + r.3 - bottom).abs() < 0.2),
+        "{rects:?}"
+    );
     // On a log axis, each tenfold is the same height; the second series'
     // bar stands right of the first's at the same x.
     let (h1, h2, h3) = (rects[0].3, rects[1].3, rects[2].3);

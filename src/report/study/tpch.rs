@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use super::load::StudyData;
 use crate::record::tpch::Tpch;
+use crate::record::QueryPlan;
 use crate::report::doc::{Block, Cell, Row, Section, Table};
 use crate::store::{PointStatus, StoredPoint};
 use crate::workload::tpch::figures::qphh;
@@ -18,6 +19,8 @@ use crate::workload::tpch::figures::qphh;
 struct Series<'a> {
     label: String,
     runs: Vec<&'a Tpch>,
+    /// Each point's plans, where they were read.
+    plans: Vec<&'a [QueryPlan]>,
 }
 
 impl Series<'_> {
@@ -53,15 +56,23 @@ fn series(data: &StudyData) -> Vec<Series<'_>> {
     let mut out: Vec<Series<'_>> = Vec::new();
     let points = data.points.iter().chain(&data.paced);
     for p in points.filter(|p| matches!(p.row.status, PointStatus::Finished)) {
-        let Some(f) = p.row.run.as_ref().and_then(|r| r.result.tpch.as_ref()) else {
+        let Some(run) = p.row.run.as_ref() else {
+            continue;
+        };
+        let Some(f) = run.result.tpch.as_ref() else {
             continue;
         };
         let key = label(p, f);
+        let plans = &run.result.plans[..];
         match out.iter_mut().find(|s| s.label == key) {
-            Some(s) => s.runs.push(f),
+            Some(s) => {
+                s.runs.push(f);
+                s.plans.push(plans);
+            }
             None => out.push(Series {
                 label: key,
                 runs: vec![f],
+                plans: vec![plans],
             }),
         }
     }
@@ -120,10 +131,67 @@ pub(super) fn section(data: &StudyData) -> Option<Section> {
             points.collect(),
         )));
     }
+    blocks.extend(plans(&series));
     Some(Section {
         title: "TPC-H results".into(),
         blocks,
     })
+}
+
+/// The queries whose plans differ between series (each series' plans
+/// from its points; a series whose points chose several plans for one
+/// query shows each), side by side; a sentence when none differ.
+fn plans(series: &[Series<'_>]) -> Vec<Block> {
+    let with: Vec<&Series<'_>> = series
+        .iter()
+        .filter(|s| s.plans.iter().any(|p| !p.is_empty()))
+        .collect();
+    if with.len() < 2 {
+        return Vec::new();
+    }
+    let chosen = |s: &Series<'_>, q: &str| -> Vec<String> {
+        let mut v: Vec<String> = s
+            .plans
+            .iter()
+            .flat_map(|p| p.iter().filter(|x| x.name == q).map(|x| x.plan.clone()))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let rows: Vec<Row> = (1..=22)
+        .map(|q| format!("Q{q}"))
+        .filter_map(|q| {
+            let each: Vec<Vec<String>> = with.iter().map(|s| chosen(s, &q)).collect();
+            let differ = each.windows(2).any(|w| w[0] != w[1]);
+            differ.then(|| Row {
+                label: q,
+                cells: each
+                    .into_iter()
+                    .map(|v| Cell::plain(v.join("\n— or —\n")))
+                    .collect(),
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return vec![Block::Paragraph(format!(
+            "Every query's plan is the same in all {} series (EXPLAIN after each point, \
+             with the validation values).",
+            with.len()
+        ))];
+    }
+    vec![Block::Table(Table {
+        caption: format!(
+            "TPC-H: the {} queries whose plans differ between series (EXPLAIN after each \
+             point, with the validation values; estimates left out)",
+            rows.len()
+        ),
+        corner: "query".into(),
+        columns: with.iter().map(|s| s.label.clone()).collect(),
+        rows,
+        prose: true,
+        ..Table::default()
+    })]
 }
 
 /// Power, each throughput test and QphH, one row per series.
@@ -215,4 +283,41 @@ fn timings(series: &[Series<'_>]) -> Option<Table> {
         wrap: Some(12),
         ..Table::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(name: &str, plan: &str) -> QueryPlan {
+        QueryPlan {
+            name: name.into(),
+            plan: plan.into(),
+        }
+    }
+
+    #[test]
+    fn only_the_queries_whose_plans_differ_are_shown() {
+        let a = [plan("Q1", "Seq Scan"), plan("Q3", "Hash Join")];
+        let b1 = [plan("Q1", "Seq Scan"), plan("Q3", "Nested Loop")];
+        let b2 = [plan("Q1", "Seq Scan"), plan("Q3", "Hash Join")];
+        let series = |label: &str, plans: Vec<&'static [QueryPlan]>| Series {
+            label: label.into(),
+            runs: Vec::new(),
+            plans,
+        };
+        let a: &'static [QueryPlan] = Box::leak(Box::new(a));
+        let b1: &'static [QueryPlan] = Box::leak(Box::new(b1));
+        let b2: &'static [QueryPlan] = Box::leak(Box::new(b2));
+        let blocks = plans(&[series("A", vec![a, a]), series("B", vec![b1, b2])]);
+        let Block::Table(t) = &blocks[0] else {
+            panic!("{blocks:?}")
+        };
+        assert_eq!(t.rows.len(), 1);
+        assert_eq!(t.rows[0].label, "Q3");
+        assert_eq!(t.rows[0].cells[0].text, "Hash Join");
+        assert_eq!(t.rows[0].cells[1].text, "Hash Join\n— or —\nNested Loop");
+        let same = plans(&[series("A", vec![a]), series("B", vec![b2])]);
+        assert!(matches!(&same[0], Block::Paragraph(p) if p.starts_with("Every query's plan")));
+    }
 }

@@ -40,6 +40,39 @@ pub fn sql(q: u8, dialect: Dialect, sf: f64) -> String {
     out
 }
 
+/// The statement that shows query `q`'s plan (with its validation
+/// values) on `dialect`, estimates left out where the server can.
+pub fn explain(q: u8, dialect: Dialect, sf: f64) -> String {
+    let prefix = match dialect {
+        Dialect::Postgres => "EXPLAIN (COSTS OFF) ",
+        Dialect::Mysql => "EXPLAIN ",
+        Dialect::Sqlite => "EXPLAIN QUERY PLAN ",
+    };
+    format!("{prefix}{}", sql(q, dialect, sf))
+}
+
+/// A plan's text from its EXPLAIN rows: PostgreSQL's lines as they are;
+/// MariaDB's table one line per row with the numeric estimates (rows,
+/// filtered, key lengths) left out; SQLite's steps' details.
+pub fn plan_text(dialect: Dialect, rows: &Rows) -> String {
+    let cell = |c: &Option<String>| c.clone().unwrap_or_else(|| "NULL".into());
+    let lines: Vec<String> = rows
+        .iter()
+        .map(|r| match dialect {
+            Dialect::Postgres => r.first().map(cell).unwrap_or_default(),
+            Dialect::Sqlite => r.last().map(cell).unwrap_or_default(),
+            Dialect::Mysql => r
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| *i == 0 || c.as_deref().is_none_or(|v| v.parse::<f64>().is_err()))
+                .map(|(_, c)| cell(c))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        })
+        .collect();
+    lines.join("\n")
+}
+
 /// The rows of an answer file: `|`-separated, a header line first.
 pub fn parse(answer: &str) -> Vec<Vec<String>> {
     answer

@@ -257,6 +257,17 @@ impl Workload for Tpch {
         Ok(Some(out))
     }
 
+    fn plans(&self, conn: &mut dyn Connection) -> anyhow::Result<Vec<(String, String)>> {
+        (1..=22u8)
+            .map(|q| {
+                let rows = conn
+                    .query_text(&answers::explain(q, self.dialect, self.sf))
+                    .with_context(|| format!("EXPLAIN of Q{q} failed"))?;
+                Ok((format!("Q{q}"), answers::plan_text(self.dialect, &rows)))
+            })
+            .collect()
+    }
+
     fn ready(
         &self,
         conn: &mut dyn Connection,
