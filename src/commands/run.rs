@@ -400,10 +400,8 @@ fn plans_after(
     target: &Target,
     record: &mut crate::record::Run,
 ) {
-    let plans = crate::driver::connect(target)
-        .map_err(anyhow::Error::from)
-        .and_then(|mut c| w.plans(c.as_mut()));
-    match plans {
+    let connect = || crate::driver::connect(target);
+    match w.plans(&connect) {
         Ok(p) if !p.is_empty() => crate::engine::derive::planned(record, p),
         Ok(_) => {}
         Err(e) => eprintln!("warning: the queries' plans could not be read: {e:#}"),

@@ -577,8 +577,8 @@ fn series_path(out: &std::path::Path, key: &str) -> std::path::PathBuf {
 /// The workload's statements' plans after a point; None when it reads
 /// none or they could not be read (the record then keeps none).
 fn plans(w: &dyn Workload, target: &crate::driver::Target) -> Option<Vec<(String, String)>> {
-    let mut conn = crate::driver::connect(target).ok()?;
-    w.plans(conn.as_mut()).ok().filter(|p| !p.is_empty())
+    let connect = || crate::driver::connect(target);
+    w.plans(&connect).ok().filter(|p| !p.is_empty())
 }
 
 /// The workload's consistency conditions after a point (`check = true`),

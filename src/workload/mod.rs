@@ -290,8 +290,8 @@ pub trait Workload: Send + Sync {
     /// The plans the server chose for the workload's statements, as
     /// (name, plan) pairs, read after a run to keep with it (TPC-H's
     /// queries with their validation values); empty for a workload whose
-    /// plans are not worth keeping.
-    fn plans(&self, _conn: &mut dyn Connection) -> anyhow::Result<Vec<(String, String)>> {
+    /// plans are not worth keeping (it connects only when it reads them).
+    fn plans(&self, _connect: Connector<'_>) -> anyhow::Result<Vec<(String, String)>> {
         Ok(Vec::new())
     }
 

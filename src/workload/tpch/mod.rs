@@ -257,7 +257,8 @@ impl Workload for Tpch {
         Ok(Some(out))
     }
 
-    fn plans(&self, conn: &mut dyn Connection) -> anyhow::Result<Vec<(String, String)>> {
+    fn plans(&self, connect: Connector<'_>) -> anyhow::Result<Vec<(String, String)>> {
+        let mut conn = connect()?;
         (1..=22u8)
             .map(|q| {
                 let rows = conn
