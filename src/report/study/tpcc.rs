@@ -66,7 +66,7 @@ fn label(p: &StoredPoint) -> String {
     s
 }
 
-fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
+pub(super) fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
     let v: Vec<f64> = v.collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }

@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::load::StudyData;
+use super::tpcc::mean;
 use crate::record::tpch::Tpch;
 use crate::record::QueryPlan;
 use crate::report::doc::{Block, Cell, Row, Section, Table};
@@ -77,11 +78,6 @@ fn series(data: &StudyData) -> Vec<Series<'_>> {
         }
     }
     out
-}
-
-fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = v.collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 fn num(v: Option<f64>, digits: usize) -> Cell {

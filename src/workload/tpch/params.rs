@@ -411,33 +411,11 @@ fn date((y, m, d): (u32, u32, u32)) -> String {
 }
 
 /// `date - days`, by the proleptic Gregorian calendar.
-pub fn ymd_minus_days(ymd: (u32, u32, u32), days: u32) -> String {
-    date(civil(days_from_civil(ymd) - i64::from(days)))
-}
-
-/// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
-fn days_from_civil((y, m, d): (u32, u32, u32)) -> i64 {
-    let y = i64::from(y) - i64::from(m <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date `z` days after 1970-01-01 (`civil_from_days`).
-fn civil(z: i64) -> (u32, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y as u32, m as u32, d as u32)
+pub fn ymd_minus_days((y, m, d): (u32, u32, u32), days: u32) -> String {
+    use crate::util::civil;
+    let day = civil::days_from_civil(i64::from(y), m, d) - i64::from(days);
+    let (y, m, d, ..) = civil::from_unix(day * 86_400);
+    format!("{y:04}-{m:02}-{d:02}")
 }
 
 #[cfg(test)]
