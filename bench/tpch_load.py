@@ -43,6 +43,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clients as c  # noqa: E402
+from tpcc import server_start, server_stop  # noqa: E402
 
 TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
 # Each table's key and its foreign keys' indexes, as dbsweep's schema.rs.
@@ -57,22 +58,6 @@ KEYS = {
     "lineitem": ("l_orderkey, l_linenumber", ["l_partkey, l_suppkey"]),
 }
 GROUPS = [["lineitem"], ["orders", "partsupp", "part", "customer", "supplier", "nation", "region"]]
-
-
-def server_start(kind, workdir, port):
-    argv = [c.DBSWEEP, "server", "start", kind, "--dir", os.path.join(workdir, kind),
-            "--port", str(port)]
-    if kind == "postgres":
-        argv += ["--set", "max_wal_size=4GB"]
-    r = subprocess.run(argv, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"could not start {kind}: {r.stderr.strip()[-1000:]}")
-    return r.stdout.strip().splitlines()[-1]
-
-
-def server_stop(kind, workdir):
-    subprocess.run([c.DBSWEEP, "server", "stop", "--dir", os.path.join(workdir, kind)],
-                   capture_output=True)
 
 
 def client(engine, url):
@@ -201,7 +186,8 @@ def main():
     workdir = tempfile.mkdtemp(prefix="tpch-load-")
     os.chmod(workdir, 0o755)
     for i, engine in enumerate(args.engines.split(",")):
-        url = server_start(engine, workdir, 47400 + i)
+        settings = ["max_wal_size=4GB"] if engine == "postgres" else []
+        url = server_start(engine, workdir, 47400 + i, settings)
         rows = []
         try:
             for pair in range(args.pairs):

@@ -77,6 +77,10 @@ pub struct TpchTiming {
 }
 
 impl Tpch {
+    /// The axes of a chart of [`Tpch::numbered_ms`].
+    pub const NUMBER_AXIS: &'static str = "query (23 = RF1, 24 = RF2)";
+    pub const MS_AXIS: &'static str = "timing interval (ms)";
+
     /// Each timing's mean as (its number, ms): Q1–Q22 are 1–22, RF1 and
     /// RF2 23 and 24, as the reports' bar charts draw them.
     pub fn numbered_ms(&self) -> Vec<(f64, f64)> {

@@ -6,6 +6,45 @@
 //! Pure: a search is its peak and its probes' verdicts, so it can be
 //! replayed from stored points — a study resumed in another session
 //! probes the very rates the first session would have.
+//!
+//! Also [`last_true`]: the galloping search the loads use to find where
+//! the rows a table holds end (sysbench's highest id, YCSB's first record
+//! not inserted), in about 2·log2 probes of an index.
+
+/// The largest `x >= from` for which `holds(x)`, where `holds` is true up
+/// to some point and false after it: None when `holds(from)` is false.
+/// Doubles the step until a probe fails, then bisects; `i64::MAX` when
+/// every probe holds.
+pub fn last_true<E>(
+    from: i64,
+    mut holds: impl FnMut(i64) -> Result<bool, E>,
+) -> Result<Option<i64>, E> {
+    if !holds(from)? {
+        return Ok(None);
+    }
+    // Invariant: holds(lo), !holds(hi).
+    let (mut lo, mut step) = (from, 1i64);
+    let mut hi = loop {
+        let probe = from.saturating_add(step);
+        if probe == lo {
+            return Ok(Some(lo));
+        }
+        if !holds(probe)? {
+            break probe;
+        }
+        lo = probe;
+        step = step.saturating_mul(2);
+    };
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if holds(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(Some(lo))
+}
 
 /// The next rate to probe, between the highest that held (`lo`, 0 when
 /// none has) and the lowest that failed (`hi`); None once they are within
@@ -87,6 +126,21 @@ impl Bisection {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn last_true_finds_where_a_run_of_trues_ends() {
+        for end in [5i64, 6, 7, 100, 1023, 1024, 1_000_003] {
+            let mut probes = 0;
+            let found = super::last_true::<()>(5, |x| {
+                probes += 1;
+                Ok(x <= end)
+            });
+            assert_eq!(found, Ok(Some(end)));
+            assert!(probes <= 2 + 2 * 64, "{probes}");
+        }
+        assert_eq!(super::last_true::<()>(5, |x| Ok(x < 5)), Ok(None));
+        assert_eq!(super::last_true::<()>(1, |_| Ok(true)), Ok(Some(i64::MAX)));
+    }
+
     use super::*;
 
     #[test]

@@ -73,7 +73,3 @@ pub fn rows(f: &Tpch) -> Vec<(String, Vec<String>)> {
         })
         .collect()
 }
-
-/// The bar chart's axes.
-pub const X_LABEL: &str = "query (23 = RF1, 24 = RF2)";
-pub const Y_LABEL: &str = "timing interval (ms)";

@@ -7,7 +7,7 @@
 //! section is in `text.rs`, which this one shares its cells with.)
 
 use super::text::{type_cells as cells, type_label as label, TYPE_COLUMNS as COLUMNS};
-use crate::record::Run;
+use crate::record::{Run, Tpch};
 use crate::report::doc::{Block, Cell, Mark, Row, Section, Table};
 
 /// The HTML and Markdown reports' section; None for a workload without
@@ -89,8 +89,8 @@ pub fn doc_section(r: &Run) -> Option<Section> {
                 Block::Chart(crate::report::plot::bars(
                     "tpch-queries",
                     "Time by query".into(),
-                    super::tpch::X_LABEL,
-                    super::tpch::Y_LABEL,
+                    Tpch::NUMBER_AXIS,
+                    Tpch::MS_AXIS,
                     vec![(String::new(), f.numbered_ms())],
                 )),
             ],

@@ -49,8 +49,10 @@ fn levels(data: &StudyData) -> Vec<Level<'_>> {
     out.into_iter().map(|(_, l)| l).collect()
 }
 
-/// How a configuration is named in the section's tables.
-fn label(p: &StoredPoint) -> String {
+/// A point's series as a results page names it: target / variant, its
+/// CPUs and its workload's label where they say something (TPC-H's
+/// section adds the scale, this one the connections).
+pub(super) fn series_name(p: &StoredPoint) -> String {
     let r = &p.row;
     let mut s = format!("{} / {}", r.target, r.variant);
     if let Some(c) = &r.cpus {
@@ -59,6 +61,13 @@ fn label(p: &StoredPoint) -> String {
     if r.workload_label != r.workload {
         s.push_str(&format!(", {}", r.workload_label));
     }
+    s
+}
+
+/// How a configuration is named in the section's tables.
+fn label(p: &StoredPoint) -> String {
+    let r = &p.row;
+    let mut s = series_name(p);
     s.push_str(&format!(", {} connections", r.clients));
     if let Some(l) = &r.load_level {
         s.push_str(&format!(", {l}"));

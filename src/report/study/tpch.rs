@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::load::StudyData;
-use super::tpcc::mean;
+use super::tpcc::{mean, series_name};
 use crate::record::tpch::Tpch;
 use crate::record::QueryPlan;
 use crate::report::doc::{Block, Cell, Row, Section, Table};
@@ -41,16 +41,7 @@ impl Series<'_> {
 }
 
 fn label(p: &StoredPoint, f: &Tpch) -> String {
-    let r = &p.row;
-    let mut s = format!("{} / {}", r.target, r.variant);
-    if let Some(c) = &r.cpus {
-        s.push_str(&format!(", CPUs {c}"));
-    }
-    if r.workload_label != r.workload {
-        s.push_str(&format!(", {}", r.workload_label));
-    }
-    s.push_str(&format!(", SF {}", f.scale_factor));
-    s
+    format!("{}, SF {}", series_name(p), f.scale_factor)
 }
 
 fn series(data: &StudyData) -> Vec<Series<'_>> {
@@ -109,21 +100,22 @@ pub(super) fn section(data: &StudyData) -> Option<Section> {
         note.push('.');
     }
     blocks.push(Block::Note(note));
-    if let Some(t) = timings(&series) {
+    // Each series' power tests as one (each timing's mean over the
+    // repeats): the table and the chart of time by query.
+    let means: Vec<(String, Tpch)> = series
+        .iter()
+        .filter_map(|s| Some((s.label.clone(), mean_power(&s.power())?)))
+        .collect();
+    if let Some(t) = timings(&means) {
         blocks.push(Block::Table(t));
-        // The same times drawn: each series' mean power test, query by query.
-        let means: Vec<(String, Tpch)> = series
-            .iter()
-            .filter_map(|s| Some((s.label.clone(), mean_power(&s.power())?)))
-            .collect();
         let points = means
             .iter()
             .map(|(label, f)| (label.clone(), f.numbered_ms()));
         blocks.push(Block::Chart(crate::report::plot::bars(
             "tpch-queries",
             "TPC-H power test: time by query".into(),
-            "query (23 = RF1, 24 = RF2)",
-            "timing interval (ms)",
+            Tpch::NUMBER_AXIS,
+            Tpch::MS_AXIS,
             points.collect(),
         )));
     }
@@ -206,8 +198,9 @@ fn metrics(series: &[Series<'_>]) -> Table {
     let rows = series
         .iter()
         .map(|s| {
-            let power = mean(s.power().iter().filter_map(|f| f.power));
-            let mut cells = vec![num(power, 1), Cell::plain(s.power().len().to_string())];
+            let runs = s.power();
+            let power = mean(runs.iter().filter_map(|f| f.power));
+            let mut cells = vec![num(power, 1), Cell::plain(runs.len().to_string())];
             for &n in &streams {
                 let t = mean(s.throughput(n).iter().filter_map(|f| f.throughput));
                 cells.push(num(t, 1));
@@ -242,29 +235,23 @@ fn mean_power(runs: &[&Tpch]) -> Option<Tpch> {
     Some(f)
 }
 
-/// Each query's and refresh function's power-test timing, ms: None when
-/// no series ran a power test.
-fn timings(series: &[Series<'_>]) -> Option<Table> {
-    let names: Vec<String> = series
+/// Each query's and refresh function's power-test timing, ms, from each
+/// series' mean power test (`means`, labelled): None when no series ran
+/// a power test.
+fn timings(means: &[(String, Tpch)]) -> Option<Table> {
+    let names: Vec<String> = means
         .iter()
-        .flat_map(|s| s.power())
-        .map(|f| f.timings.iter().map(|t| t.name.clone()).collect::<Vec<_>>())
+        .map(|(_, f)| f.timings.iter().map(|t| t.name.clone()).collect::<Vec<_>>())
         .max_by_key(Vec::len)?;
-    let rows = series
+    let rows = means
         .iter()
-        .filter(|s| !s.power().is_empty())
-        .map(|s| Row {
-            label: s.label.clone(),
+        .map(|(label, f)| Row {
+            label: label.clone(),
             cells: names
                 .iter()
                 .map(|n| {
-                    let each = s.power().into_iter().filter_map(|f| {
-                        f.timings
-                            .iter()
-                            .find(|t| &t.name == n)
-                            .and_then(|t| t.mean_s)
-                    });
-                    num(mean(each).map(|s| s * 1000.0), 1)
+                    let t = f.timings.iter().find(|t| &t.name == n);
+                    num(t.and_then(|t| t.mean_s).map(|s| s * 1000.0), 1)
                 })
                 .collect(),
         })

@@ -133,34 +133,14 @@ impl BulkInsert {
     }
 }
 
-/// The highest id in `table` (0 if none is positive), by exponential then
-/// binary search over "is there an id >= x": about 2·log2(max) index probes.
+/// The highest id in `table` (0 if none is positive), by a galloping
+/// search over "is there an id >= x": about 2·log2(max) index probes.
 fn max_id(conn: &mut dyn Connection, table: &str) -> DbResult<i64> {
-    let mut any_from = |x: i64| -> DbResult<bool> {
+    let any_from = |x: i64| -> DbResult<bool> {
         let sql = format!("SELECT id FROM {table} WHERE id >= {x} LIMIT 1");
         Ok(conn.execute_sql(&sql)?.rows > 0)
     };
-    if !any_from(1)? {
-        return Ok(0);
-    }
-    // Invariant: some id >= lo exists, none >= hi does.
-    let (mut lo, mut hi) = (1i64, 2i64);
-    while any_from(hi)? {
-        if hi == i64::MAX {
-            return Ok(i64::MAX);
-        }
-        lo = hi;
-        hi = hi.saturating_mul(2);
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if any_from(mid)? {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Ok(lo)
+    Ok(crate::stats::bisect::last_true(1, any_from)?.unwrap_or(0))
 }
 
 impl Workload for BulkInsert {

@@ -68,39 +68,43 @@ pub fn of(r: &Run) -> Option<Tpch> {
     let query_geomean_s = missing(&queries, 1)
         .is_none()
         .then(|| geomean(queries.iter().filter_map(|t| t.mean_s)));
-    let mut f = Tpch {
+    let elapsed_s = r.result.measured_s;
+    let either = |v: Result<f64, String>| match v {
+        Ok(v) => (Some(v), None),
+        Err(why) => (None, Some(why)),
+    };
+    let ((power, power_absent), (throughput, throughput_absent)) = if power_test {
+        let all: Vec<&TpchTiming> = timings.iter().collect();
+        let p = match missing(&all, 1) {
+            Some(why) => Err(why),
+            None => Ok(power(sf, all.iter().filter_map(|t| t.mean_s))),
+        };
+        let none = "a power test (--threads 1) has no throughput";
+        (either(p), either(Err(none.into())))
+    } else {
+        let t = match missing(&queries, streams) {
+            Some(why) => Err(why),
+            None if elapsed_s > 0.0 => Ok(streams as f64 * 22.0 * 3600.0 / elapsed_s * sf),
+            None => Err("the measured interval is empty".into()),
+        };
+        let none = "a throughput test has no power (run --threads 1)";
+        (either(Err(none.into())), either(t))
+    };
+    Some(Tpch {
         scale_factor: sf,
         test: if power_test { "power" } else { "throughput" }.to_string(),
         streams,
         refresh,
         qualification,
         query_geomean_s,
-        power: None,
-        power_absent: None,
-        throughput: None,
-        throughput_absent: None,
-        elapsed_s: r.result.measured_s,
+        power,
+        power_absent,
+        throughput,
+        throughput_absent,
+        elapsed_s,
         departures: departures(sf, power_test, streams, refresh, qualification),
-        timings: timings.clone(),
-    };
-    if power_test {
-        let intervals: Vec<&TpchTiming> = timings.iter().collect();
-        match missing(&intervals, 1) {
-            Some(why) => f.power_absent = Some(why),
-            None => f.power = Some(power(sf, intervals.iter().filter_map(|t| t.mean_s))),
-        }
-        f.throughput_absent = Some("a power test (--threads 1) has no throughput".into());
-    } else {
-        match missing(&queries, streams) {
-            Some(why) => f.throughput_absent = Some(why),
-            None if f.elapsed_s > 0.0 => {
-                f.throughput = Some(streams as f64 * 22.0 * 3600.0 / f.elapsed_s * sf);
-            }
-            None => f.throughput_absent = Some("the measured interval is empty".into()),
-        }
-        f.power_absent = Some("a throughput test has no power (run --threads 1)".into());
-    }
-    Some(f)
+        timings,
+    })
 }
 
 /// Power@Size: 3600 × SF over the geometric mean of the intervals, each

@@ -210,8 +210,8 @@ impl Workload for Tpch {
         // The supplier table's size is the scale factor's (10,000 per SF)
         // and no refresh function changes it.
         let want = tpchgen::generators::SupplierGenerator::calculate_row_count(self.sf, 1, 1);
-        let have = Self::number(conn, "SELECT count(*) FROM supplier")?.unwrap_or(0);
-        if have != want {
+        let have = conn.count_rows("supplier")?;
+        if have as i64 != want {
             return Err(usage(format!(
                 "supplier holds {have} rows, and TPC-H at --scale {} has {want}: the tables \
                  were prepared at another scale; run the benchmark with that --scale, or \

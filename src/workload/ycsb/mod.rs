@@ -193,35 +193,15 @@ impl Ycsb {
     /// present up to some number and absent after (a failed insert leaves
     /// a hole that a later insert's duplicate key fills: retried).
     fn first_absent(&self, conn: &mut dyn Connection, from: i64) -> anyhow::Result<i64> {
-        let mut present = |k: i64| -> anyhow::Result<bool> {
+        let present = |k: i64| -> anyhow::Result<bool> {
             let key = self.config.names.name(k);
             Ok(conn
                 .execute_sql(&format!("SELECT 1 FROM {TABLE} WHERE ycsb_key = '{key}'"))?
                 .rows
                 > 0)
         };
-        if !present(from)? {
-            return Ok(from);
-        }
-        // Double until absent, then bisect: present(lo), absent(hi).
-        let (mut lo, mut step) = (from, 1i64);
-        let mut hi = loop {
-            let probe = from + step;
-            if !present(probe)? {
-                break probe;
-            }
-            lo = probe;
-            step *= 2;
-        };
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if present(mid)? {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        Ok(hi)
+        let last = crate::stats::bisect::last_true(from, present)?;
+        Ok(last.map_or(from, |k| k + 1))
     }
 
     fn hint(&self) -> String {
