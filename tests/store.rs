@@ -267,6 +267,7 @@ fn errors_intervals_histograms_and_settings_are_stored() {
             ("lock_timeout".into(), 0),
             ("other".into(), 0),
             ("serialization".into(), 0),
+            ("timeout".into(), 0),
         ]
     );
 
@@ -827,7 +828,7 @@ fn csv_has_a_header_every_column_and_rfc4180_quoting() {
          instances,repeat,status,reason,committed_unix_s,started_unix_s,seed,stop_reason,measured_s,\
          transactions,tps,qps,reads,writes,others,failed_transactions,retries,ignored_errors,\
          errors,errors_deadlock,errors_lock_timeout,errors_serialization,errors_duplicate_key,\
-         errors_connection_lost,errors_other,reconnects,abandoned,lat_min_us,lat_avg_us,\
+         errors_connection_lost,errors_other,errors_timeout,reconnects,abandoned,lat_min_us,lat_avg_us,\
          lat_p50_us,lat_p95_us,lat_p99_us,lat_max_us,client_cpu_s,server_version"
     );
     assert_eq!(lines.len(), 3);
@@ -843,7 +844,7 @@ fn csv_has_a_header_every_column_and_rfc4180_quoting() {
         lines[1]
     );
     assert!(lines[1].ends_with(
-        ",1000,100,2000,14000,4000,2000,0,3,3,3,3,0,0,0,0,0,0,0,100,900.5,800,2100,5000,25000,1.75,SQLite 3.46.0"
+        ",1000,100,2000,14000,4000,2000,0,3,3,3,3,0,0,0,0,0,0,0,0,100,900.5,800,2100,5000,25000,1.75,SQLite 3.46.0"
     ), "{}", lines[1]);
     assert!(
         lines[2].contains(",skipped,\"stopped: below 20 % of peak, \"\"tps\"\"\","),

@@ -117,6 +117,39 @@ fn power_and_throughput_tests_on_sqlite_with_their_figures() {
     let d = doc["result"]["tpch"]["departures"].as_array().unwrap();
     assert_eq!(d.len(), 3, "{d:?}");
     assert_eq!(order_span(&path), (3 * per + 1, base + 3 * per, base));
+    timeouts_end_queries_not_the_run(&dir, &db, "sqlite");
+}
+
+/// A power test whose queries have 1 ms each: the slow ones end as
+/// timeouts, counted as such and as failed queries, named in the reason
+/// Power@Size is absent, and the stream goes on to its 22nd query.
+fn timeouts_end_queries_not_the_run(dir: &Dir, db: &str, kind: &str) {
+    let doc = run(
+        dir,
+        db,
+        "timeouts",
+        &["--refresh", "off", "--query-timeout", "1ms"],
+    );
+    let r = &doc["result"];
+    let timeouts = r["errors"]["timeout"].as_u64().unwrap();
+    assert!(timeouts > 0, "{kind}: no query took 1 ms? {}", r["errors"]);
+    assert_eq!(util::record::errors_total(r), timeouts, "{kind}");
+    let failed = r["failed_transactions"].as_u64().unwrap();
+    assert_eq!(failed, timeouts, "{kind}: one timeout fails one query");
+    assert_eq!(r["transactions"].as_u64().unwrap() + failed, 22, "{kind}");
+    let t = &r["tpch"];
+    let timings = t["timings"].as_array().unwrap();
+    let failed_named: u64 = timings.iter().map(|x| x["failed"].as_u64().unwrap()).sum();
+    assert_eq!(failed_named, failed, "{kind}: {t}");
+    assert!(t["power"].is_null(), "{kind}: {t}");
+    let why = t["power_absent"].as_str().unwrap();
+    assert!(
+        why.contains("failed 1 of 1 times") && why.contains("--query-timeout"),
+        "{kind}: {why}"
+    );
+    let r = dbsweep(&["run", "tpch", "--db", db, "--scale", "0.01", "--query-timeout", "soon"]);
+    r.expect_status(2);
+    assert!(r.stderr.contains("--query-timeout soon: bad duration"), "{}", r.stderr);
 }
 
 #[test]
@@ -156,6 +189,7 @@ fn on_server(kind: &'static str, dialect: Dialect) {
     let t = &doc["result"]["tpch"];
     assert!(num(&t["throughput"]) > 0.0, "{kind}: {t}");
     assert_eq!(util::record::errors_total(&doc["result"]), 0, "{kind}");
+    timeouts_end_queries_not_the_run(&dir, url, kind);
 }
 
 #[test]

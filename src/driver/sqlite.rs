@@ -6,7 +6,9 @@
 //! client's CPU time, which the run report says.
 
 use std::path::Path;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rusqlite::types::ValueRef;
 use rusqlite::{ffi, ErrorCode, InterruptHandle};
@@ -30,6 +32,60 @@ pub struct SqliteConnection {
     /// The statement that starts every transaction, when the URL chose
     /// one; None: by what the transaction does (see `with_begin`).
     begin: Option<&'static str>,
+    /// The statement time limit, once set.
+    limit: Option<Arc<Limit>>,
+}
+
+/// A statement time limit, read by SQLite's progress handler every
+/// [`Limit::EVERY`] virtual-machine steps while a statement runs.
+struct Limit {
+    base: Instant,
+    /// When the running statement started, ns after `base`; `u64::MAX`
+    /// between statements (and for the ones the limit leaves alone: BEGIN,
+    /// COMMIT, loading).
+    started_ns: AtomicU64,
+    limit_ns: u64,
+    /// The handler interrupted the statement (so an interrupt is this
+    /// limit's, not the engine's at its deadline).
+    fired: AtomicBool,
+}
+
+impl Limit {
+    /// Steps between two looks at the clock: about a millisecond's work,
+    /// so the look costs nothing measurable and the limit is exact to it.
+    const EVERY: i32 = 10_000;
+
+    fn start(&self) {
+        let ns = self.base.elapsed().as_nanos() as u64;
+        self.started_ns.store(ns, Ordering::Relaxed);
+    }
+
+    /// Whether the running statement has run past the limit.
+    fn passed(&self) -> bool {
+        let now = self.base.elapsed().as_nanos() as u64;
+        let over = now.saturating_sub(self.started_ns.load(Ordering::Relaxed)) > self.limit_ns;
+        if over {
+            self.fired.store(true, Ordering::Relaxed);
+        }
+        over
+    }
+
+    /// `r`, its interrupt named a timeout when this limit caused it; the
+    /// statement's timing ends.
+    fn classify(&self, r: DbResult<Outcome>) -> DbResult<Outcome> {
+        self.started_ns.store(u64::MAX, Ordering::Relaxed);
+        r.map_err(|mut e| {
+            if self.fired.swap(false, Ordering::Relaxed) && e.kind == ErrorKind::ConnectionLost {
+                e.kind = ErrorKind::Timeout;
+                e.message = format!(
+                    "statement ended by its time limit of {} ms ({})",
+                    self.limit_ns / 1_000_000,
+                    e.message
+                );
+            }
+            e
+        })
+    }
 }
 
 impl SqliteConnection {
@@ -56,6 +112,7 @@ impl SqliteConnection {
             conn,
             sql: Vec::new(),
             begin: None,
+            limit: None,
         })
     }
 
@@ -201,9 +258,15 @@ impl Connection for SqliteConnection {
     fn execute(&mut self, id: StmtId, params: &[Value]) -> DbResult<Outcome> {
         // Cloning the String would allocate; swap the text out instead.
         let sql = std::mem::take(&mut self.sql[id]);
+        if let Some(l) = &self.limit {
+            l.start();
+        }
         let r = self.run(&sql, params);
         self.sql[id] = sql;
-        r
+        match &self.limit {
+            Some(l) => l.classify(r),
+            None => r,
+        }
     }
 
     fn execute_fetch(
@@ -214,9 +277,29 @@ impl Connection for SqliteConnection {
     ) -> DbResult<Outcome> {
         fetch.values.clear();
         let sql = std::mem::take(&mut self.sql[id]);
+        if let Some(l) = &self.limit {
+            l.start();
+        }
         let r = self.run_fetch(&sql, params, fetch);
         self.sql[id] = sql;
-        r
+        match &self.limit {
+            Some(l) => l.classify(r),
+            None => r,
+        }
+    }
+
+    fn set_statement_timeout(&mut self, limit: Duration) -> DbResult<()> {
+        let l = Arc::new(Limit {
+            base: Instant::now(),
+            started_ns: AtomicU64::new(u64::MAX),
+            limit_ns: limit.as_nanos().max(1) as u64,
+            fired: AtomicBool::new(false),
+        });
+        let seen = Arc::clone(&l);
+        self.conn
+            .progress_handler(Limit::EVERY, Some(move || seen.passed()));
+        self.limit = Some(l);
+        Ok(())
     }
 
     fn execute_sql(&mut self, sql: &str) -> DbResult<Outcome> {

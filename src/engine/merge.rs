@@ -76,7 +76,7 @@ pub fn merge(inputs: &[Input<'_>]) -> Result<record::Run, String> {
     r.ignored_errors = sum(&|o| o.ignored_errors);
     r.reconnects = sum(&|o| o.reconnects);
     r.abandoned = sum(&|o| o.abandoned);
-    let mut errors = [0u64; 6];
+    let mut errors = [0u64; record::ErrorCounts::NAMES.len()];
     for run in all() {
         for (a, b) in errors.iter_mut().zip(run.result.errors.to_array()) {
             *a += b;

@@ -36,7 +36,7 @@ pub struct Counters {
     /// Everything else: BEGIN, COMMIT, DML that changed nothing.
     pub others: u64,
     /// Errors by kind, indexed by [`ErrorKind::index`].
-    pub errors: [u64; 6],
+    pub errors: [u64; ErrorKind::COUNT],
     /// Connections re-established during the run.
     pub reconnects: u64,
     /// Paced runs: transactions handed to a connection (from the schedule

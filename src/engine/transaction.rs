@@ -84,7 +84,7 @@ pub(super) fn after_rollback(
         buf.counters.retries += 1;
         return None;
     }
-    if shared.rules.ignore.contains(err.kind) {
+    if shared.rules.ignore.contains(err.kind) || err.kind.fails_transaction_only() {
         return Some(TxnEnd::Failed);
     }
     Some(TxnEnd::Fatal(err))

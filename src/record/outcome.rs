@@ -241,21 +241,26 @@ pub struct ErrorCounts {
     pub duplicate_key: u64,
     pub connection_lost: u64,
     pub other: u64,
+    /// Statements ended by their time limit (TPC-H's `--query-timeout`);
+    /// absent from records written before the kind existed.
+    #[serde(default)]
+    pub timeout: u64,
 }
 
 impl ErrorCounts {
     /// The kinds' names in their fixed order (the driver's `ErrorKind::ALL`).
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "deadlock",
         "lock_timeout",
         "serialization",
         "duplicate_key",
         "connection_lost",
         "other",
+        "timeout",
     ];
 
     /// Counts in the order of [`ErrorCounts::NAMES`].
-    pub fn from_array(n: [u64; 6]) -> ErrorCounts {
+    pub fn from_array(n: [u64; 7]) -> ErrorCounts {
         ErrorCounts {
             deadlock: n[0],
             lock_timeout: n[1],
@@ -263,11 +268,12 @@ impl ErrorCounts {
             duplicate_key: n[3],
             connection_lost: n[4],
             other: n[5],
+            timeout: n[6],
         }
     }
 
     /// Counts in the order of [`ErrorCounts::NAMES`].
-    pub fn to_array(self) -> [u64; 6] {
+    pub fn to_array(self) -> [u64; 7] {
         [
             self.deadlock,
             self.lock_timeout,
@@ -275,6 +281,7 @@ impl ErrorCounts {
             self.duplicate_key,
             self.connection_lost,
             self.other,
+            self.timeout,
         ]
     }
 

@@ -270,7 +270,7 @@ mod tests {
             (m.lat_p50_us, m.lat_p95_us, m.lat_p99_us),
             (Some(4.0), Some(20.0), Some(60.0))
         );
-        assert_eq!(x.errors.len(), 6, "every kind, zeros included");
+        assert_eq!(x.errors.len(), 7, "every kind, zeros included");
         assert!(x.errors.contains(&("deadlock".into(), 3)));
         assert!(x.errors.contains(&("other".into(), 1)));
         let intervals = x.intervals.to_vec();

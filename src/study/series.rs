@@ -21,7 +21,7 @@ pub(super) struct PointFigures {
     pub attempted: u64,
     /// Errors by kind ([`crate::driver::ErrorKind::index`]), retried ones
     /// included.
-    pub errors: [u64; 6],
+    pub errors: [u64; crate::driver::ErrorKind::COUNT],
 }
 
 impl PointFigures {

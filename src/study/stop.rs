@@ -20,7 +20,7 @@ pub const ALL_KINDS: &str = "all";
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ErrorRates {
     /// Indexed by [`ErrorKind::index`].
-    pub per_kind: [Option<f64>; 6],
+    pub per_kind: [Option<f64>; ErrorKind::COUNT],
     /// All kinds together.
     pub all: Option<f64>,
 }
@@ -47,7 +47,7 @@ impl ErrorRates {
     /// [`ErrorKind::index`]) over `attempted` transactions at `clients`
     /// clients exceeds a limit; kinds are judged in [`ErrorKind::ALL`]
     /// order, then all kinds together.
-    pub fn exceeded(&self, errors: &[u64; 6], attempted: u64, clients: u32) -> Option<String> {
+    pub fn exceeded(&self, errors: &[u64; ErrorKind::COUNT], attempted: u64, clients: u32) -> Option<String> {
         let rate = |n: u64| {
             if attempted == 0 {
                 if n > 0 {
@@ -82,8 +82,8 @@ impl ErrorRates {
 
     /// Errors by kind from `(kind name, count)` pairs as the results
     /// database stores them; unknown names are ignored.
-    pub fn counts<'a>(pairs: impl IntoIterator<Item = (&'a str, u64)>) -> [u64; 6] {
-        let mut out = [0; 6];
+    pub fn counts<'a>(pairs: impl IntoIterator<Item = (&'a str, u64)>) -> [u64; ErrorKind::COUNT] {
+        let mut out = [0; ErrorKind::COUNT];
         for (name, n) in pairs {
             if let Some(k) = ErrorKind::from_name(name) {
                 out[k.index()] += n;
@@ -97,8 +97,8 @@ impl ErrorRates {
 mod tests {
     use super::*;
 
-    fn errors(deadlock: u64, lock_timeout: u64) -> [u64; 6] {
-        let mut e = [0; 6];
+    fn errors(deadlock: u64, lock_timeout: u64) -> [u64; ErrorKind::COUNT] {
+        let mut e = [0; ErrorKind::COUNT];
         e[ErrorKind::Deadlock.index()] = deadlock;
         e[ErrorKind::LockTimeout.index()] = lock_timeout;
         e

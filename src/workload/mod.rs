@@ -248,6 +248,15 @@ pub trait Workload: Send + Sync {
         &[]
     }
 
+    /// The longest a client's statement may run before the server (or
+    /// the driver) ends it as a `timeout` error, which fails its
+    /// transaction and lets the run go on (TPC-H's `--query-timeout`):
+    /// set on every client connection, reconnections included. None: no
+    /// limit (the server's own settings stand).
+    fn statement_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// The workload's transaction types, if it has several: the run then
     /// counts and times each apart (see [`ClientScript::kind`]).
     fn transaction_types(&self) -> Vec<TxnType> {

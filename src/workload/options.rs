@@ -308,6 +308,11 @@ pub const ALL: &[OptionSpec] = &[
         "off",
         "TPC-H: every query takes the spec's validation parameters (whose answers the spec publishes for --scale 1) instead of drawn ones",
     ),
+    string(
+        "query-timeout",
+        "off",
+        "TPC-H: end a query (or refresh function) that runs longer than this, e.g. 30s, 5m: counted as a timeout error, its stream goes on with the next; off: no limit",
+    ),
     boolean(
         "refresh",
         "on",

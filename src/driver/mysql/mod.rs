@@ -296,6 +296,8 @@ fn classify(code: u16) -> ErrorKind {
         // conflict under snapshot isolation, which sysbench ignores with
         // deadlocks by default.
         1020 => ErrorKind::Serialization,
+        // MariaDB's max_statement_time, MySQL's max_execution_time.
+        1969 | 3024 => ErrorKind::Timeout,
         // Server shutdown, connection killed (MariaDB), disconnected for
         // inactivity (MySQL), and the client codes for a lost server.
         1053 | 1927 | 4031 | 2006 | 2013 => ErrorKind::ConnectionLost,

@@ -296,6 +296,8 @@ fn errors_are_classified_first_or_among_the_rows() {
         (1205, ErrorKind::LockTimeout),
         (1062, ErrorKind::DuplicateKey),
         (1927, ErrorKind::ConnectionLost),
+        (1969, ErrorKind::Timeout),
+        (3024, ErrorKind::Timeout),
         (1146, ErrorKind::Other),
     ] {
         let bytes = response(&[err(code, "no")]);

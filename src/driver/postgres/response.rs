@@ -353,10 +353,13 @@ pub(super) fn classify(sqlstate: &str, fatal: bool) -> ErrorKind {
     match sqlstate {
         "40P01" => ErrorKind::Deadlock,
         "40001" => ErrorKind::Serialization,
-        // lock_not_available: lock_timeout expired (or NOWAIT). A
-        // statement_timeout is 57014, which stays Other: it says nothing
-        // about locks.
+        // lock_not_available: lock_timeout expired (or NOWAIT).
         "55P03" => ErrorKind::LockTimeout,
+        // query_canceled: statement_timeout, or a cancel request. The
+        // engine's own cancel at the deadline shuts the socket first and
+        // abandons the transaction uncounted, so what is counted here is
+        // the time limit (or another session's pg_cancel_backend).
+        "57014" => ErrorKind::Timeout,
         "23505" => ErrorKind::DuplicateKey,
         // admin_shutdown, crash_shutdown, cannot_connect_now,
         // database_dropped; class 08 is connection_exception.

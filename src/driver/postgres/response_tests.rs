@@ -246,7 +246,7 @@ fn sqlstates_map_to_kinds() {
     assert_eq!(classify("40001", false), ErrorKind::Serialization);
     assert_eq!(classify("08006", false), ErrorKind::ConnectionLost);
     assert_eq!(classify("57P01", true), ErrorKind::ConnectionLost);
-    assert_eq!(classify("57014", false), ErrorKind::Other);
+    assert_eq!(classify("57014", false), ErrorKind::Timeout);
     assert_eq!(classify("42P01", false), ErrorKind::Other);
     assert_eq!(classify("40P01", true), ErrorKind::Deadlock);
 }

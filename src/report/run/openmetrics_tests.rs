@@ -24,7 +24,7 @@ fn feed() -> Feed {
             reads: 1500,
             writes: 0,
             others: 10,
-            errors: [3, 0, 0, 0, 0, 2],
+            errors: [3, 0, 0, 0, 0, 2, 0],
             reconnects: 1,
             ..Counters::default()
         },
@@ -85,6 +85,7 @@ dbsweep_errors_total{{{L},kind="serialization"}} 0
 dbsweep_errors_total{{{L},kind="duplicate_key"}} 0
 dbsweep_errors_total{{{L},kind="connection_lost"}} 0
 dbsweep_errors_total{{{L},kind="other"}} 2
+dbsweep_errors_total{{{L},kind="timeout"}} 0
 # HELP dbsweep_retries Transactions run again after a retryable error since the point began
 # TYPE dbsweep_retries counter
 dbsweep_retries_total{{{L}}} 3

@@ -57,11 +57,18 @@ pub fn of(r: &Run) -> Option<Tpch> {
         })
         .collect();
     let queries: Vec<&TpchTiming> = timings.iter().filter(|t| t.name.starts_with('Q')).collect();
+    // A failure is a timeout when the run counted them (the limit ends
+    // a statement without naming its type; other failures stop the run).
+    let timeouts = r.result.errors.timeout;
     let missing = |ts: &[&TpchTiming], want: u64| -> Option<String> {
         ts.iter()
             .find(|t| t.count < want || t.mean_s.is_none())
             .map(|t| match t.failed {
                 0 => format!("{} completed {} of {want} times", t.name, t.count),
+                f if timeouts > 0 => format!(
+                    "{} failed {f} of {want} times ({timeouts} statements of the run ended by --query-timeout)",
+                    t.name
+                ),
                 f => format!("{} failed {f} of {want} times", t.name),
             })
     };

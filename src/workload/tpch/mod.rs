@@ -33,6 +33,7 @@ mod script;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 
@@ -57,7 +58,7 @@ pub const MIN_SCALE: f64 = 0.001;
 pub static WORKLOADS: &[WorkloadInfo] = &[WorkloadInfo {
     name: "tpch",
     description: "TPC-H: the 22 decision-support queries and the refresh functions on dbgen's data; --threads 1 is the power test, --threads S+1 the throughput test with S query streams",
-    options: &["scale", "qualification", "refresh"],
+    options: &["scale", "qualification", "refresh", "query-timeout"],
     build,
 }];
 
@@ -75,13 +76,33 @@ fn build(
         ))
         .into());
     }
-    Ok(Box::new(Tpch::new(
+    let timeout = query_timeout(o.str("query-timeout"))?;
+    let mut w = Tpch::new(
         sf,
         o.bool("qualification"),
         o.bool("refresh"),
         o.clone(),
         dialect,
-    )))
+    );
+    w.timeout = timeout;
+    Ok(Box::new(w))
+}
+
+/// `--query-timeout`: off, or a positive duration.
+fn query_timeout(v: &str) -> Result<Option<Duration>, crate::UsageError> {
+    if v.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let bad = |why: String| {
+        crate::UsageError(format!(
+            "--query-timeout {v}: {why} (give e.g. 30s or 5m, or off for no limit)"
+        ))
+    };
+    match crate::util::duration::parse(v) {
+        Ok(d) if d >= Duration::from_millis(1) => Ok(Some(d)),
+        Ok(_) => Err(bad("a query's limit must be at least 1 ms".into())),
+        Err(e) => Err(bad(e)),
+    }
 }
 
 pub struct Tpch {
@@ -93,6 +114,8 @@ pub struct Tpch {
     defs: Vec<StatementDef>,
     ids: Ids,
     sets: Arc<Sets>,
+    /// `--query-timeout`.
+    timeout: Option<Duration>,
 }
 
 impl Tpch {
@@ -137,6 +160,7 @@ impl Tpch {
             defs,
             ids,
             sets: Arc::new(Sets::default()),
+            timeout: None,
         }
     }
 
@@ -178,6 +202,10 @@ impl Workload for Tpch {
 
     fn statements(&self) -> &[StatementDef] {
         &self.defs
+    }
+
+    fn statement_timeout(&self) -> Option<Duration> {
+        self.timeout
     }
 
     fn prepare(
