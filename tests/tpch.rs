@@ -147,9 +147,22 @@ fn timeouts_end_queries_not_the_run(dir: &Dir, db: &str, kind: &str) {
         why.contains("failed 1 of 1 times") && why.contains("--query-timeout"),
         "{kind}: {why}"
     );
-    let r = dbsweep(&["run", "tpch", "--db", db, "--scale", "0.01", "--query-timeout", "soon"]);
+    let r = dbsweep(&[
+        "run",
+        "tpch",
+        "--db",
+        db,
+        "--scale",
+        "0.01",
+        "--query-timeout",
+        "soon",
+    ]);
     r.expect_status(2);
-    assert!(r.stderr.contains("--query-timeout soon: bad duration"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--query-timeout soon: bad duration"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

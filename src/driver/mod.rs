@@ -361,9 +361,7 @@ pub trait Connection: Send {
                     "SET SESSION max_statement_time = {}",
                     ms as f64 / 1000.0
                 ))
-                .or_else(|_| {
-                    self.execute_sql(&format!("SET SESSION max_execution_time = {ms}"))
-                }),
+                .or_else(|_| self.execute_sql(&format!("SET SESSION max_execution_time = {ms}"))),
             Dialect::Sqlite => Err(DbError::new(
                 ErrorKind::Other,
                 "",

@@ -97,6 +97,7 @@ pub fn derive(run: &mut record::Run) -> Result<(), String> {
 fn workload_figures(run: &mut record::Run) {
     run.result.tpcc = crate::workload::tpcc::figures::of(run);
     run.result.tpch = crate::workload::tpch::figures::of(run);
+    run.result.chbench = crate::workload::chbench::figures::of(run);
 }
 
 /// Puts the consistency conditions checked after the run into its record,
@@ -126,7 +127,7 @@ pub fn measured(run: &mut record::Run, metrics: record::Metrics) {
 /// results database or a run file of an older version) gets them from the
 /// rest of the record; one that has them keeps them.
 pub fn older(run: &mut record::Run) {
-    if run.result.tpcc.is_none() && run.result.tpch.is_none() {
+    if run.result.tpcc.is_none() && run.result.tpch.is_none() && run.result.chbench.is_none() {
         workload_figures(run);
     }
 }

@@ -544,6 +544,7 @@ fn outcome(
         consistency: None,
         tpcc: None,
         tpch: None,
+        chbench: None,
         plans: Vec::new(),
     }
 }

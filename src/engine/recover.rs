@@ -128,6 +128,7 @@ pub fn recover(path: &Path) -> anyhow::Result<record::Run> {
             consistency: None,
             tpcc: None,
             tpch: None,
+            chbench: None,
             plans: Vec::new(),
         },
         run: h.run,

@@ -114,6 +114,9 @@ impl<'a> Run<'a> {
         sampler: Option<&'a Sampler>,
     ) -> anyhow::Result<Run<'a>> {
         assert!(!instances.is_empty(), "at least one workload instance");
+        instances[0]
+            .check_clients(cfg.threads)
+            .map_err(crate::UsageError)?;
         let started = Instant::now();
         let part = Part::of(cfg, instances.len());
         let threads = part.clients.len();
@@ -144,9 +147,8 @@ impl<'a> Run<'a> {
         let limit = instances[0].statement_timeout();
         if let Some(l) = limit {
             for c in &mut conns {
-                c.set_statement_timeout(l).map_err(|e| {
-                    anyhow::anyhow!("could not set the statement time limit: {e}")
-                })?;
+                c.set_statement_timeout(l)
+                    .map_err(|e| anyhow::anyhow!("could not set the statement time limit: {e}"))?;
             }
         }
         let connect = with_statement_timeout(connect, limit);

@@ -42,6 +42,7 @@ pub mod consistency;
 pub mod histogram;
 pub mod map;
 pub mod metrics;
+pub mod chbench;
 mod outcome;
 mod pacing;
 mod run;
@@ -66,6 +67,7 @@ pub use run::{
     Dialect, ErrorKindName, Machine, Random, Run, Settings, ShardOf, TargetInfo, Tool, WorkloadInfo,
 };
 pub use series::{Series, SeriesFile};
+pub use chbench::Chbench;
 pub use tpcc::Tpcc;
 pub use tpch::Tpch;
 

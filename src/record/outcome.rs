@@ -85,6 +85,11 @@ pub struct Outcome {
     /// written. Absent for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpch: Option<super::Tpch>,
+    /// CH-benCHmark's results (terminals and streams, tpmC and QphH,
+    /// each query's timing), derived from the rest of the record as it
+    /// is written. Absent for other workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chbench: Option<super::Chbench>,
     /// The workload's statements' plans as the server chose them, read
     /// after the run (TPC-H's 22 queries). Absent for workloads that
     /// read none.

@@ -135,6 +135,7 @@ impl Run {
                 consistency: None,
                 tpcc: None,
                 tpch: None,
+                chbench: None,
                 plans: Vec::new(),
             },
         }

@@ -47,7 +47,12 @@ impl ErrorRates {
     /// [`ErrorKind::index`]) over `attempted` transactions at `clients`
     /// clients exceeds a limit; kinds are judged in [`ErrorKind::ALL`]
     /// order, then all kinds together.
-    pub fn exceeded(&self, errors: &[u64; ErrorKind::COUNT], attempted: u64, clients: u32) -> Option<String> {
+    pub fn exceeded(
+        &self,
+        errors: &[u64; ErrorKind::COUNT],
+        attempted: u64,
+        clients: u32,
+    ) -> Option<String> {
         let rate = |n: u64| {
             if attempted == 0 {
                 if n > 0 {

@@ -14,10 +14,12 @@
 //! scripts), [`smack`] (Super Smack's, with seed 000's built-ins),
 //! [`dbt1`] (DBT-1's online bookstore, with emulated users) and [`tpcc`]
 //! (TPC-C, with terminals that key and think), [`tpch`] (TPC-H's power
-//! and throughput tests) and [`ycsb`] (YCSB's core workloads A–F). They
+//! and throughput tests), [`chbench`] (CH-benCHmark: TPC-C's terminals
+//! beside analytical streams) and [`ycsb`] (YCSB's core workloads A–F). They
 //! load their data with the shared parallel [`loader`]. The [`registry`]
 //! lists every built-in workload with its options.
 
+pub mod chbench;
 pub mod dbt1;
 pub mod loader;
 pub mod options;
@@ -248,6 +250,13 @@ pub trait Workload: Send + Sync {
         &[]
     }
 
+    /// Refuses a run of `clients` connections the workload cannot give a
+    /// role to each (CH-benCHmark: more analytical streams than
+    /// connections); the message names the fix.
+    fn check_clients(&self, _clients: usize) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The longest a client's statement may run before the server (or
     /// the driver) ends it as a `timeout` error, which fails its
     /// transaction and lets the run go on (TPC-H's `--query-timeout`):
@@ -338,6 +347,7 @@ pub fn registry() -> &'static [WorkloadInfo] {
             dbt1::WORKLOADS,
             tpcc::WORKLOADS,
             tpch::WORKLOADS,
+            chbench::WORKLOADS,
             ycsb::WORKLOADS,
         ]
         .into_iter()

@@ -308,10 +308,15 @@ pub const ALL: &[OptionSpec] = &[
         "off",
         "TPC-H: every query takes the spec's validation parameters (whose answers the spec publishes for --scale 1) instead of drawn ones",
     ),
+    int(
+        "analytic-streams",
+        "1",
+        "CH-benCHmark: connections (of --threads) that run the 22 analytical queries; the others are TPC-C terminals",
+    ),
     string(
         "query-timeout",
         "off",
-        "TPC-H: end a query (or refresh function) that runs longer than this, e.g. 30s, 5m: counted as a timeout error, its stream goes on with the next; off: no limit",
+        "TPC-H and CH-benCHmark: end a query (or refresh function) that runs longer than this, e.g. 30s, 5m: counted as a timeout error, its stream goes on with the next; off: no limit",
     ),
     boolean(
         "refresh",

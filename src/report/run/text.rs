@@ -99,6 +99,9 @@ fn types_section(s: &mut String, r: &Run) {
     }
     let tpcc = r.result.tpcc.as_ref();
     if let Some(f) = tpcc {
+        if let Some(c) = &r.result.chbench {
+            let _ = writeln!(s, "CH-benCHmark:\n    {}", super::tpch::chbench_line(c));
+        }
         let _ = writeln!(s, "TPC-C:");
         for l in super::tpcc::lines(f, r) {
             let _ = writeln!(s, "    {l}");

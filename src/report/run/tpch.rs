@@ -3,6 +3,7 @@
 //! record's (`result.tpch`, derived once by `workload::tpch::figures`);
 //! this only words them.
 
+use crate::record::chbench::Chbench;
 use crate::record::tpch::Tpch;
 use crate::util::units::ms_us;
 
@@ -72,4 +73,25 @@ pub fn rows(f: &Tpch) -> Vec<(String, Vec<String>)> {
             )
         })
         .collect()
+}
+
+/// A CH-benCHmark point's loads and figures in one sentence (the rest of
+/// its page is TPC-C's, and the queries' rows are among its types).
+pub fn chbench_line(c: &Chbench) -> String {
+    let tpmc = c
+        .tpmc
+        .map_or("no tpmC (no terminals)".to_string(), |t| format!("tpmC {t:.1}"));
+    let qphh = c.qphh.map_or("no QphH (no streams)".to_string(), |q| {
+        format!(
+            "QphH {q:.1} ({} queries completed, {} failed)",
+            c.queries, c.queries_failed
+        )
+    });
+    let geomean = c.query_geomean_s.map_or(String::new(), |g| {
+        format!(", geometric mean of the 22 queries {g:.3} s")
+    });
+    format!(
+        "{} TPC-C terminals beside {} analytical stream(s): {tpmc}, {qphh}{geomean}",
+        c.terminals, c.analytic_streams
+    )
 }

@@ -37,10 +37,14 @@ pub fn doc_section(r: &Run) -> Option<Section> {
         })
         .collect();
     if let Some(f) = &r.result.tpcc {
+        let mut lines = super::tpcc::lines(f, r);
+        if let Some(c) = &r.result.chbench {
+            lines.insert(0, format!("CH-benCHmark: {}", super::tpch::chbench_line(c)));
+        }
         return Some(Section {
             title: "TPC-C".into(),
             blocks: vec![
-                Block::Paragraph(super::tpcc::lines(f, r).join(". ") + "."),
+                Block::Paragraph(lines.join(". ") + "."),
                 Block::Table(Table {
                     caption: "Each transaction type: count, share of the mix beside its share \
                               of the deck, and response time (ms, from the end of its keying time)"

@@ -24,12 +24,14 @@ pub const NOT_CHECKED: &str = "not checked (--check, or `check = true` in a stud
 
 /// The figures of `r`, if it is a TPC-C run.
 pub fn of(r: &Run) -> Option<Tpcc> {
-    if r.workload.name != "tpcc" {
+    // CH-benCHmark's terminals are TPC-C's, without waits.
+    let ch = r.workload.name == "chbench";
+    if r.workload.name != "tpcc" && !ch {
         return None;
     }
     let o = &r.workload.options;
     let warehouses: u32 = o.get("warehouses")?.parse().ok()?;
-    let no_wait = o.get("no-wait").is_some_and(|v| v == "on");
+    let no_wait = ch || o.get("no-wait").is_some_and(|v| v == "on");
     let types = &r.result.transaction_types;
     let count = |name: &str| types.iter().find(|t| t.name == name).map_or(0, |t| t.count);
     let committed = count(Txn::NewOrder.name());
@@ -41,7 +43,7 @@ pub fn of(r: &Run) -> Option<Tpcc> {
     // execution is not a card of the deck.
     let dealt: u64 = types
         .iter()
-        .filter(|t| t.name != DEFERRED_NAME)
+        .filter(|t| t.name != DEFERRED_NAME && !crate::workload::chbench::figures::is_query(&t.name))
         .map(|t| t.count)
         .sum();
     let mix = Txn::ALL
@@ -77,7 +79,12 @@ pub fn of(r: &Run) -> Option<Tpcc> {
             within: t.p90_exceeded.map(|over| !over),
         })
         .collect();
-    let connections = r.run.threads;
+    // CH's streams are connections of the run, not terminals.
+    let streams: u64 = match ch {
+        true => o.get("analytic-streams").and_then(|v| v.parse().ok()).unwrap_or(0),
+        false => 0,
+    };
+    let connections = r.run.threads.saturating_sub(streams);
     let terminals = r
         .run
         .pacing

@@ -367,6 +367,16 @@ impl Script {
         }
     }
 
+    /// A script that always runs terminal `user` (numbered from 0), for a
+    /// connection that is its terminal's own, with no pacing to name it
+    /// (CH-benCHmark's transactional clients).
+    pub fn for_terminal(shared: Arc<Terminals>, user: u32) -> Script {
+        Script {
+            user,
+            ..Script::new(shared)
+        }
+    }
+
     pub(super) fn term(&mut self) -> &mut Terminal {
         self.t
             .as_mut()

@@ -43,12 +43,17 @@ pub fn sql(q: u8, dialect: Dialect, sf: f64) -> String {
 /// The statement that shows query `q`'s plan (with its validation
 /// values) on `dialect`, estimates left out where the server can.
 pub fn explain(q: u8, dialect: Dialect, sf: f64) -> String {
+    explain_sql(dialect, &sql(q, dialect, sf))
+}
+
+/// The statement that asks for the plan of `sql` without running it.
+pub fn explain_sql(dialect: Dialect, sql: &str) -> String {
     let prefix = match dialect {
         Dialect::Postgres => "EXPLAIN (COSTS OFF) ",
         Dialect::Mysql => "EXPLAIN ",
         Dialect::Sqlite => "EXPLAIN QUERY PLAN ",
     };
-    format!("{prefix}{}", sql(q, dialect, sf))
+    format!("{prefix}{sql}")
 }
 
 /// A plan's text from its EXPLAIN rows: PostgreSQL's lines as they are;

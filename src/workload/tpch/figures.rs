@@ -7,7 +7,7 @@
 //! report combines its power and throughput points.
 
 use crate::record::tpch::{Tpch, TpchTiming};
-use crate::record::Run;
+use crate::record::{Run, TransactionType};
 
 /// The scale factors the spec allows a result at, with the minimum
 /// query streams of a throughput test at each (clause 5.3.4).
@@ -40,22 +40,7 @@ pub fn of(r: &Run) -> Option<Tpch> {
         (false, true) => threads - 1,
         (false, false) => threads,
     };
-    let timings: Vec<TpchTiming> = r
-        .result
-        .transaction_types
-        .iter()
-        .map(|t| {
-            let s = |us: f64| us / 1e6;
-            TpchTiming {
-                name: t.name.clone(),
-                count: t.count,
-                failed: t.failed,
-                mean_s: t.latency.as_ref().map(|l| s(l.avg_us)),
-                min_s: t.latency.as_ref().map(|l| s(l.min_us)),
-                max_s: t.latency.as_ref().map(|l| s(l.max_us)),
-            }
-        })
-        .collect();
+    let timings: Vec<TpchTiming> = r.result.transaction_types.iter().map(timing).collect();
     let queries: Vec<&TpchTiming> = timings.iter().filter(|t| t.name.starts_with('Q')).collect();
     // A failure is a timeout when the run counted them (the limit ends
     // a statement without naming its type; other failures stop the run).
@@ -114,6 +99,19 @@ pub fn of(r: &Run) -> Option<Tpch> {
     })
 }
 
+/// A query's timing from its transaction type's counts and latency.
+pub fn timing(t: &TransactionType) -> TpchTiming {
+    let s = |us: f64| us / 1e6;
+    TpchTiming {
+        name: t.name.clone(),
+        count: t.count,
+        failed: t.failed,
+        mean_s: t.latency.as_ref().map(|l| s(l.avg_us)),
+        min_s: t.latency.as_ref().map(|l| s(l.min_us)),
+        max_s: t.latency.as_ref().map(|l| s(l.max_us)),
+    }
+}
+
 /// Power@Size: 3600 × SF over the geometric mean of the intervals, each
 /// raised to at least the longest over 1,000 (clause 5.4.1.4).
 pub fn power(sf: f64, intervals: impl Iterator<Item = f64>) -> f64 {
@@ -128,7 +126,8 @@ pub fn qphh(power: f64, throughput: f64) -> f64 {
     (power * throughput).sqrt()
 }
 
-fn geomean(v: impl Iterator<Item = f64>) -> f64 {
+/// The geometric mean of `v` (0 for none).
+pub fn geomean(v: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = v.fold((0.0, 0u32), |(s, n), x| (s + x.ln(), n + 1));
     if n == 0 {
         return 0.0;

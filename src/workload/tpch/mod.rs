@@ -46,6 +46,7 @@ use crate::workload::{
 };
 use script::{Ids, Sets};
 
+pub use params::ORDERS;
 pub use rows::{order_index, orders};
 
 /// The largest scale factor: `lineitem`'s slots (seven per order) are
@@ -88,8 +89,9 @@ fn build(
     Ok(Box::new(w))
 }
 
-/// `--query-timeout`: off, or a positive duration.
-fn query_timeout(v: &str) -> Result<Option<Duration>, crate::UsageError> {
+/// `--query-timeout`: off, or a positive duration (TPC-H's and
+/// CH-benCHmark's).
+pub fn query_timeout(v: &str) -> Result<Option<Duration>, crate::UsageError> {
     if v.eq_ignore_ascii_case("off") {
         return Ok(None);
     }
