@@ -48,7 +48,11 @@ fn campaign(db: &str, kind: &str) {
     let doc = run(&dir, db, "mixed", &["--threads", "3", "--time", "25"]);
     let r = &doc["result"];
     let c = &r["chbench"];
-    assert_eq!((c["terminals"].as_u64(), c["analytic_streams"].as_u64()), (Some(2), Some(1)), "{kind}: {c}");
+    assert_eq!(
+        (c["terminals"].as_u64(), c["analytic_streams"].as_u64()),
+        (Some(2), Some(1)),
+        "{kind}: {c}"
+    );
     assert_eq!(util::record::errors_total(r), 0, "{kind}: {}", r["errors"]);
     // tpmC is TPC-C's own figure of the same run; QphH the queries'
     // count over the window.
@@ -57,10 +61,19 @@ fn campaign(db: &str, kind: &str) {
     let queries = c["queries"].as_u64().unwrap();
     let timings = c["timings"].as_array().unwrap();
     assert_eq!(timings.len(), 22, "{kind}");
-    assert_eq!(queries, timings.iter().map(|t| t["count"].as_u64().unwrap()).sum::<u64>());
+    assert_eq!(
+        queries,
+        timings
+            .iter()
+            .map(|t| t["count"].as_u64().unwrap())
+            .sum::<u64>()
+    );
     let qphh = num(&c["qphh"]);
     let want = queries as f64 * 3600.0 / num(&r["measured_s"]);
-    assert!((qphh - want).abs() < 1e-9 * want, "{kind}: {qphh} vs {want}");
+    assert!(
+        (qphh - want).abs() < 1e-9 * want,
+        "{kind}: {qphh} vs {want}"
+    );
     // TPC-C's mix is the terminals': the queries are not cards of it.
     let payment = r["tpcc"]["mix"]
         .as_array()
@@ -76,7 +89,12 @@ fn campaign(db: &str, kind: &str) {
     assert!(r.stdout.contains("3.3.2.1"), "{}", r.stdout);
 
     // Terminals alone: no QphH; the stream alone: no tpmC.
-    let doc = run(&dir, db, "oltp", &["--threads", "2", "--analytic-streams", "0", "--time", "3"]);
+    let doc = run(
+        &dir,
+        db,
+        "oltp",
+        &["--threads", "2", "--analytic-streams", "0", "--time", "3"],
+    );
     let c = &doc["result"]["chbench"];
     assert!(c["qphh"].is_null() && num(&c["tpmc"]) > 0.0, "{kind}: {c}");
     let doc = run(&dir, db, "olap", &["--threads", "1", "--time", "3"]);
@@ -114,12 +132,70 @@ fn bad_input_is_named_with_its_fix() {
     assert!(r.stderr.contains("prepare"), "{}", r.stderr);
     dbsweep(&["prepare", "chbench", "--db", &db, "--warehouses", "1"]).ok();
     let r = dbsweep(&[
-        "run", "chbench", "--db", &db, "--threads", "2", "--analytic-streams", "3",
+        "run",
+        "chbench",
+        "--db",
+        &db,
+        "--threads",
+        "2",
+        "--analytic-streams",
+        "3",
     ]);
     r.expect_status(2);
     assert!(
-        r.stderr.contains("--analytic-streams 3 is more than the run's 2 connections"),
+        r.stderr
+            .contains("--analytic-streams 3 is more than the run's 2 connections"),
         "{}",
         r.stderr
     );
+}
+
+/// A study of the stream alone and of the stream beside two terminals:
+/// the report's CH-benCHmark section has one row per mix with the means
+/// of its points' own figures, and the JSON report each point's.
+#[test]
+fn a_study_reports_the_interference_table() {
+    let dir = Dir::new();
+    let study = dir.join("ch.toml");
+    let db = dir.join("ch.db").display().to_string();
+    std::fs::write(
+        &study,
+        format!(
+            "name = \"ch-sqlite\"\nrepeats = 2\n\n[[target]]\nname = \"lite\"\n\
+             sqlite = \"{db}\"\n\n[[workload]]\nname = \"chbench\"\nlabel = \"queries\"\n\
+             clients = [1]\ntime = 4\noptions = {{ warehouses = 1 }}\n\n[[workload]]\nname = \"chbench\"\n\
+             label = \"mixed\"\nclients = [3]\ntime = 4\noptions = {{ warehouses = 1 }}\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out").display().to_string();
+    dbsweep(&["study", &study.display().to_string(), "--out", &out]).ok();
+    dbsweep(&["report", &out, "--format", "json"]).ok();
+    let report = read_json(&dir.join("out/report.json"));
+    util::assert_valid_report_json(&report);
+    let points = report["points"].as_array().unwrap();
+    let mixed: Vec<f64> = points
+        .iter()
+        .filter(|p| p["clients"] == 3)
+        .map(|p| num(&p["chbench"]["tpmc"]))
+        .collect();
+    assert_eq!(mixed.len(), 2, "{points:?}");
+    let text = dbsweep(&["report", &out, "--format", "text"]);
+    text.ok();
+    let row = |label: &str| -> Vec<f64> {
+        let line = text
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("CH-benCHmark"))
+            .find(|l| l.starts_with(&format!("lite / base, {label}")))
+            .unwrap_or_else(|| panic!("no {label} row:\n{}", text.stdout));
+        line.split_whitespace().filter_map(|c| c.parse().ok()).collect()
+    };
+    // terminals, streams, points, tpmC, QphH, geomean, failed.
+    let m = row("mixed");
+    assert_eq!(&m[..3], &[2.0, 1.0, 2.0], "{m:?}");
+    let mean = (mixed[0] + mixed[1]) / 2.0;
+    assert!((m[3] - mean).abs() <= 0.05 + 1e-9 * mean, "{m:?}: tpmC {mean:.1}");
+    let q = row("queries");
+    assert_eq!(&q[..3], &[0.0, 1.0, 2.0], "{q:?}");
 }

@@ -41,7 +41,7 @@ fn run_doc(tps: f64, p95_us: f64, deadlocks: u64, stop: &str) -> Value {
         "failed_transactions": 0, "retries": deadlocks, "ignored_errors": deadlocks,
         "reconnects": 0, "abandoned": 0,
         "errors": {"deadlock": deadlocks, "lock_timeout": 0, "serialization": 0,
-                   "duplicate_key": 0, "connection_lost": 0, "other": 0},
+                   "duplicate_key": 0, "connection_lost": 0, "other": 0, "timeout": 0},
         "latency": {"count": n, "min_us": 100.0, "avg_us": 900.5, "max_us": 25000.0,
                     "sum_us": n as f64 * 900.5,
                     "percentiles": [{"p": 50, "us": 800.0}, {"p": 95, "us": p95_us},

@@ -6,6 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Connect;
 use crate::driver::{Connection, DbResult, ServerInfo};
 use crate::stats::histogram::Histogram;
 use crate::UsageError;
@@ -60,4 +64,26 @@ pub(super) fn connect_all(
         .server_info()
         .map_err(|e| anyhow::anyhow!("could not read the server's version and settings: {e}"))?;
     Ok((conns, server, latency))
+}
+
+/// Gives every connection in `conns` the statement time `limit`, and
+/// returns `connect` giving it to each new connection too (clients
+/// reconnect through it).
+pub(super) fn limit_statements(
+    conns: &mut [Box<dyn Connection>],
+    connect: Connect,
+    limit: Option<Duration>,
+) -> anyhow::Result<Connect> {
+    let Some(limit) = limit else {
+        return Ok(connect);
+    };
+    for c in conns.iter_mut() {
+        c.set_statement_timeout(limit)
+            .map_err(|e| anyhow::anyhow!("could not set the statement time limit: {e}"))?;
+    }
+    Ok(Arc::new(move || {
+        let mut c = connect()?;
+        c.set_statement_timeout(limit)?;
+        Ok(c)
+    }))
 }

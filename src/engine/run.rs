@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::connect::connect_all;
+use super::connect::{connect_all, limit_statements};
 use super::kinds::Kinds;
 use super::recorder::{self, IntervalAcc, Recorder};
 use super::result::sample;
@@ -144,14 +144,7 @@ impl<'a> Run<'a> {
         // The workload's statement time limit, once the server has
         // described itself and the workload readied its data (neither is
         // a statement the limit is for); a reconnection gets it too.
-        let limit = instances[0].statement_timeout();
-        if let Some(l) = limit {
-            for c in &mut conns {
-                c.set_statement_timeout(l)
-                    .map_err(|e| anyhow::anyhow!("could not set the statement time limit: {e}"))?;
-            }
-        }
-        let connect = with_statement_timeout(connect, limit);
+        let connect = limit_statements(&mut conns, connect, instances[0].statement_timeout())?;
         let connect_stats = ConnectStats {
             wall: connect_start.elapsed(),
             latency: connect_latency,
@@ -602,16 +595,3 @@ impl<'a> Run<'a> {
     }
 }
 
-/// `connect`, each new connection given the workload's statement time
-/// limit before it is used (reconnections too, since clients reconnect
-/// through it).
-fn with_statement_timeout(connect: Connect, limit: Option<Duration>) -> Connect {
-    let Some(limit) = limit else {
-        return connect;
-    };
-    Arc::new(move || {
-        let mut c = connect()?;
-        c.set_statement_timeout(limit)?;
-        Ok(c)
-    })
-}

@@ -37,12 +37,12 @@
 //! All three are read ([`read`]); an older document simply lacks the
 //! additions. Anything else is refused with a message naming its version.
 
+pub mod chbench;
 pub mod compact;
 pub mod consistency;
 pub mod histogram;
 pub mod map;
 pub mod metrics;
-pub mod chbench;
 mod outcome;
 mod pacing;
 mod run;
@@ -54,6 +54,7 @@ pub mod tpch;
 
 use std::io::{Read, Write};
 
+pub use chbench::Chbench;
 pub use consistency::{ConditionResult, QueryPlan};
 pub use histogram::Histogram;
 pub use map::{OrderedMap, Pairs};
@@ -67,7 +68,6 @@ pub use run::{
     Dialect, ErrorKindName, Machine, Random, Run, Settings, ShardOf, TargetInfo, Tool, WorkloadInfo,
 };
 pub use series::{Series, SeriesFile};
-pub use chbench::Chbench;
 pub use tpcc::Tpcc;
 pub use tpch::Tpch;
 

@@ -78,9 +78,9 @@ pub fn rows(f: &Tpch) -> Vec<(String, Vec<String>)> {
 /// A CH-benCHmark point's loads and figures in one sentence (the rest of
 /// its page is TPC-C's, and the queries' rows are among its types).
 pub fn chbench_line(c: &Chbench) -> String {
-    let tpmc = c
-        .tpmc
-        .map_or("no tpmC (no terminals)".to_string(), |t| format!("tpmC {t:.1}"));
+    let tpmc = c.tpmc.map_or("no tpmC (no terminals)".to_string(), |t| {
+        format!("tpmC {t:.1}")
+    });
     let qphh = c.qphh.map_or("no QphH (no streams)".to_string(), |q| {
         format!(
             "QphH {q:.1} ({} queries completed, {} failed)",

@@ -74,6 +74,9 @@ fn point(p: &StoredPoint) -> Value {
     if let Some(t) = r.run.as_ref().and_then(|r| r.result.tpch.as_ref()) {
         v["tpch"] = serde_json::to_value(t).expect("TPC-H's figures serialize");
     }
+    if let Some(t) = r.run.as_ref().and_then(|r| r.result.chbench.as_ref()) {
+        v["chbench"] = serde_json::to_value(t).expect("CH-benCHmark's figures serialize");
+    }
     // Only a point that ran on several workers has shards.
     if let Some(shards) = super::sharded::json(p) {
         v["shards"] = shards;

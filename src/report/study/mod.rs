@@ -72,6 +72,7 @@ pub mod sharded;
 pub mod statement;
 mod tables;
 mod tpcc;
+mod chbench;
 mod tpch;
 mod usage;
 mod users;

@@ -12,8 +12,8 @@ use crate::workload::tpch::figures::{geomean, timing};
 
 /// The queries' transaction type names, in order.
 pub const QUERY_NAMES: [&str; 22] = [
-    "Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "Q9", "Q10", "Q11", "Q12", "Q13", "Q14",
-    "Q15", "Q16", "Q17", "Q18", "Q19", "Q20", "Q21", "Q22",
+    "Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "Q9", "Q10", "Q11", "Q12", "Q13", "Q14", "Q15",
+    "Q16", "Q17", "Q18", "Q19", "Q20", "Q21", "Q22",
 ];
 
 /// Whether transaction type `name` is one of the queries.

@@ -132,10 +132,7 @@ impl Workload for Chbench {
         threads: usize,
         progress: &dyn Progress,
     ) -> anyhow::Result<()> {
-        let hint = format!(
-            "with the same --warehouses ({})",
-            self.tpcc.warehouses
-        );
+        let hint = format!("with the same --warehouses ({})", self.tpcc.warehouses);
         {
             let mut c = connect()?;
             ensure_absent(c.as_mut(), &Self::names(), "chbench", &hint)?;

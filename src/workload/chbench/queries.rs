@@ -143,6 +143,15 @@ pub fn query(q: u8, dialect: Dialect) -> String {
               WHERE {s} = su_suppkey AND su_nationkey = n_nationkey AND n_name = 'Germany') \
              ORDER BY ordercount DESC"
         ),
+        _ => late(q),
+    }
+}
+
+/// Queries 12–22 (the rest of [`query`]): none has a dialect's piece.
+fn late(q: u8) -> String {
+    let since = "'2007-01-02 00:00:00'";
+    let s = SUPPLIER;
+    match q {
         12 => "SELECT o_ol_cnt, \
                sum(CASE WHEN o_carrier_id = 1 OR o_carrier_id = 2 THEN 1 ELSE 0 END) AS high_line_count, \
                sum(CASE WHEN o_carrier_id <> 1 AND o_carrier_id <> 2 THEN 1 ELSE 0 END) AS low_line_count \
@@ -240,7 +249,10 @@ mod tests {
             for q in 1..=22 {
                 let sql = query(q, d);
                 assert!(sql.starts_with("SELECT") || sql.starts_with("WITH"), "Q{q}");
-                assert_eq!(sql.contains("strftime"), d == Dialect::Sqlite && [7, 8, 9].contains(&q));
+                assert_eq!(
+                    sql.contains("strftime"),
+                    d == Dialect::Sqlite && [7, 8, 9].contains(&q)
+                );
                 assert!(!sql.contains("oorder"), "TPC-C's table is orders: Q{q}");
             }
         }

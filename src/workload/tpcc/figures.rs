@@ -43,7 +43,9 @@ pub fn of(r: &Run) -> Option<Tpcc> {
     // execution is not a card of the deck.
     let dealt: u64 = types
         .iter()
-        .filter(|t| t.name != DEFERRED_NAME && !crate::workload::chbench::figures::is_query(&t.name))
+        .filter(|t| {
+            t.name != DEFERRED_NAME && !crate::workload::chbench::figures::is_query(&t.name)
+        })
         .map(|t| t.count)
         .sum();
     let mix = Txn::ALL
@@ -81,7 +83,10 @@ pub fn of(r: &Run) -> Option<Tpcc> {
         .collect();
     // CH's streams are connections of the run, not terminals.
     let streams: u64 = match ch {
-        true => o.get("analytic-streams").and_then(|v| v.parse().ok()).unwrap_or(0),
+        true => o
+            .get("analytic-streams")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
         false => 0,
     };
     let connections = r.run.threads.saturating_sub(streams);
