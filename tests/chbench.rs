@@ -189,13 +189,18 @@ fn a_study_reports_the_interference_table() {
             .skip_while(|l| !l.starts_with("CH-benCHmark"))
             .find(|l| l.starts_with(&format!("lite / base, {label}")))
             .unwrap_or_else(|| panic!("no {label} row:\n{}", text.stdout));
-        line.split_whitespace().filter_map(|c| c.parse().ok()).collect()
+        line.split_whitespace()
+            .filter_map(|c| c.parse().ok())
+            .collect()
     };
     // terminals, streams, points, tpmC, QphH, geomean, failed.
     let m = row("mixed");
     assert_eq!(&m[..3], &[2.0, 1.0, 2.0], "{m:?}");
     let mean = (mixed[0] + mixed[1]) / 2.0;
-    assert!((m[3] - mean).abs() <= 0.05 + 1e-9 * mean, "{m:?}: tpmC {mean:.1}");
+    assert!(
+        (m[3] - mean).abs() <= 0.05 + 1e-9 * mean,
+        "{m:?}: tpmC {mean:.1}"
+    );
     let q = row("queries");
     assert_eq!(&q[..3], &[0.0, 1.0, 2.0], "{q:?}");
 }
