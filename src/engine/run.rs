@@ -487,7 +487,11 @@ impl<'a> Run<'a> {
         if self.cfg.report_interval.is_some()
             && (last.counters.queries() > 0 || last.counters.failed > 0)
         {
-            on_interval(&self.interval(&mut clock, &last, ended.at));
+            // A tick at or after the end leaves no span to it: the grace's
+            // completions get the span to now, never an interval of no length.
+            let to = Some(ended.at).filter(|&at| at > clock.last_tick);
+            let to = to.unwrap_or_else(Instant::now);
+            on_interval(&self.interval(&mut clock, &last, to));
         }
         self.result(clock, ended, cpu_end)
     }
