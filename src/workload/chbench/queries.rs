@@ -7,11 +7,16 @@
 //! Written once with three dialect pieces: the year of a timestamp
 //! (`extract` on the servers, `strftime` on SQLite), the character code of
 //! a state's first letter (`ascii`; SQLite's `unicode`), and nothing
-//! else — `substr`, `%` and `LIKE` are the same on all three. Q15's view
+//! else — `substr` and `%` are the same on all three. Q15's view
 //! is a common table expression, as TPC-H's permitted variant (MariaDB
 //! 10.2 and MySQL 8.0 have `WITH`). The orders table is `orders`
 //! (TPC-C's ORDER), and every date is compared as `'2007-01-02
 //! 00:00:00'`, which SQLite's text timestamps compare correctly with.
+//! `LIKE` matches case-sensitively on every engine, as on PostgreSQL (the
+//! patterns `'%b'`, `'PR%'` … pick items by the case of a random
+//! string): SQLite's `LIKE` ignores ASCII case, so its patterns become
+//! `GLOB`s, and MariaDB's follows the column's collation (case-blind by
+//! default), so its patterns are `LIKE BINARY`.
 
 use crate::driver::Dialect;
 
@@ -36,6 +41,40 @@ const SUPPLIER: &str = "((s_w_id * s_i_id) % 10000)";
 
 /// Query `q` (1–22) in `dialect`.
 pub fn query(q: u8, dialect: Dialect) -> String {
+    case_sensitive(&text(q, dialect), dialect)
+}
+
+/// `sql`'s `LIKE 'pattern'`s as case-sensitive matches in `dialect`.
+fn case_sensitive(sql: &str, dialect: Dialect) -> String {
+    match dialect {
+        Dialect::Postgres => sql.to_string(),
+        Dialect::Mysql => sql.replace("LIKE '", "LIKE BINARY '"),
+        Dialect::Sqlite => {
+            let mut out = String::with_capacity(sql.len());
+            let mut rest = sql;
+            while let Some(at) = rest.find("LIKE '") {
+                out.push_str(&rest[..at]);
+                let lit = &rest[at + 6..];
+                let end = lit.find('\'').expect("a LIKE pattern ends");
+                let glob: String = lit[..end]
+                    .chars()
+                    .map(|c| match c {
+                        '%' => '*',
+                        '_' => '?',
+                        c => c,
+                    })
+                    .collect();
+                out.push_str(&format!("GLOB '{glob}'"));
+                rest = &lit[end + 1..];
+            }
+            out.push_str(rest);
+            out
+        }
+    }
+}
+
+/// Query `q`'s text in `dialect`, its patterns as written.
+fn text(q: u8, dialect: Dialect) -> String {
     let d = dialect;
     let since = "'2007-01-02 00:00:00'";
     let s = SUPPLIER;
@@ -258,5 +297,17 @@ mod tests {
         }
         assert!(query(5, Dialect::Sqlite).contains("unicode(substr(c_state, 1, 1))"));
         assert!(query(5, Dialect::Postgres).contains("ascii(substr(c_state, 1, 1))"));
+    }
+
+    #[test]
+    fn patterns_match_case_sensitively_everywhere() {
+        let q16 = |d| query(16, d);
+        assert!(q16(Dialect::Sqlite).contains("i_data NOT GLOB 'zz*'"));
+        assert!(q16(Dialect::Sqlite).contains("su_comment GLOB '*bad*'"));
+        assert!(q16(Dialect::Mysql).contains("i_data NOT LIKE BINARY 'zz%'"));
+        assert!(q16(Dialect::Postgres).contains("i_data NOT LIKE 'zz%'"));
+        for q in 1..=22 {
+            assert!(!query(q, Dialect::Sqlite).contains("LIKE"), "Q{q}");
+        }
     }
 }
