@@ -108,20 +108,22 @@ def reset_db(query, engine, url):
     query(engine, url, f"CREATE DATABASE {DB}")
 
 
-def config(engine, url, warehouses, terminals, load_threads, warmup, secs):
+def config(engine, url, warehouses, terminals, load_threads, warmup, secs, bench="tpcc",
+           weights=WEIGHTS, types=TYPES):
     """BenchBase's configuration file for the server at url (dbsweep's
-    URL): the text of its XML."""
+    URL): the text of its XML. `warehouses` is its <scalefactor>; another
+    benchmark (bench, its weights and transaction types) the same way."""
     u = urllib.parse.urlparse(url)
     if engine == "mariadb":
         jdbc = f"jdbc:mariadb://{u.hostname}:{u.port}/{DB}?useServerPrepStmts"
     else:
         jdbc = (f"jdbc:postgresql://{u.hostname}:{u.port}/{DB}?sslmode=disable"
-                "&ApplicationName=tpcc&reWriteBatchedInserts=true")
+                f"&ApplicationName={bench}&reWriteBatchedInserts=true")
 
     def esc(s):
         return xml.sax.saxutils.escape(urllib.parse.unquote(s or ""))
     types = "".join(f"        <transactiontype><name>{t}</name></transactiontype>\n"
-                    for t in TYPES)
+                    for t in types)
     return f"""<?xml version="1.0"?>
 <parameters>
     <type>{engine.upper()}</type>
@@ -139,7 +141,7 @@ def config(engine, url, warehouses, terminals, load_threads, warmup, secs):
             <warmup>{warmup}</warmup>
             <time>{secs}</time>
             <rate>unlimited</rate>
-            <weights>{WEIGHTS}</weights>
+            <weights>{weights}</weights>
         </work>
     </works>
     <transactiontypes>
@@ -148,12 +150,12 @@ def config(engine, url, warehouses, terminals, load_threads, warmup, secs):
 """
 
 
-def argv(d, cfg, resdir, load):
+def argv(d, cfg, resdir, load, bench="tpcc"):
     """`java -jar benchbase.jar` for the prepare (--create --load) or the
     run (--execute), its files written to resdir."""
     steps = (["--create=true", "--load=true", "--execute=false"] if load
              else ["--create=false", "--load=false", "--execute=true"])
-    return ["java", "-jar", os.path.join(d, "benchbase.jar"), "-b", "tpcc", "-c", cfg, *steps,
+    return ["java", "-jar", os.path.join(d, "benchbase.jar"), "-b", bench, "-c", cfg, *steps,
             "-d", resdir, "--json-histograms", os.path.join(resdir, "histograms.json")]
 
 

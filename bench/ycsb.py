@@ -61,8 +61,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import urllib.parse
-import xml.sax.saxutils
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clients as c  # noqa: E402
@@ -78,47 +76,14 @@ BB_WEIGHTS = {"a": "50,0,0,50,0,0", "b": "95,0,0,5,0,0", "c": "100,0,0,0,0,0"}
 
 
 def bb_config(engine, url, records, terminals, load_threads, workload, warmup, secs):
-    """BenchBase's ycsb configuration for the server at url (dbsweep's URL)."""
-    u = urllib.parse.urlparse(url)
-    if engine == "mariadb":
-        jdbc = f"jdbc:mariadb://{u.hostname}:{u.port}/{bb.DB}?useServerPrepStmts"
-    else:
-        jdbc = (f"jdbc:postgresql://{u.hostname}:{u.port}/{bb.DB}?sslmode=disable"
-                "&ApplicationName=ycsb&reWriteBatchedInserts=true")
-
-    def esc(s):
-        return xml.sax.saxutils.escape(urllib.parse.unquote(s or ""))
-    types = "".join(f"        <transactiontype><name>{n}</name></transactiontype>\n"
-                    for n in BB_TYPES)
-    return f"""<?xml version="1.0"?>
-<parameters>
-    <type>{engine.upper()}</type>
-    <driver>{bb.DRIVER[engine][0]}</driver>
-    <url>{esc(jdbc)}</url>
-    <username>{esc(u.username)}</username>
-    <password>{esc(u.password)}</password>
-    <isolation>{bb.ISOLATION[engine]}</isolation>
-    <batchsize>128</batchsize>
-    <loaderThreads>{load_threads}</loaderThreads>
-    <scalefactor>{records / 1000:g}</scalefactor>
-    <terminals>{terminals}</terminals>
-    <works>
-        <work>
-            <warmup>{warmup}</warmup>
-            <time>{secs}</time>
-            <rate>unlimited</rate>
-            <weights>{BB_WEIGHTS[workload]}</weights>
-        </work>
-    </works>
-    <transactiontypes>
-{types}    </transactiontypes>
-</parameters>
-"""
+    """BenchBase's ycsb configuration for the server at url (dbsweep's URL):
+    its <scalefactor> is thousands of rows."""
+    return bb.config(engine, url, f"{records / 1000:g}", terminals, load_threads, warmup, secs,
+                     bench="ycsb", weights=BB_WEIGHTS[workload], types=BB_TYPES)
 
 
 def bb_argv(d, cfg, resdir, load):
-    return [a.replace("tpcc", "ycsb") if a == "tpcc" else a
-            for a in bb.argv(d, cfg, resdir, load)]
+    return bb.argv(d, cfg, resdir, load, bench="ycsb")
 
 
 def load(args, engine, url, workdir, record):
