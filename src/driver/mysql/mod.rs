@@ -104,6 +104,9 @@ struct Prepared {
     /// The result's columns, as the prepare (or the last execution that
     /// sent them) described them: a binary row decodes by them.
     columns: Vec<binary::ColumnType>,
+    /// The server refused the statement in bulk (ER_UNSUPPORTED_PS: MariaDB
+    /// 10.2 runs no DELETE so): its batches run one execution per row.
+    no_bulk: bool,
 }
 
 /// A statement for the text protocol: its SQL and where its `?` are.

@@ -10,6 +10,10 @@ use super::response::Keep;
 use super::*;
 use crate::driver::{batch_one_by_one, batch_width};
 
+/// "This command is not supported in the prepared statement protocol
+/// yet": a bulk execution of a command the server runs only one by one.
+const ER_UNSUPPORTED_PS: &str = "1295";
+
 impl MyConnection {
     /// COM_STMT_PREPARE: the statement id, its parameter count and its
     /// result's column types (for fetching binary rows); the parameter
@@ -35,6 +39,7 @@ impl MyConnection {
             id,
             params: usize::from(params),
             bound: Vec::new(),
+            no_bulk: false,
             columns: types,
         })
     }
@@ -128,7 +133,15 @@ impl MyConnection {
             return batch_one_by_one(self, id, params, rows);
         }
         self.send()?;
-        self.read_result(&mut Keep::Count)
+        match self.read_result(&mut Keep::Count) {
+            // Refused before running anything: the same rows one by one,
+            // and this statement so from now on.
+            Err(e) if e.code == ER_UNSUPPORTED_PS => {
+                self.prepared[id].no_bulk = true;
+                batch_one_by_one(self, id, params, rows)
+            }
+            done => done,
+        }
     }
 
     /// Builds the COM_STMT_BULK_EXECUTE of a batch of `rows` (at least
@@ -149,7 +162,7 @@ impl MyConnection {
             return Err(param_count(id, p.params, width));
         }
         let bulk = self.ext_caps & auth::MARIADB_CLIENT_STMT_BULK_OPERATIONS != 0;
-        if !bulk || rows < 2 || width == 0 {
+        if !bulk || p.no_bulk || rows < 2 || width == 0 {
             return Ok(false);
         }
         let first = &params[..width];

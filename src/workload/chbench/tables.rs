@@ -200,11 +200,17 @@ pub fn load(conn: &mut dyn Connection, dialect: Dialect, seed: u64) -> anyhow::R
             true
         },
     )?;
-    conn.execute_sql(match dialect {
-        Dialect::Postgres => "ANALYZE region, nation, supplier",
-        Dialect::Mysql => "ANALYZE TABLE region, nation, supplier",
-        Dialect::Sqlite => "ANALYZE",
-    })?;
+    // One table per ANALYZE: PostgreSQL takes a list only from 11 on.
+    for t in ["region", "nation", "supplier"] {
+        conn.execute_sql(&match dialect {
+            Dialect::Postgres => format!("ANALYZE {t}"),
+            Dialect::Mysql => format!("ANALYZE TABLE {t}"),
+            Dialect::Sqlite => "ANALYZE".to_string(),
+        })?;
+        if dialect == Dialect::Sqlite {
+            break;
+        }
+    }
     Ok(())
 }
 

@@ -146,12 +146,24 @@ impl Tpch {
                 sql,
             });
         }
+        // MariaDB and MySQL bind Q15's dates by a statement of their own
+        // (`queries::q15_bound`), the query's type's first.
+        let q15_set = (dialect == Dialect::Mysql).then(|| {
+            let [set, reading] = queries::q15_bound(dialect);
+            defs[14].sql = reading;
+            defs.push(StatementDef {
+                kind: "Q15".into(),
+                sql: set,
+            });
+            defs.len() - 1
+        });
         let ids = Ids {
             query: std::array::from_fn(|i| i),
             insert_order: 22,
             insert_line: 23,
             delete_lines: 24,
             delete_order: 25,
+            q15_set,
         };
         Tpch {
             sf,

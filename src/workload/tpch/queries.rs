@@ -12,7 +12,10 @@
 //!   c_count`) rather than in a column list, which MariaDB does not take;
 //! - Q15 as the spec's variant with a common table expression instead of
 //!   a view created and dropped by the stream (so MariaDB before 10.2
-//!   and MySQL before 8.0, without `WITH`, cannot run it);
+//!   and MySQL before 8.0, without `WITH`, cannot run it); on MariaDB and
+//!   MySQL its two dates are bound to user variables by a statement of
+//!   their own just before it ([`q15_bound`]), as MariaDB 10.2 cannot
+//!   prepare a placeholder inside a `WITH`;
 //! - on SQLite, which has neither `extract` nor `substring … from … for`,
 //!   `strftime('%Y', …)` and `substr(…, 1, 2)`.
 
@@ -22,6 +25,23 @@ use crate::driver::Dialect;
 /// (`$1, $2, …` on PostgreSQL).
 pub fn query(q: u8, dialect: Dialect) -> String {
     crate::workload::sysbench::render(dialect, &text(q, dialect))
+}
+
+/// Q15 for a server that takes its parameters through user variables
+/// (MariaDB, MySQL): the statement binding them (prepared, with Q15's two
+/// placeholders) and Q15's text reading them, both rendered for `dialect`.
+pub fn q15_bound(dialect: Dialect) -> [String; 2] {
+    let vars = ["", "@tpch_q15_from", "@tpch_q15_to"];
+    let reading: String = text(15, dialect)
+        .split('?')
+        .enumerate()
+        .flat_map(|(i, part)| [vars[i.min(2)], part])
+        .collect();
+    let render = crate::workload::sysbench::render;
+    [
+        render(dialect, "set @tpch_q15_from = ?, @tpch_q15_to = ?"),
+        render(dialect, &reading),
+    ]
 }
 
 /// Query `q`'s text for `dialect`, with `?` placeholders.
@@ -293,5 +313,23 @@ mod tests {
         }
         assert!(query(7, Dialect::Sqlite).contains("strftime('%Y', l_shipdate)"));
         assert!(query(22, Dialect::Mysql).contains("substring(c_phone from 1 for 2)"));
+    }
+
+    #[test]
+    fn q15_on_mariadb_reads_its_dates_from_variables_bound_just_before() {
+        let [set, reading] = q15_bound(Dialect::Mysql);
+        assert_eq!(set, "set @tpch_q15_from = ?, @tpch_q15_to = ?");
+        assert_eq!(set.matches('?').count(), placeholders(15));
+        assert!(!reading.contains('?'), "{reading}");
+        assert!(
+            reading.contains("where l_shipdate >= @tpch_q15_from and l_shipdate < @tpch_q15_to"),
+            "{reading}"
+        );
+        assert_eq!(
+            reading
+                .replace("@tpch_q15_from", "?")
+                .replace("@tpch_q15_to", "?"),
+            query(15, Dialect::Mysql)
+        );
     }
 }

@@ -72,6 +72,9 @@ pub struct Ids {
     pub insert_line: StmtId,
     pub delete_lines: StmtId,
     pub delete_order: StmtId,
+    /// The statement that binds Q15's dates before it, where the query
+    /// reads them from user variables (`queries::q15_bound`).
+    pub q15_set: Option<StmtId>,
 }
 
 pub struct Script {
@@ -174,6 +177,11 @@ impl ClientScript for Script {
         self.phase += 1;
         let ids = self.ids;
         match self.step {
+            Step::Query(15) if ids.q15_set.is_some() => match phase {
+                0 => ids.q15_set.map(|set| Op::Exec(set, &self.params)),
+                1 => Some(Op::Exec(ids.query[14], &[])),
+                _ => None,
+            },
             Step::Query(q) => {
                 (phase == 0).then(|| Op::Exec(ids.query[q as usize - 1], &self.params))
             }
