@@ -1024,7 +1024,7 @@ fn upgrading_a_version_1_file_fills_the_figures_from_the_documents() {
     }
     c.execute_batch(
         "CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference; DROP TABLE reproduction; DROP TABLE design;
-         DROP TABLE server_build; DROP TABLE point_sample;
+         DROP TABLE server_build; DROP TABLE point_sample; DROP TABLE point_profile;
          ALTER TABLE point_interval DROP COLUMN interval_json",
     )
     .unwrap();
@@ -1132,7 +1132,7 @@ fn upgrading_a_version_2_file_fills_the_pacing_figures() {
     }
     c.execute_batch(
         "CREATE VIEW point_summary AS SELECT 1; DROP TABLE reference; DROP TABLE reproduction; DROP TABLE design;
-         DROP TABLE server_build; DROP TABLE point_sample;
+         DROP TABLE server_build; DROP TABLE point_sample; DROP TABLE point_profile;
          ALTER TABLE point_interval DROP COLUMN interval_json",
     )
     .unwrap();

@@ -355,6 +355,19 @@ pub struct RunArgs {
     /// Seconds between the samples of --metrics.
     #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
     pub metrics_interval: f64,
+    /// Profile the server's processes and dbsweep's own on the CPU over
+    /// the measured window with Linux perf (with --metrics on): the top
+    /// functions in the summary, folded stacks beside --json, flame
+    /// graphs in --report (docs/profiles.md).
+    #[arg(long)]
+    pub profile: bool,
+    /// --profile's samples per second of each thread's CPU time.
+    #[arg(long, default_value = "99", value_name = "HZ", value_parser = values::profile_hz)]
+    pub profile_frequency: u32,
+    /// How --profile walks stacks: `fp` (frame pointers; cheap) or `dwarf`
+    /// (whole stacks of builds without frame pointers; dearer).
+    #[arg(long, default_value = "fp", value_name = "fp|dwarf", value_parser = values::call_graph)]
+    pub call_graph: crate::metrics::profile::CallGraph,
     /// Run shard I of N (0-based) of a run split across machines: this
     /// process's share of --threads, --users, --events and --rate, with
     /// random streams derived from --rand-seed (give the same one to every

@@ -15,6 +15,7 @@ use crate::commands::study::StudyRequest;
 use crate::commands::{JsonOut, Request};
 use crate::driver::{Dialect, ErrorSet, PsMode, Target};
 use crate::engine::{pacing, Pacing, RunConfig};
+use crate::metrics::profile::Settings as ProfileSettings;
 use crate::nodes::worker::WorkerRequest;
 use crate::rand::dist::DistParams;
 use crate::rand::RandConfig;
@@ -241,6 +242,19 @@ fn metrics(on: bool, interval: f64) -> Result<Option<Duration>, UsageError> {
     Ok(on.then_some(i))
 }
 
+/// `--profile`, `--profile-frequency` and `--call-graph`.
+fn profile(a: &RunArgs) -> Result<Option<ProfileSettings>, UsageError> {
+    if a.profile && !a.metrics {
+        return Err(UsageError(
+            "--profile with --metrics off: profiles are taken beside the metrics; drop --metrics off".into(),
+        ));
+    }
+    Ok(a.profile.then_some(ProfileSettings {
+        hz: a.profile_frequency,
+        call_graph: a.call_graph,
+    }))
+}
+
 fn target_request(t: &TargetArgs) -> Result<TargetRequest, UsageError> {
     Ok(TargetRequest {
         // clap requires it, unless `run --spec` (which does not come here).
@@ -263,6 +277,7 @@ fn run_request(a: &RunArgs) -> Result<RunRequest, UsageError> {
         report: a.report.as_deref().map(report_path).transpose()?,
         hdr_log: a.hdr_log.as_deref().map(hdr_log_path).transpose()?,
         metrics: metrics(a.metrics, a.metrics_interval)?,
+        profile: profile(a)?,
         check: a.check,
         prometheus: a.prometheus,
         target,

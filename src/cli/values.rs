@@ -4,6 +4,7 @@
 //! status 2).
 
 use crate::driver::{Dialect, ErrorKind, ErrorSet, PsMode};
+use crate::metrics::profile::CallGraph;
 use crate::rand::dist::DistKind;
 use crate::rand::pacing::{Arrival, ThinkTime};
 use crate::report::study::Metric;
@@ -30,6 +31,23 @@ pub fn ps_mode(s: &str) -> Result<PsMode, String> {
         other => Err(format!(
             "invalid --db-ps-mode '{other}': expected auto or disable"
         )),
+    }
+}
+
+/// `--profile-frequency`: samples per second, 1 to 10,000.
+pub fn profile_hz(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(hz) if (1..=10_000).contains(&hz) => Ok(hz),
+        _ => Err("give samples per second from 1 to 10000 (e.g. 99)".into()),
+    }
+}
+
+/// `--call-graph`: fp or dwarf.
+pub fn call_graph(s: &str) -> Result<CallGraph, String> {
+    match s {
+        "fp" => Ok(CallGraph::Fp),
+        "dwarf" => Ok(CallGraph::Dwarf),
+        _ => Err("expected fp (frame pointers) or dwarf".into()),
     }
 }
 

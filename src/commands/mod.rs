@@ -146,6 +146,28 @@ impl JsonOut {
         }
     }
 
+    /// Writes each profile's folded stacks beside a `--json FILE`, gzipped,
+    /// as `FILE` with `.ROLE.folded.gz` for its extension, and names the
+    /// file in the record (before the record is written).
+    fn write_profiles(&self, run: &mut crate::record::Run) -> anyhow::Result<()> {
+        use std::io::Write;
+        let JsonOut::File(p) = self else {
+            return Ok(());
+        };
+        let profiles = (run.result.metrics.iter_mut()).flat_map(|m| m.profiles.iter_mut());
+        for profile in profiles {
+            let Some(folded) = &profile.folded else {
+                continue;
+            };
+            let path = p.with_extension(format!("{}.folded.gz", profile.role));
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gz.write_all(folded.as_bytes())?;
+            write_atomically(&path, &gz.finish()?)?;
+            profile.file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+        }
+        Ok(())
+    }
+
     /// Writes `bytes` there (a file atomically).
     fn write(&self, bytes: &[u8]) -> anyhow::Result<()> {
         use std::io::Write;
@@ -168,6 +190,7 @@ fn emit_run(run: &mut crate::record::Run, out: &run::Outputs) -> anyhow::Result<
         write_hdr_log(p, run)?;
     }
     if let Some(out) = json {
+        out.write_profiles(run)?;
         out.write_run(run)?;
     }
     if let Some(p) = report {

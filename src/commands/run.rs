@@ -62,6 +62,8 @@ pub struct RunRequest {
     /// The interval of the machine and server sampling beside the run;
     /// `None`: `--metrics off`.
     pub metrics: Option<Duration>,
+    /// `--profile`: perf's profiles beside the metrics; `None`: none.
+    pub profile: Option<crate::metrics::profile::Settings>,
     /// `--check`: the workload's consistency conditions after the run.
     pub check: bool,
     /// `--prometheus ADDR`: the run served live there (bound before it
@@ -127,6 +129,7 @@ impl RunRequest {
             report: outputs.report,
             hdr_log: outputs.hdr_log,
             metrics: spec.metrics,
+            profile: None,
             check,
             prometheus: None,
         }
@@ -241,6 +244,7 @@ pub fn run(req: RunRequest) -> anyhow::Result<RunStatus> {
         write_hdr_log(p, &record)?;
     }
     if let Some(out) = &req.json {
+        out.write_profiles(&mut record)?;
         out.write_run(&record)?;
         // The record holds the series now; its file has served.
         if let Some(f) = record.result.intervals.file() {
@@ -386,6 +390,7 @@ impl Bench {
         point.metrics = req.metrics.map(|interval| point::Metrics {
             interval,
             server: point::server_ref(&self.target, cfg.shard),
+            profile: req.profile.clone(),
         });
         point.series = series;
         point::execute(&point, cancel, on_interval)

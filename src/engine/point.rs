@@ -58,6 +58,8 @@ pub struct Metrics {
     pub interval: Duration,
     /// Where the server's processes are.
     pub server: ServerRef,
+    /// On-CPU profiles over the measured window; None: none.
+    pub profile: Option<crate::metrics::profile::Settings>,
 }
 
 impl<'a> Point<'a> {
@@ -88,6 +90,7 @@ impl<'a> Point<'a> {
             metrics: Some(Metrics {
                 interval: Duration::from_secs(1),
                 server: default_server_ref(target),
+                profile: None,
             }),
             series: None,
             live: None,
@@ -147,6 +150,7 @@ pub fn execute(
                 tap: live
                     .clone()
                     .map(|w| sampler::Tap(Arc::new(move |s| w.sample(s)))),
+                profile: m.profile.clone(),
             },
             Some(writer.clone()),
         )

@@ -36,6 +36,7 @@ fn execute(series: Option<std::path::PathBuf>) -> record::Run {
     p.metrics = Some(point::Metrics {
         interval: Duration::from_millis(100),
         server: point::ServerRef::Embedded,
+        profile: None,
     });
     p.series = series;
     point::execute(&p, &AtomicBool::new(false), &mut |_| {}).unwrap()

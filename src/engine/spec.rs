@@ -64,6 +64,7 @@ impl PointSpec {
         p.metrics = self.metrics.map(|interval| point::Metrics {
             interval,
             server: point::server_ref(&self.target, self.config.shard),
+            profile: None,
         });
         p
     }

@@ -181,6 +181,7 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
         samples: Series::from(samples),
         gaps,
         innodb_semaphores: m.innodb_semaphores.clone(),
+        profiles: Vec::new(),
         window_counts: m.window_counts.clone(),
         merged: Some(MergedFrom {
             server_shard: saw_server.then_some(source),
@@ -364,6 +365,7 @@ mod tests {
             }]),
             gaps,
             innodb_semaphores: Vec::new(),
+            profiles: Vec::new(),
             window_counts: Vec::new(),
             merged: None,
         }

@@ -25,6 +25,7 @@ pub mod machine;
 pub mod merged;
 mod pooled;
 pub mod proc;
+pub mod profile;
 pub mod sampler;
 #[cfg(test)]
 mod sampler_tests;

@@ -11,16 +11,17 @@
 //! Nothing here can fail a run: a source that cannot be read becomes a gap
 //! with its reason.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::proc::{self, process, sockets};
+use super::profile::Profiler;
 use super::sql::Monitor;
 use super::timeline::{self, Mark, Snap, Timeline};
-use crate::driver::{Target, TargetKind};
+use crate::driver::Target;
 use crate::record::metrics::{Gap, Metrics, Sample, ServerProcess};
 use crate::record::spool::SeriesWriter;
 use crate::record::Series;
@@ -41,6 +42,9 @@ pub struct Options {
     pub counts: super::counts::Queries,
     /// Also shown each sample as it is made (a live feed); None: nobody.
     pub tap: Option<Tap>,
+    /// On-CPU profiles of the server and the client over the measured
+    /// window (`run --profile`); None: none.
+    pub profile: Option<super::profile::Settings>,
 }
 
 /// Something shown each sample as the sampler makes it, on the sampler's
@@ -249,6 +253,8 @@ pub struct Sampler {
     series: Option<Arc<SeriesWriter>>,
     /// The samples, without a series file.
     kept: Arc<Mutex<Vec<Sample>>>,
+    /// Profiles being taken, switched on over the measured window.
+    profiler: Mutex<Option<Profiler>>,
 }
 
 impl Sampler {
@@ -330,6 +336,11 @@ impl Sampler {
             wake: Condvar::new(),
             gaps: Mutex::new(gaps),
         });
+        let profiler = opts.profile.as_ref().and_then(|settings| {
+            Profiler::start(settings, inner.server_pid)
+                .map_err(|why| inner.gap("profile", why))
+                .ok()
+        });
         inner.snap(None);
         let interval = opts.interval.max(Duration::from_millis(10));
         let tick = interval / WAIT_SAMPLES_PER_INTERVAL;
@@ -388,6 +399,7 @@ impl Sampler {
             thread,
             series,
             kept,
+            profiler: Mutex::new(profiler),
         }
     }
 
@@ -400,6 +412,7 @@ impl Sampler {
     pub fn released(&self, measuring: bool) {
         self.inner.snap(Some(Mark::Released { measuring }));
         if measuring {
+            self.profiling(true);
             self.inner.count(0);
         }
     }
@@ -407,12 +420,21 @@ impl Sampler {
     /// The measured window begins: a reading now.
     pub fn measure_start(&self) {
         self.inner.snap(Some(Mark::MeasureStart));
+        self.profiling(true);
         self.inner.count(0);
+    }
+
+    /// Profiles sample (the measured window) or not.
+    fn profiling(&self, on: bool) {
+        if let Some(p) = self.profiler.lock().unwrap().as_mut() {
+            p.sampling(on);
+        }
     }
 
     /// The run ended: a reading now (the engine lets the clients close
     /// their connections after it).
     pub fn end(&self) {
+        self.profiling(false);
         self.inner.snap(Some(Mark::End));
         self.inner.count(1);
     }
@@ -426,6 +448,16 @@ impl Sampler {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+        let profiles = match self.profiler.lock().unwrap().take() {
+            Some(p) => {
+                let (profiles, notes) = p.finish();
+                for (what, why) in notes {
+                    self.inner.gap(&what, why);
+                }
+                profiles
+            }
+            None => Vec::new(),
+        };
         let mut timeline = self.inner.timeline.lock().unwrap();
         timeline.flush();
         let (window, warmup) = timeline.totals().unwrap_or_default();
@@ -478,6 +510,7 @@ impl Sampler {
             innodb_semaphores: semaphores,
             window_counts,
             merged: None,
+            profiles,
         }
     }
 }
@@ -503,7 +536,7 @@ fn find_server(opts: &Options, gaps: &mut Vec<Gap>) -> (Option<u32>, Option<u32>
             "embedded: SQLite runs in the client".to_string(),
         ),
         ServerRef::Elsewhere(why) => (None, None, why.clone()),
-        ServerRef::Listening => match find_listener(&opts.proc, &opts.target) {
+        ServerRef::Listening => match sockets::find_listener(&opts.proc, &opts.target) {
             Ok((pid, how)) => match super::pooled::behind(&opts.proc, &opts.target, pid) {
                 Some((Some(db), note)) => (Some(db), Some(pid), format!("{how}: {note}")),
                 Some((None, note)) => (Some(pid), None, format!("{how}: {note}")),
@@ -517,56 +550,6 @@ fn find_server(opts: &Options, gaps: &mut Vec<Gap>) -> (Option<u32>, Option<u32>
                 (None, None, why)
             }
         },
-    }
-}
-
-/// The process listening where `target` connects, if it runs on this
-/// machine and can be seen: (pid, how it was found), or why not.
-fn find_listener(proc: &Path, target: &Target) -> Result<(u32, String), String> {
-    let addr = match &target.kind {
-        TargetKind::Mysql(a) | TargetKind::Postgres(a) => a,
-        _ => return Err("not a server on the network".into()),
-    };
-    let (inodes, how) = match &addr.socket {
-        Some(path) => {
-            let text = std::fs::read_to_string(proc.join("net/unix"))
-                .map_err(|e| format!("cannot read /proc/net/unix: {e}"))?;
-            (
-                sockets::unix_listeners(&text, path),
-                format!("listening on {}", path.display()),
-            )
-        }
-        None => {
-            let local = matches!(
-                addr.host.as_str(),
-                "127.0.0.1" | "localhost" | "::1" | "[::1]"
-            ) || addr.host.starts_with("127.");
-            if !local {
-                return Err(format!(
-                    "the server is at {}, not on this machine's loopback: its processes cannot be measured from here",
-                    addr.host
-                ));
-            }
-            let mut inodes = Vec::new();
-            for f in ["net/tcp", "net/tcp6"] {
-                if let Ok(text) = std::fs::read_to_string(proc.join(f)) {
-                    inodes.extend(sockets::tcp_listeners(&text, addr.port));
-                }
-            }
-            (inodes, format!("listening on {}:{}", addr.host, addr.port))
-        }
-    };
-    if inodes.is_empty() {
-        return Err(format!(
-            "no listening socket found for {} on this machine",
-            how.trim_start_matches("listening on ")
-        ));
-    }
-    match sockets::holders(proc, &inodes).first() {
-        Some(&pid) => Ok((pid, how)),
-        None => Err(format!(
-            "the process {how} could not be seen (another user's, and dbsweep is not root)"
-        )),
     }
 }
 

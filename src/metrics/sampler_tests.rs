@@ -16,6 +16,7 @@ fn options(server: ServerRef, target: &str, proc: &Path) -> Options {
         proc: proc.to_path_buf(),
         counts: Vec::new(),
         tap: None,
+        profile: None,
     }
 }
 

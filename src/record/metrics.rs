@@ -62,6 +62,11 @@ pub struct Metrics {
     /// process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<MergedFrom>,
+    /// On-CPU profiles of the measured window (`run --profile`): the
+    /// server's process tree and the client's; absent without one (why is
+    /// in `gaps`, under `profile`, when one was asked for).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<super::profile::Profile>,
 }
 
 /// Where a merged run's metrics come from.

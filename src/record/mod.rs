@@ -45,6 +45,7 @@ pub mod map;
 pub mod metrics;
 mod outcome;
 mod pacing;
+pub mod profile;
 mod run;
 mod sample;
 pub mod series;

@@ -74,6 +74,19 @@ impl Store {
             (HashMap::new(), HashMap::new())
         };
 
+        let mut profiles: HashMap<i64, Vec<(String, Vec<u8>)>> = HashMap::new();
+        if full {
+            let mut stmt = self.conn.prepare(&format!(
+                "SELECT f.point_id, f.role, f.folded_gz FROM point_profile f
+                 JOIN point p ON p.id = f.point_id WHERE {scope}"
+            ))?;
+            let rows = stmt.query_map([filter], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            for row in rows {
+                let (id, role, gz) = row?;
+                profiles.entry(id).or_default().push((role, gz));
+            }
+        }
+
         let document = if full { "p.result_json" } else { "NULL" };
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {POINT_COLUMNS}, {document} AS result_json, s.name AS study_name,
@@ -96,6 +109,8 @@ impl Store {
                 attach_histograms(run, stored)
                     .with_context(|| format!("point {id} of '{}'", self.path.display()))?;
                 attach_series(run, intervals.remove(&id), samples.remove(&id))
+                    .with_context(|| format!("point {id} of '{}'", self.path.display()))?;
+                attach_profiles(run, profiles.remove(&id).unwrap_or_default())
                     .with_context(|| format!("point {id} of '{}'", self.path.display()))?;
                 crate::engine::derive::older(run);
             }
@@ -135,6 +150,24 @@ fn attach_series(
             .collect::<Result<Vec<_>, _>>()
             .context("point_sample.sample_json")?;
         m.samples = list.into();
+    }
+    Ok(())
+}
+
+/// Puts a point's stored folded stacks back into its profiles.
+fn attach_profiles(run: &mut Run, stored: Vec<(String, Vec<u8>)>) -> anyhow::Result<()> {
+    use std::io::Read;
+    let Some(m) = run.result.metrics.as_mut() else {
+        return Ok(());
+    };
+    for (role, gz) in stored {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut text)
+            .with_context(|| format!("point_profile.folded_gz of the {role}"))?;
+        if let Some(p) = m.profiles.iter_mut().find(|p| p.role == role) {
+            p.folded = Some(text);
+        }
     }
     Ok(())
 }

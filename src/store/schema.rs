@@ -382,8 +382,20 @@ UPDATE point SET
 WHERE result_json IS NOT NULL;
 "#;
 
+/// Version 9: a point's on-CPU profiles (`profile = true`): per process
+/// tree (`server`, `client`) its folded stacks, gzipped; the figures read
+/// from them stay in the run document.
+const V9: &str = r#"
+CREATE TABLE point_profile (
+    point_id   INTEGER NOT NULL REFERENCES point(id) ON DELETE CASCADE,
+    role       TEXT NOT NULL,
+    folded_gz  BLOB NOT NULL,
+    PRIMARY KEY (point_id, role)
+);
+"#;
+
 /// `MIGRATIONS[i]` upgrades a file from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -488,6 +500,7 @@ mod tests {
                 "point_error",
                 "point_histogram",
                 "point_interval",
+                "point_profile",
                 "point_sample",
                 "point_setting",
                 "point_summary",

@@ -153,6 +153,7 @@ impl Loader<'_> {
             restart: raw.restart.unwrap_or_default(),
             metrics: self.metrics(&raw)?,
             prometheus: self.prometheus(&raw)?,
+            profile: raw.profile.unwrap_or(false),
             stop: self.stop(&raw.stop)?,
             sweep,
             references,
@@ -160,6 +161,14 @@ impl Loader<'_> {
             design,
         };
         self.check_nodes(&raw, &study)?;
+        let profiled = (study.workloads.iter()).any(|w| w.profile.unwrap_or(study.profile));
+        if profiled && study.metrics.is_none() {
+            return Err(self.src.error(
+                None,
+                "profile",
+                "profiles are taken beside the metrics, and metrics = false: drop metrics = false, or profile",
+            ));
+        }
         Ok(study)
     }
 

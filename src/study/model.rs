@@ -46,6 +46,9 @@ pub struct Study {
     pub metrics: Option<Duration>,
     /// `prometheus = "ADDR"`: every point served live there as it runs.
     pub prometheus: Option<std::net::SocketAddr>,
+    /// `profile = true`: on-CPU profiles of every point, unless its
+    /// workload says otherwise.
+    pub profile: bool,
     pub stop: StopRules,
     /// The `[sweep.parameter]` table, if any; its variants are already
     /// expanded into `variants`.
@@ -247,6 +250,8 @@ pub struct WorkloadSpec {
     pub client_threads: Option<usize>,
     /// `pipeline = K` (`run --pipeline`): statements in flight per connection.
     pub pipeline: Option<usize>,
+    /// `profile`: this workload's points profiled or not, over the study's.
+    pub profile: Option<bool>,
     /// Check the workload's consistency conditions after each point
     /// (TPC-C's clause 3.3.2), into the point's record, as `run --check`.
     pub check: bool,

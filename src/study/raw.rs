@@ -41,6 +41,9 @@ pub(super) struct RawStudy {
     pub metrics_interval: Option<Spanned<Dur>>,
     /// Serve each point live at this address's /metrics (`HOST:PORT`).
     pub prometheus: Option<Spanned<String>>,
+    /// On-CPU profiles of each point (`run --profile`), unless a workload
+    /// says otherwise.
+    pub profile: Option<bool>,
     pub clients: Option<Spanned<ClientList>>,
     pub cpus: Option<Spanned<Vec<Spanned<CpuSet>>>>,
     /// Every point on this many load machines (a coordinated run), unless
@@ -180,6 +183,8 @@ pub(super) struct RawWorkload {
     pub client_threads: Option<Spanned<i64>>,
     /// The run's `--pipeline`: statements in flight per connection.
     pub pipeline: Option<Spanned<i64>>,
+    /// The run's `--profile`, over the study's.
+    pub profile: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -373,9 +373,12 @@ impl Session<'_> {
         cancel: &AtomicBool,
     ) -> Result<Run, String> {
         let mut point = point::Point::new(target, instances, cfg, rand, &DEFAULT_PERCENTILES);
+        let wl = &self.study.workloads[p.workload];
+        let profile = wl.profile.unwrap_or(self.study.profile);
         point.metrics = self.study.metrics.map(|interval| point::Metrics {
             interval,
             server: self.setup.server_ref(self.study, p),
+            profile: profile.then(crate::metrics::profile::Settings::default),
         });
         // The point's intervals and samples go to a file beside the results
         // database as they close: a point killed in its fourth hour leaves

@@ -178,6 +178,7 @@ impl Loader<'_> {
             nodes,
             client_threads,
             pipeline,
+            profile: w.profile,
         })
     }
 

@@ -309,6 +309,7 @@ impl Shared<'_> {
         p.metrics = self.opts.metrics.map(|interval| point::Metrics {
             interval,
             server: point::default_server_ref(target),
+            profile: None,
         });
         p.workload = WorkloadInfo {
             name: "smack".into(),

@@ -6,6 +6,8 @@
 use std::net::Ipv6Addr;
 use std::path::Path;
 
+use crate::driver::{Target, TargetKind};
+
 /// TCP state LISTEN in `/proc/net/tcp*`.
 const TCP_LISTEN: &str = "0A";
 
@@ -109,6 +111,56 @@ pub fn holders(proc: &Path, inodes: &[u64]) -> Vec<u32> {
     }
     out.sort_unstable();
     out
+}
+
+/// The process listening where `target` connects, if it runs on this
+/// machine and can be seen: (pid, how it was found), or why not.
+pub fn find_listener(proc: &Path, target: &Target) -> Result<(u32, String), String> {
+    let addr = match &target.kind {
+        TargetKind::Mysql(a) | TargetKind::Postgres(a) => a,
+        _ => return Err("not a server on the network".into()),
+    };
+    let (inodes, how) = match &addr.socket {
+        Some(path) => {
+            let text = std::fs::read_to_string(proc.join("net/unix"))
+                .map_err(|e| format!("cannot read /proc/net/unix: {e}"))?;
+            (
+                unix_listeners(&text, path),
+                format!("listening on {}", path.display()),
+            )
+        }
+        None => {
+            let local = matches!(
+                addr.host.as_str(),
+                "127.0.0.1" | "localhost" | "::1" | "[::1]"
+            ) || addr.host.starts_with("127.");
+            if !local {
+                return Err(format!(
+                    "the server is at {}, not on this machine's loopback: its processes cannot be measured from here",
+                    addr.host
+                ));
+            }
+            let mut inodes = Vec::new();
+            for f in ["net/tcp", "net/tcp6"] {
+                if let Ok(text) = std::fs::read_to_string(proc.join(f)) {
+                    inodes.extend(tcp_listeners(&text, addr.port));
+                }
+            }
+            (inodes, format!("listening on {}:{}", addr.host, addr.port))
+        }
+    };
+    if inodes.is_empty() {
+        return Err(format!(
+            "no listening socket found for {} on this machine",
+            how.trim_start_matches("listening on ")
+        ));
+    }
+    match holders(proc, &inodes).first() {
+        Some(&pid) => Ok((pid, how)),
+        None => Err(format!(
+            "the process {how} could not be seen (another user's, and dbsweep is not root)"
+        )),
+    }
 }
 
 #[cfg(test)]

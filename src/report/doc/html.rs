@@ -61,6 +61,7 @@ td.missing { color: var(--missing); font-style: italic; text-align: left; white-
   min-width: 10ch; max-width: 16ch; background: repeating-linear-gradient(135deg, #fff, #fff 4px, #f3f4f6 4px, #f3f4f6 8px) !important; }
 .legend { font-size: 12px; color: var(--muted); margin: 0; }
 figure.chart svg { display: block; width: 100%; max-width: 920px; height: auto; }
+figure.flame iframe { display: block; width: 100%; max-width: 1220px; border: 0; }
 footer { margin-top: 40px; font-size: 12px; color: var(--muted); border-top: 1px solid var(--line); padding-top: 8px; }
 @media (max-width: 600px) {
   body { padding: 12px 10px 32px; font-size: 14px; }
@@ -276,6 +277,20 @@ pub fn render(doc: &Doc) -> String {
                         "<figure class=\"chart\" id=\"chart-{}\">{}</figure>",
                         escape(&c.id),
                         plot::svg(c)
+                    );
+                }
+                // An SVG document of its own (a data URL: the report stays
+                // one file), so the graph's script (search, zoom) runs and
+                // its ids meet no other graph's.
+                Block::Flame(f) => {
+                    use base64::Engine;
+                    let _ = write!(
+                        o,
+                        "<figure class=\"flame\" id=\"flame-{}\"><iframe title=\"{}\" height=\"{}\" src=\"data:image/svg+xml;base64,{}\"></iframe></figure>",
+                        escape(&f.id),
+                        escape(&f.title),
+                        plot::flame::height(&f.svg).unwrap_or(600) + 8,
+                        base64::engine::general_purpose::STANDARD.encode(&f.svg)
                     );
                 }
             }

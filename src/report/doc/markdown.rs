@@ -17,13 +17,20 @@ pub fn chart_file(stem: &str, chart: &Chart) -> String {
     format!("{stem}-{}.svg", chart.id)
 }
 
-/// Every chart of `doc` as `(file name, SVG text)`.
+/// The file name of flame graph `id` next to a report whose file stem is
+/// `stem`.
+pub fn flame_file(stem: &str, id: &str) -> String {
+    format!("{stem}-flame-{id}.svg")
+}
+
+/// Every chart and flame graph of `doc` as `(file name, SVG text)`.
 pub fn charts(doc: &Doc, stem: &str) -> Vec<(String, String)> {
     doc.sections
         .iter()
         .flat_map(|s| &s.blocks)
         .filter_map(|b| match b {
             Block::Chart(c) if !c.series.is_empty() => Some((chart_file(stem, c), plot::svg(c))),
+            Block::Flame(f) => Some((flame_file(stem, &f.id), f.svg.clone())),
             _ => None,
         })
         .collect()
@@ -56,6 +63,15 @@ pub fn render(doc: &Doc, stem: Option<&str>) -> String {
                     }
                     _ => {
                         let _ = writeln!(out, "_(chart: {})_", escape_text(&c.title));
+                    }
+                },
+                Block::Flame(f) => match stem {
+                    Some(stem) => {
+                        let file = flame_file(stem, &f.id);
+                        let _ = writeln!(out, "![{}]({file})", escape_text(&f.title));
+                    }
+                    None => {
+                        let _ = writeln!(out, "_(flame graph: {})_", escape_text(&f.title));
                     }
                 },
             }

@@ -41,6 +41,20 @@ pub enum Block {
     Note(String),
     Table(Table),
     Chart(Chart),
+    /// A flame graph, drawn (`plot::flame`).
+    Flame(Flame),
+}
+
+/// A flame graph as SVG (with inferno's script), under an id for its file
+/// and its anchor.
+#[derive(Debug, Clone, Serialize)]
+pub struct Flame {
+    pub id: String,
+    pub title: String,
+    /// The drawing; kept out of a serialized document (the JSON export
+    /// names the graph; the folded stacks are the data).
+    #[serde(skip)]
+    pub svg: String,
 }
 
 /// A table in the seeds' shape: one row per series, one column per value

@@ -47,6 +47,9 @@ pub fn render(doc: &Doc) -> String {
                         let _ = writeln!(out, "[chart: {}]", c.title);
                     }
                 }
+                Block::Flame(f) => {
+                    let _ = writeln!(out, "[flame graph: {} (in the HTML report)]", f.title);
+                }
             }
         }
     }

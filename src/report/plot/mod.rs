@@ -24,6 +24,7 @@
 //! - Linear y axes start at zero, so bars of throughput are not exaggerated.
 
 pub mod chart;
+pub mod flame;
 mod marks;
 mod png;
 mod scale;

@@ -100,6 +100,9 @@ pub fn build(r: &Run) -> Doc {
             .chain([over_time(r), clients(r)])
             .chain(super::shards::doc_section(r))
             .chain(r.result.metrics.as_ref().map(super::metrics::doc_section))
+            .chain(
+                (r.result.metrics.as_ref()).and_then(|m| super::profile::doc_section(&m.profiles)),
+            )
             .collect(),
     }
 }

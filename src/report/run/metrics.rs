@@ -355,6 +355,7 @@ mod tests {
                 why: "the shards ran on different machines (lg1: shard 0; db: shard 1)".into(),
             }],
             innodb_semaphores: Vec::new(),
+            profiles: Vec::new(),
             window_counts: Vec::new(),
             merged: Some(MergedFrom {
                 server_shard: Some(1),

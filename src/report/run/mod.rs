@@ -9,6 +9,7 @@
 //! - [`document`]: the run's [`crate::report::doc::Doc`] (HTML, Markdown),
 //!   with its sections from [`pacing`], [`types`], [`shards`] and
 //!   [`metrics`] (the machine-and-server part, also of the text report).
+//! - [`profile`]: the on-CPU profiles, their top functions and flame graphs.
 //! - [`tpcc`]: TPC-C's results page in sentences.
 //! - [`tpch`]: TPC-H's test and metric in sentences.
 //! - [`csv`]: the run in the study report's CSV columns.
@@ -21,6 +22,7 @@ pub mod live;
 pub mod metrics;
 pub mod openmetrics;
 pub mod pacing;
+pub mod profile;
 pub mod shards;
 pub mod smack;
 pub mod text;

@@ -360,6 +360,7 @@ pub(crate) mod tests {
                 why: "SQLite keeps its page cache statistics per connection".into(),
             }],
             innodb_semaphores: Vec::new(),
+            profiles: Vec::new(),
             window_counts: d_next
                 .map(|(start, end)| WindowCount {
                     name: SERVER_NEW_ORDERS.into(),

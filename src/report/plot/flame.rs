@@ -1,0 +1,84 @@
+//! Flame graphs of folded stacks (`metrics::profile`), drawn by inferno,
+//! the Rust port of Brendan Gregg's flamegraph.pl: one box per function
+//! on a stack, as wide as its share of the samples, callers below
+//! callees. The SVG carries inferno's own script (search, zoom, the
+//! frame under the pointer), so the report shows it in a frame of its
+//! own; without the script it still reads.
+//!
+//! Colours by kind, with flamegraph.pl's "perl" palette, the one whose
+//! rules fit native servers: kernel frames (folded with `_[k]`, which the
+//! drawing leaves off their names) orange, C++ and Rust frames (a `::`)
+//! yellow, other native code red. (The "java" palette reads a capital
+//! initial as Java and would paint PostgreSQL's `ExecScan` as JIT code.)
+//! Shades are hashed from the function's name: a function has the same
+//! colour in every graph of a report.
+
+use inferno::flamegraph::color::{MultiPalette, Palette};
+use inferno::flamegraph::{self, Options};
+
+/// The flame graph of `folded` (counts in nanoseconds of CPU time) as
+/// SVG, titled, each frame's time in milliseconds; Err: why there is none
+/// (no samples).
+pub fn svg(folded: &str, title: &str, subtitle: Option<&str>) -> Result<String, String> {
+    let mut o = Options::default();
+    o.colors = Palette::Multi(MultiPalette::Perl);
+    o.hash = true;
+    o.deterministic = true;
+    o.title = title.to_string();
+    o.subtitle = subtitle.map(str::to_string);
+    o.count_name = "ms".into();
+    o.factor = 1e-6;
+    let mut out = Vec::new();
+    flamegraph::from_lines(&mut o, folded.lines(), &mut out)
+        .map_err(|e| format!("no flame graph: {e}"))?;
+    String::from_utf8(out).map_err(|e| format!("no flame graph: {e}"))
+}
+
+/// The height in pixels an SVG of [`svg`] asks for (its root element's
+/// `height`), to size the frame that shows it.
+pub fn height(svg: &str) -> Option<u32> {
+    let root = &svg[svg.find("<svg")?..];
+    let root = &root[..root.find('>')?];
+    let at = root.find(" height=\"")? + " height=\"".len();
+    root[at..].split('"').next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folded-stack fixture: a server spending most of its 100 ms in a
+    /// scan, some in the kernel sending, one frame without a symbol.
+    const FOLDED: &str =
+        "postgres;main;PostgresMain;exec_simple_query;ExecScan;heap_getnext 60000000\n\
+                          postgres;main;PostgresMain;pq_flush;tcp_sendmsg_[k] 30000000\n\
+                          postgres;[postgres] 10000000\n";
+
+    #[test]
+    fn a_flame_graph_draws_each_function_with_its_share() {
+        let svg = svg(FOLDED, "server", Some("99 Hz, fp")).unwrap();
+        assert!(svg.starts_with("<?xml"), "{}", &svg[..80]);
+        // One frame per function, its samples and share in its title.
+        assert!(svg.contains("heap_getnext (60 ms, 60.00%)"), "{svg}");
+        // A kernel frame's name without its mark, in the kernel's orange.
+        assert!(svg.contains("tcp_sendmsg (30 ms, 30.00%)"), "{svg}");
+        assert!(!svg.contains("_[k]"));
+        assert!(svg.contains("PostgresMain (90 ms, 90.00%)"));
+        assert!(svg.contains("all (100 ms, 100%)"));
+        assert!(svg.contains(">server<") && svg.contains("99 Hz, fp"));
+        // The same input draws the same picture.
+        assert_eq!(
+            svg,
+            super::svg(FOLDED, "server", Some("99 Hz, fp")).unwrap()
+        );
+        let h = height(&svg).unwrap();
+        assert!((100..1000).contains(&h), "{h}");
+    }
+
+    #[test]
+    fn no_samples_no_flame_graph() {
+        let e = svg("", "server", None).unwrap_err();
+        assert!(e.contains("no flame graph"), "{e}");
+        assert_eq!(height("<svg width=\"1\">"), None);
+    }
+}

@@ -1,0 +1,183 @@
+//! A run's on-CPU profiles (`run --profile`) in words and pictures: per
+//! process tree the CPU time sampled, the kernel's share and the share perf could
+//! not name, the functions most on the CPU, and its flame graph.
+
+use std::fmt::Write;
+
+use crate::record::profile::Profile;
+use crate::report::doc::{Block, Cell, Flame, Row, Section, Table};
+use crate::report::plot;
+
+/// Above this share of samples without a symbol a profile says the build
+/// is stripped rather than leave the reader with hex.
+const STRIPPED: f64 = 0.5;
+
+/// How many functions the text report names per profile.
+const TEXT_TOP: usize = 5;
+
+fn pct(share: f64) -> String {
+    format!("{:.1} %", share * 100.0)
+}
+
+/// One line on how a profile was taken and what it holds.
+fn headline(p: &Profile) -> String {
+    format!(
+        "{}: {:.2} CPU-s sampled at {} Hz ({} stacks), kernel {}, without a symbol {}",
+        p.role,
+        p.cpu_s,
+        p.hz,
+        p.call_graph,
+        pct(p.kernel_share),
+        pct(p.unnamed_share)
+    )
+}
+
+/// Why most of a profile is unnamed, when it is.
+fn stripped(p: &Profile) -> Option<String> {
+    (p.unnamed_share > STRIPPED).then(|| {
+        format!(
+            "most of the {}'s samples have no symbol: its build is stripped; install its debug symbols (Debian: the -dbgsym package) to name them",
+            p.role
+        )
+    })
+}
+
+/// The text report's part.
+pub fn text_section(profiles: &[Profile]) -> String {
+    let mut s = String::new();
+    if profiles.is_empty() {
+        return s;
+    }
+    let _ = writeln!(s, "On-CPU profiles (perf, the measured window):");
+    for p in profiles {
+        let _ = writeln!(s, "    {}", headline(p));
+        for t in p.top.iter().take(TEXT_TOP) {
+            let _ = writeln!(
+                s,
+                "        {:>7} self {:>7} total  {}",
+                pct(t.self_share),
+                pct(t.total_share),
+                t.function
+            );
+        }
+        if let Some(why) = stripped(p) {
+            let _ = writeln!(s, "        {why}");
+        }
+    }
+    s
+}
+
+/// The HTML and Markdown report's section: per profile, its top functions
+/// and its flame graph (drawn from the folded stacks this process holds;
+/// a record read back names their file instead).
+pub fn doc_section(profiles: &[Profile]) -> Option<Section> {
+    if profiles.is_empty() {
+        return None;
+    }
+    let cell = |text: String| Cell {
+        text,
+        ..Cell::default()
+    };
+    let mut blocks = Vec::new();
+    for p in profiles {
+        blocks.push(Block::Paragraph(headline(p)));
+        if let Some(why) = stripped(p) {
+            blocks.push(Block::Note(why));
+        }
+        blocks.push(Block::Table(Table {
+            caption: format!("The {}'s functions most on the CPU", p.role),
+            corner: "function".into(),
+            columns: vec!["self".into(), "total".into()],
+            rows: (p.top.iter())
+                .map(|t| Row {
+                    label: t.function.clone(),
+                    cells: vec![cell(pct(t.self_share)), cell(pct(t.total_share))],
+                })
+                .collect(),
+            ..Table::default()
+        }));
+        let subtitle = format!(
+            "{:.2} CPU-s sampled at {} Hz, {} stacks",
+            p.cpu_s, p.hz, p.call_graph
+        );
+        let title = format!("The {}'s on-CPU flame graph", p.role);
+        match p.folded.as_deref().map(|f| plot::flame::svg(f, &title, Some(&subtitle))) {
+            Some(Ok(svg)) => blocks.push(Block::Flame(Flame {
+                id: p.role.clone(),
+                title,
+                svg,
+            })),
+            Some(Err(why)) => blocks.push(Block::Note(format!("The {}'s {why}", p.role))),
+            None => blocks.push(Block::Note(match &p.file {
+                Some(file) => format!(
+                    "The {}'s folded stacks are in {file}, beside the run's JSON (e.g. `zcat {file} | inferno-flamegraph > {}.svg`).",
+                    p.role, p.role
+                ),
+                None => format!("The {}'s folded stacks were not kept with this record.", p.role),
+            })),
+        }
+    }
+    Some(Section {
+        title: "Profiles".into(),
+        blocks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::profile::TopFunction;
+
+    fn server() -> Profile {
+        Profile {
+            role: "server".into(),
+            hz: 99,
+            call_graph: "fp".into(),
+            cpu_s: 10.0,
+            kernel_share: 0.3,
+            unnamed_share: 0.6,
+            top: vec![TopFunction {
+                function: "heap_getnext".into(),
+                self_share: 0.25,
+                total_share: 0.5,
+            }],
+            file: None,
+            folded: Some(
+                "postgres;main;heap_getnext 60000000\npostgres;[postgres] 40000000\n".into(),
+            ),
+        }
+    }
+
+    #[test]
+    fn the_text_names_the_top_functions_and_a_stripped_build() {
+        let t = text_section(&[server()]);
+        assert!(
+            t.contains("server: 10.00 CPU-s sampled at 99 Hz (fp stacks), kernel 30.0 %, without a symbol 60.0 %"),
+            "{t}"
+        );
+        assert!(t.contains("25.0 % self  50.0 % total  heap_getnext"), "{t}");
+        assert!(t.contains("its build is stripped"), "{t}");
+        assert_eq!(text_section(&[]), "");
+    }
+
+    #[test]
+    fn the_section_draws_the_flame_graph_or_names_the_file() {
+        let s = doc_section(&[server()]).unwrap();
+        let flame = s.blocks.iter().find_map(|b| match b {
+            Block::Flame(f) => Some(f),
+            _ => None,
+        });
+        let flame = flame.expect("a flame graph");
+        assert_eq!(flame.id, "server");
+        assert!(flame.svg.contains("heap_getnext (60 ms, 60.00%)"));
+        let mut read_back = server();
+        read_back.folded = None;
+        read_back.file = Some("run.server.folded.gz".into());
+        let s = doc_section(&[read_back]).unwrap();
+        assert!(s
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::Note(n) if n.contains("run.server.folded.gz"))));
+        assert!(doc_section(&[]).is_none());
+    }
+}

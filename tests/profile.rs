@@ -1,0 +1,297 @@
+//! On-CPU profiles beside a run (`run --profile`): the client's on SQLite,
+//! the server's and the client's on PostgreSQL and MariaDB started by
+//! dbsweep, the folded stacks beside the JSON and the flame graphs in the
+//! HTML report; and a machine where perf cannot run, where the run goes on
+//! and says why it has no profile.
+
+mod util;
+
+use std::io::Read;
+
+use serde_json::Value;
+use util::{dbsweep, dbsweep_env, read_json, Dir, Server};
+
+/// Whether perf runs here; the tests that need it say so and skip where
+/// it does not (the not-permitted path is tested everywhere).
+fn perf_here() -> bool {
+    let ok = std::process::Command::new("perf")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: perf is not installed here (apt-get install linux-perf)");
+    }
+    ok
+}
+
+fn profiles(doc: &Value) -> Vec<Value> {
+    doc["result"]["metrics"]["profiles"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn folded(dir: &Dir, file: &str) -> String {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(dir.join(file)).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+/// A profiled run against `db`: its record, text output and report.
+fn profiled_run(dir: &Dir, db: Option<&str>, workload: &str) -> (Value, String, String) {
+    let json = dir.join("run.json");
+    let report = dir.join("run.html");
+    let mut args = vec![
+        "run",
+        workload,
+        "--threads",
+        "2",
+        "--time",
+        "3",
+        "--warmup",
+        "1",
+        "--profile",
+        "--json",
+        json.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ];
+    if let Some(db) = db {
+        args.extend(["--db", db]);
+    }
+    let out = dbsweep(&args);
+    out.ok();
+    (
+        read_json(&json),
+        out.stdout.clone(),
+        std::fs::read_to_string(&report).unwrap(),
+    )
+}
+
+fn check_profile(dir: &Dir, p: &Value, role: &str, frame: &str) {
+    assert_eq!(p["role"], role, "{p}");
+    assert_eq!(p["hz"], 99);
+    assert_eq!(p["call_graph"], "fp");
+    let cpu_s = p["cpu_s"].as_f64().unwrap();
+    assert!(cpu_s >= 0.2, "{role}: {cpu_s} CPU-s sampled in 3 s");
+    let kernel = p["kernel_share"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&kernel), "{kernel}");
+    assert!(!p["top"].as_array().unwrap().is_empty(), "{p}");
+    let file = p["file"].as_str().unwrap();
+    assert_eq!(file, format!("run.{role}.folded.gz"));
+    let text = folded(dir, file);
+    let ns: u64 = text
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(
+        ns as f64 / 1e9,
+        cpu_s,
+        "the record counts the file's CPU time"
+    );
+    assert!(text.contains(frame), "{role}: no {frame} in\n{text}");
+}
+
+#[test]
+fn a_profiled_run_on_sqlite_profiles_the_client() {
+    if !perf_here() {
+        return;
+    }
+    let dir = Dir::new();
+    let (doc, text, html) = profiled_run(&dir, None, "oltp_point_select");
+    let ps = profiles(&doc);
+    assert_eq!(ps.len(), 1, "SQLite has no server apart: {ps:?}");
+    // SQLite runs in the client: its code is on the client's stacks.
+    check_profile(&dir, &ps[0], "client", "sqlite3");
+    assert!(
+        text.contains("On-CPU profiles (perf, the measured window):"),
+        "{text}"
+    );
+    assert!(text.contains("client: "), "{text}");
+    assert!(html.contains("<figure class=\"flame\" id=\"flame-client\">"));
+    assert!(
+        html.contains("<iframe title=\"The client&#39;s on-CPU flame graph\""),
+        "the flame graph in its own frame"
+    );
+    assert!(
+        html.contains("src=\"data:image/svg+xml;base64,PD94bWw"),
+        "an SVG document"
+    );
+}
+
+#[test]
+fn without_perf_the_run_goes_on_and_says_why_it_has_no_profile() {
+    let dir = Dir::new();
+    let json = dir.join("run.json");
+    let out = dbsweep_env(
+        &[
+            "run",
+            "oltp_point_select",
+            "--time",
+            "1",
+            "--profile",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &[("DBSWEEP_PERF", "/nonexistent/perf")],
+    );
+    out.ok();
+    let doc = read_json(&json);
+    assert!(profiles(&doc).is_empty());
+    let gaps = doc["result"]["metrics"]["gaps"].as_array().unwrap();
+    let gap = gaps.iter().find(|g| g["what"] == "profile").expect("a gap");
+    let why = gap["why"].as_str().unwrap();
+    assert!(why.contains("perf could not be run (not found)"), "{why}");
+    assert!(why.contains("apt-get install linux-perf"), "{why}");
+    assert!(
+        out.stdout
+            .contains("not measured: profile: perf could not be run"),
+        "{}",
+        out.stdout
+    );
+    assert!(!dir.join("run.client.folded.gz").exists());
+}
+
+#[test]
+fn profile_with_metrics_off_is_refused() {
+    let out = dbsweep(&["run", "oltp_point_select", "--profile", "--metrics", "off"]);
+    out.expect_status(2);
+    assert!(
+        out.stderr.contains("--profile with --metrics off"),
+        "{}",
+        out.stderr
+    );
+    let out = dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--profile",
+        "--profile-frequency",
+        "0",
+    ]);
+    out.expect_status(2);
+    assert!(
+        out.stderr.contains("'0' for '--profile-frequency <HZ>'")
+            && out.stderr.contains("from 1 to 10000"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_profiled_run_on_postgres_profiles_the_server_and_the_client() {
+    if !perf_here() {
+        return;
+    }
+    let s = Server::start("postgres", &[]);
+    let dir = Dir::new();
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &s.url,
+        "--table-size",
+        "1000",
+    ])
+    .ok();
+    let (doc, _, html) = profiled_run(&dir, Some(&s.url), "oltp_point_select");
+    let ps = profiles(&doc);
+    let roles: Vec<&str> = ps.iter().map(|p| p["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["server", "client"]);
+    // The backends' stacks: their process name is the root frame.
+    check_profile(&dir, &ps[0], "server", "postgres");
+    // The client's threads are named client-N.
+    check_profile(&dir, &ps[1], "client", "client-");
+    assert!(html.contains("id=\"flame-server\"") && html.contains("id=\"flame-client\""));
+}
+
+#[test]
+fn a_profiled_run_on_mariadb_profiles_the_server() {
+    if !perf_here() {
+        return;
+    }
+    let s = Server::start("mariadb", &[]);
+    let dir = Dir::new();
+    dbsweep(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &s.url,
+        "--table-size",
+        "1000",
+    ])
+    .ok();
+    let (doc, _, _) = profiled_run(&dir, Some(&s.url), "oltp_point_select");
+    let ps = profiles(&doc);
+    assert_eq!(ps[0]["role"], "server", "{ps:?}");
+    // Its connections' reads and writes on the socket: kernel frames.
+    check_profile(&dir, &ps[0], "server", "_[k]");
+}
+
+#[test]
+fn a_profiled_study_keeps_each_points_folded_stacks_in_results_db() {
+    if !perf_here() {
+        return;
+    }
+    let dir = Dir::new();
+    let study = dir.join("profiled.toml");
+    std::fs::write(
+        &study,
+        "name = \"profiled\"\ndescription = \"two points, profiled\"\nprofile = true\n\
+         clients = [1, 2]\n\n[[workload]]\nname = \"oltp_point_select\"\n\
+         options = { table-size = 1000 }\ntime = 2\n\n[[workload]]\n\
+         name = \"oltp_read_only\"\noptions = { table-size = 1000 }\ntime = 1\nprofile = false\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    dbsweep(&[
+        "study",
+        study.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .ok();
+    let db = rusqlite::Connection::open(out.join("results.db")).unwrap();
+    let rows: Vec<(String, String, Vec<u8>)> = db
+        .prepare(
+            "SELECT p.workload, f.role, f.folded_gz FROM point_profile f \
+             JOIN point p ON p.id = f.point_id ORDER BY p.id",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // The profiled workload's two points, the client's profile each (SQLite
+    // has no server apart); none of the workload that says profile = false.
+    let shape: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|(w, r, _)| (w.as_str(), r.as_str()))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("oltp_point_select", "client"),
+            ("oltp_point_select", "client")
+        ]
+    );
+    for (_, _, gz) in &rows {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        assert!(text.lines().count() > 3, "{text}");
+        assert!(text.contains("client-"), "{text}");
+    }
+    // The figures in the stored record.
+    let doc: String = db
+        .query_row(
+            "SELECT result_json FROM point ORDER BY id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let doc: Value = serde_json::from_str(&doc).unwrap();
+    assert_eq!(profiles(&doc)[0]["role"], "client", "{doc:#}");
+}
