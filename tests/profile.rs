@@ -238,10 +238,12 @@ fn a_profiled_study_keeps_each_points_folded_stacks_in_results_db() {
     let study = dir.join("profiled.toml");
     std::fs::write(
         &study,
-        "name = \"profiled\"\ndescription = \"two points, profiled\"\nprofile = true\n\
-         clients = [1, 2]\n\n[[workload]]\nname = \"oltp_point_select\"\n\
-         options = { table-size = 1000 }\ntime = 2\n\n[[workload]]\n\
-         name = \"oltp_read_only\"\noptions = { table-size = 1000 }\ntime = 1\nprofile = false\n",
+        "name = \"profiled\"\ndescription = \"two SQLite files, profiled\"\nprofile = true\n\
+         clients = [1, 2]\n\n[[target]]\nname = \"a\"\nsqlite = true\n\n\
+         [[target]]\nname = \"b\"\nsqlite = true\n\n[[workload]]\n\
+         name = \"oltp_point_select\"\noptions = { table-size = 1000 }\ntime = 2\n\n\
+         [[workload]]\nname = \"oltp_read_only\"\noptions = { table-size = 1000 }\ntime = 1\n\
+         profile = false\n",
     )
     .unwrap();
     let out = dir.join("out");
@@ -263,19 +265,14 @@ fn a_profiled_study_keeps_each_points_folded_stacks_in_results_db() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    // The profiled workload's two points, the client's profile each (SQLite
-    // has no server apart); none of the workload that says profile = false.
+    // The profiled workload's four points (two targets, two client
+    // counts), the client's profile each (SQLite has no server apart);
+    // none of the workload that says profile = false.
     let shape: Vec<(&str, &str)> = rows
         .iter()
         .map(|(w, r, _)| (w.as_str(), r.as_str()))
         .collect();
-    assert_eq!(
-        shape,
-        [
-            ("oltp_point_select", "client"),
-            ("oltp_point_select", "client")
-        ]
-    );
+    assert_eq!(shape, [("oltp_point_select", "client"); 4]);
     for (_, _, gz) in &rows {
         let mut text = String::new();
         flate2::read::GzDecoder::new(&gz[..])
@@ -294,4 +291,23 @@ fn a_profiled_study_keeps_each_points_folded_stacks_in_results_db() {
         .unwrap();
     let doc: Value = serde_json::from_str(&doc).unwrap();
     assert_eq!(profiles(&doc)[0]["role"], "client", "{doc:#}");
+    // The report: each series' flame graph at its peak, and b against a.
+    let html = dbsweep(&[
+        "report",
+        out.to_str().unwrap(),
+        "--format",
+        "html",
+        "--out",
+        "-",
+    ]);
+    html.ok();
+    let html = &html.stdout;
+    for id in ["w0-s0-client", "w0-s1-client", "w0-s1-vs-s0-diff"] {
+        assert!(html.contains(&format!("id=\"flame-{id}\"")), "no {id}");
+    }
+    assert!(
+        html.contains("CPU ns per transaction"),
+        "the functions per transaction"
+    );
+    assert!(html.contains("the functions that moved most"));
 }

@@ -34,6 +34,38 @@ pub fn svg(folded: &str, title: &str, subtitle: Option<&str>) -> Result<String, 
     String::from_utf8(out).map_err(|e| format!("no flame graph: {e}"))
 }
 
+/// The differential flame graph of `after` against `before`, each a
+/// folded text and the transactions its window ran, its stacks weighed per
+/// transaction: `after`'s stacks, red where a frame takes more CPU per
+/// transaction than in `before`, blue where less (inferno's differential,
+/// Gregg's difffolded.pl).
+pub fn diff_svg(before: (&str, u64), after: (&str, u64), title: &str) -> Result<String, String> {
+    // Nanoseconds per transaction, whole, as folded counts must be (and
+    // inferno's `factor` would scale the totals but not the differences).
+    let per_transaction = |(folded, n): (&str, u64)| -> String {
+        let lines = folded.lines().filter_map(|l| {
+            let (stack, ns) = l.rsplit_once(' ')?;
+            let per = ns.parse::<u64>().ok()? / n.max(1);
+            Some(format!("{stack} {per}\n"))
+        });
+        lines.collect()
+    };
+    let (a, b) = (per_transaction(before), per_transaction(after));
+    let mut diff = Vec::new();
+    inferno::differential::from_readers(Default::default(), a.as_bytes(), b.as_bytes(), &mut diff)
+        .map_err(|e| format!("no differential flame graph: {e}"))?;
+    let diff = String::from_utf8_lossy(&diff);
+    let mut o = Options::default();
+    o.hash = true;
+    o.deterministic = true;
+    o.title = title.to_string();
+    o.count_name = "ns per transaction".into();
+    let mut out = Vec::new();
+    flamegraph::from_lines(&mut o, diff.lines(), &mut out)
+        .map_err(|e| format!("no differential flame graph: {e}"))?;
+    String::from_utf8(out).map_err(|e| format!("no differential flame graph: {e}"))
+}
+
 /// The height in pixels an SVG of [`svg`] asks for (its root element's
 /// `height`), to size the frame that shows it.
 pub fn height(svg: &str) -> Option<u32> {
@@ -73,6 +105,29 @@ mod tests {
         );
         let h = height(&svg).unwrap();
         assert!((100..1000).contains(&h), "{h}");
+    }
+
+    #[test]
+    fn a_differential_flame_graph_weighs_stacks_per_transaction() {
+        // Twice the transactions in the same CPU time: half as much per
+        // transaction everywhere but in the scan, which stays the same.
+        let before = "postgres;ExecScan 4000000\npostgres;pq_flush 4000000\n";
+        let after = "postgres;ExecScan 8000000\npostgres;pq_flush 4000000\n";
+        let svg = diff_svg((before, 1000), (after, 2000), "b against a").unwrap();
+        // After: 4,000 + 2,000 ns per transaction, the scan unchanged
+        // (0.00 %) and the flush down by 2,000 of 6,000 (-33.33 %).
+        assert!(
+            svg.contains("all (6,000 ns per transaction, 100%)"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("ExecScan (4,000 ns per transaction, 66.67%; 0.00%)"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("pq_flush (2,000 ns per transaction, 33.33%; -33.33%)"),
+            "{svg}"
+        );
     }
 
     #[test]

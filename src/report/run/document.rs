@@ -100,9 +100,7 @@ pub fn build(r: &Run) -> Doc {
             .chain([over_time(r), clients(r)])
             .chain(super::shards::doc_section(r))
             .chain(r.result.metrics.as_ref().map(super::metrics::doc_section))
-            .chain(
-                (r.result.metrics.as_ref()).and_then(|m| super::profile::doc_section(&m.profiles)),
-            )
+            .chain(super::profile::run_section(r))
             .collect(),
     }
 }
@@ -236,10 +234,15 @@ fn summary(r: &Run) -> Section {
     let cpu = &res.client_cpu;
     if cpu.share_of_machine > CPU_WARN_SHARE {
         blocks.push(Block::Note(format!(
-            "The client used {:.0} % of the machine's CPU{}: on a shared machine it may be limiting the result.",
+            "The client used {:.0} % of the machine's CPU{}: on a shared machine it may be limiting the result.{}",
             cpu.share_of_machine * 100.0,
             if r.target.dialect == Dialect::Sqlite {
                 " (SQLite runs inside the client, so its work counts here)"
+            } else {
+                ""
+            },
+            if super::profile::client_profiled(r) {
+                " Where it went: the client's flame graph, under Profiles."
             } else {
                 ""
             }

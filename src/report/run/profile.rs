@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use crate::record::profile::Profile;
+use crate::record::Run;
 use crate::report::doc::{Block, Cell, Flame, Row, Section, Table};
 use crate::report::plot;
 
@@ -67,10 +68,25 @@ pub fn text_section(profiles: &[Profile]) -> String {
     s
 }
 
+/// Whether the run's record holds the client's profile.
+pub fn client_profiled(r: &Run) -> bool {
+    let profiles = r.result.metrics.iter().flat_map(|m| &m.profiles);
+    profiles.into_iter().any(|p| p.role == "client")
+}
+
+/// The run report's section of `r`'s profiles, if it has any.
+pub fn run_section(r: &Run) -> Option<Section> {
+    let client = r.result.client_cpu.share_of_machine;
+    let bound = (client > super::CPU_WARN_SHARE).then_some(client);
+    doc_section(&r.result.metrics.as_ref()?.profiles, bound)
+}
+
 /// The HTML and Markdown report's section: per profile, its top functions
 /// and its flame graph (drawn from the folded stacks this process holds;
-/// a record read back names their file instead).
-pub fn doc_section(profiles: &[Profile]) -> Option<Section> {
+/// a record read back names their file instead). `client_bound`: the
+/// client's share of the machine's CPU when it was high enough that the
+/// client may have limited the result (said above the client's graph).
+pub fn doc_section(profiles: &[Profile], client_bound: Option<f64>) -> Option<Section> {
     if profiles.is_empty() {
         return None;
     }
@@ -80,6 +96,12 @@ pub fn doc_section(profiles: &[Profile]) -> Option<Section> {
     };
     let mut blocks = Vec::new();
     for p in profiles {
+        if let Some(share) = client_bound.filter(|_| p.role == "client") {
+            blocks.push(Block::Paragraph(format!(
+                "The client used {:.0} % of the machine's CPU: the measurement may be bound by the client, and its flame graph below shows where that time went.",
+                share * 100.0
+            )));
+        }
         blocks.push(Block::Paragraph(headline(p)));
         if let Some(why) = stripped(p) {
             blocks.push(Block::Note(why));
@@ -162,7 +184,7 @@ mod tests {
 
     #[test]
     fn the_section_draws_the_flame_graph_or_names_the_file() {
-        let s = doc_section(&[server()]).unwrap();
+        let s = doc_section(&[server()], None).unwrap();
         let flame = s.blocks.iter().find_map(|b| match b {
             Block::Flame(f) => Some(f),
             _ => None,
@@ -173,11 +195,21 @@ mod tests {
         let mut read_back = server();
         read_back.folded = None;
         read_back.file = Some("run.server.folded.gz".into());
-        let s = doc_section(&[read_back]).unwrap();
+        let s = doc_section(&[read_back], None).unwrap();
         assert!(s
             .blocks
             .iter()
             .any(|b| matches!(b, Block::Note(n) if n.contains("run.server.folded.gz"))));
-        assert!(doc_section(&[]).is_none());
+        assert!(doc_section(&[], Some(0.9)).is_none());
+        let mut client = server();
+        client.role = "client".into();
+        let s = doc_section(&[server(), client], Some(0.8)).unwrap();
+        let said =
+            |b: &Block| matches!(b, Block::Paragraph(p) if p.contains("The client used 80 %"));
+        assert_eq!(
+            s.blocks.iter().filter(|b| said(b)).count(),
+            1,
+            "once, before the client's"
+        );
     }
 }

@@ -64,6 +64,7 @@ mod chbench;
 mod offered;
 pub mod paired;
 mod pairs;
+mod profiles;
 pub mod published;
 pub mod reproduce;
 mod searched;
