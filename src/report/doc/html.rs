@@ -61,7 +61,6 @@ td.missing { color: var(--missing); font-style: italic; text-align: left; white-
   min-width: 10ch; max-width: 16ch; background: repeating-linear-gradient(135deg, #fff, #fff 4px, #f3f4f6 4px, #f3f4f6 8px) !important; }
 .legend { font-size: 12px; color: var(--muted); margin: 0; }
 figure.chart svg { display: block; width: 100%; max-width: 920px; height: auto; }
-figure.flame iframe { display: block; width: 100%; max-width: 1220px; border: 0; }
 footer { margin-top: 40px; font-size: 12px; color: var(--muted); border-top: 1px solid var(--line); padding-top: 8px; }
 @media (max-width: 600px) {
   body { padding: 12px 10px 32px; font-size: 14px; }
@@ -286,7 +285,7 @@ pub fn render(doc: &Doc) -> String {
                     use base64::Engine;
                     let _ = write!(
                         o,
-                        "<figure class=\"flame\" id=\"flame-{}\"><iframe title=\"{}\" height=\"{}\" src=\"data:image/svg+xml;base64,{}\"></iframe></figure>",
+                        "<figure class=\"flame\" id=\"flame-{}\"><iframe style=\"display: block; width: 100%; max-width: 1220px; border: 0\" title=\"{}\" height=\"{}\" src=\"data:image/svg+xml;base64,{}\"></iframe></figure>",
                         escape(&f.id),
                         escape(&f.title),
                         plot::flame::height(&f.svg).unwrap_or(600) + 8,
