@@ -179,23 +179,30 @@ fn profile_with_metrics_off_is_refused() {
     );
 }
 
-#[test]
-fn a_profiled_run_on_postgres_profiles_the_server_and_the_client() {
-    if !perf_here() {
-        return;
-    }
-    let s = Server::start("postgres", &[]);
-    let dir = Dir::new();
-    dbsweep(&[
+/// A profiled point-select run on a scratch server of `kind`: its record
+/// and its HTML report.
+fn on_a_server(kind: &'static str, dir: &Dir) -> (Value, String) {
+    let s = Server::start(kind, &[]);
+    let prepare = [
         "prepare",
         "oltp_point_select",
         "--db",
         &s.url,
         "--table-size",
         "1000",
-    ])
-    .ok();
-    let (doc, _, html) = profiled_run(&dir, Some(&s.url), "oltp_point_select");
+    ];
+    dbsweep(&prepare).ok();
+    let (doc, _, html) = profiled_run(dir, Some(&s.url), "oltp_point_select");
+    (doc, html)
+}
+
+#[test]
+fn a_profiled_run_on_postgres_profiles_the_server_and_the_client() {
+    if !perf_here() {
+        return;
+    }
+    let dir = Dir::new();
+    let (doc, html) = on_a_server("postgres", &dir);
     let ps = profiles(&doc);
     let roles: Vec<&str> = ps.iter().map(|p| p["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["server", "client"]);
@@ -211,18 +218,8 @@ fn a_profiled_run_on_mariadb_profiles_the_server() {
     if !perf_here() {
         return;
     }
-    let s = Server::start("mariadb", &[]);
     let dir = Dir::new();
-    dbsweep(&[
-        "prepare",
-        "oltp_point_select",
-        "--db",
-        &s.url,
-        "--table-size",
-        "1000",
-    ])
-    .ok();
-    let (doc, _, _) = profiled_run(&dir, Some(&s.url), "oltp_point_select");
+    let (doc, _) = on_a_server("mariadb", &dir);
     let ps = profiles(&doc);
     assert_eq!(ps[0]["role"], "server", "{ps:?}");
     // Its connections' reads and writes on the socket: kernel frames.

@@ -48,6 +48,17 @@ pub struct Profile {
     pub folded: Option<String>,
 }
 
+impl Profile {
+    /// The folded stacks as they are kept (beside the JSON, in results.db):
+    /// gzip, a tenth of the text; None when this process does not hold them.
+    pub fn folded_gz(&self) -> Option<std::io::Result<Vec<u8>>> {
+        use std::io::Write;
+        let folded = self.folded.as_ref()?;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        Some(gz.write_all(folded.as_bytes()).and_then(|()| gz.finish()))
+    }
+}
+
 /// A function's share of a profile's samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

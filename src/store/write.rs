@@ -216,14 +216,6 @@ fn insert_point(
     Ok(tx.last_insert_rowid())
 }
 
-/// A profile's folded stacks as stored: gzip, a tenth of the text.
-fn gzip(text: &str) -> anyhow::Result<Vec<u8>> {
-    use std::io::Write;
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(text.as_bytes())?;
-    Ok(gz.finish()?)
-}
-
 /// The run document as the point's row keeps it. The histograms go to
 /// point_histogram and the time series to point_interval and point_sample,
 /// not twice into the file; the document so stays small however long the
@@ -330,8 +322,8 @@ fn insert_children(
                 "INSERT INTO point_profile (point_id, role, folded_gz) VALUES (?1, ?2, ?3)",
             )?;
             for profile in &m.profiles {
-                if let Some(folded) = &profile.folded {
-                    ins.execute(params![point, profile.role, gzip(folded)?])?;
+                if let Some(gz) = profile.folded_gz() {
+                    ins.execute(params![point, profile.role, gz?])?;
                 }
             }
         }

@@ -56,10 +56,21 @@ pub fn unnamed(frame: &str) -> bool {
     f.starts_with('[') && f.ends_with(']')
 }
 
+/// Each function's own count in `folded`: the lines' counts by their
+/// innermost frame (a stack of the thread's name alone has none).
+pub fn own(folded: &str) -> HashMap<&str, u64> {
+    let mut own: HashMap<&str, u64> = HashMap::new();
+    for (frames, count) in folded.lines().filter_map(line) {
+        if let Some(leaf) = frames.get(1..).and_then(|f| f.last()) {
+            *own.entry(leaf).or_default() += count;
+        }
+    }
+    own
+}
+
 /// The figures of `folded`, naming its `top` functions.
 pub fn summary(folded: &str, top: usize) -> Summary {
     let (mut ns, mut kernel, mut unnamed_n) = (0u64, 0u64, 0u64);
-    let mut own: HashMap<&str, u64> = HashMap::new();
     let mut total: HashMap<&str, u64> = HashMap::new();
     for (frames, count) in folded.lines().filter_map(line) {
         ns += count;
@@ -74,7 +85,6 @@ pub fn summary(folded: &str, top: usize) -> Summary {
         if unnamed(leaf) {
             unnamed_n += count;
         }
-        *own.entry(leaf).or_default() += count;
         // A recursive function counts once per stack.
         let on_stack: HashSet<&str> = functions.iter().copied().collect();
         for f in on_stack {
@@ -88,7 +98,7 @@ pub fn summary(folded: &str, top: usize) -> Summary {
             n as f64 / ns as f64
         }
     };
-    let mut ranked: Vec<(&str, u64)> = own.into_iter().collect();
+    let mut ranked: Vec<(&str, u64)> = own(folded).into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     Summary {
         ns,

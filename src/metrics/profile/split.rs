@@ -80,50 +80,31 @@ pub fn split(
     let mut into: Option<u32> = None;
     for line in script.lines() {
         let line = line?;
+        let header_line = !line.is_empty() && !line.starts_with(char::is_whitespace);
+        if header_line {
+            into = None;
+            if line.contains("PERF_RECORD_") {
+                if let Some((child, parent)) = fork(&line) {
+                    forks.insert(child, parent);
+                }
+                continue;
+            }
+            into = header(&line)
+                .filter(|&(_, time)| window.0 <= time && time <= window.1)
+                .map(|(pid, _)| pid);
+        }
+        // The sample's header, its frames, and the blank line that ends it.
+        if let Some(pid) = into {
+            let out = match pid == client {
+                true => &mut client_text,
+                false => others.entry(pid).or_default(),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
         if line.is_empty() {
-            if let Some(pid) = into.take() {
-                let out = if pid == client {
-                    &mut client_text
-                } else {
-                    others.entry(pid).or_default()
-                };
-                out.push('\n');
-            }
-            continue;
+            into = None;
         }
-        if line.starts_with(char::is_whitespace) {
-            if let Some(pid) = into {
-                let out = if pid == client {
-                    &mut client_text
-                } else {
-                    others.entry(pid).or_default()
-                };
-                out.push_str(&line);
-                out.push('\n');
-            }
-            continue;
-        }
-        into = None;
-        if line.contains("PERF_RECORD_") {
-            if let Some((child, parent)) = fork(&line) {
-                forks.insert(child, parent);
-            }
-            continue;
-        }
-        let Some((pid, time)) = header(&line) else {
-            continue;
-        };
-        if time < window.0 || time > window.1 {
-            continue;
-        }
-        into = Some(pid);
-        let out = if pid == client {
-            &mut client_text
-        } else {
-            others.entry(pid).or_default()
-        };
-        out.push_str(&line);
-        out.push('\n');
     }
     let server = server.map(|root| {
         let tree = descendants(root, &forks);

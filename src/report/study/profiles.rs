@@ -82,15 +82,9 @@ fn grouped(points: &[StoredPoint]) -> Grouped<'_> {
 
 /// Each function's own CPU nanoseconds per transaction in `folded`.
 fn per_transaction(folded: &str, transactions: u64) -> HashMap<String, f64> {
-    let mut own: HashMap<String, f64> = HashMap::new();
-    for (frames, ns) in folded.lines().filter_map(fold::line) {
-        if let Some(leaf) = frames.get(1..).and_then(|f| f.last()) {
-            *own.entry(leaf.to_string()).or_default() += ns as f64;
-        }
-    }
     let n = transactions.max(1) as f64;
-    own.values_mut().for_each(|v| *v /= n);
-    own
+    let own = fold::own(folded).into_iter();
+    own.map(|(f, ns)| (f.to_string(), ns as f64 / n)).collect()
 }
 
 fn cell(text: String) -> Cell {
