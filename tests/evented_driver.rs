@@ -3,8 +3,9 @@
 //! same request on a blocking connection does, in both statement modes
 //! (responses larger than the read buffer, rows kept for a fetch, batches
 //! in one command and one row at a time, errors, the rollback with
-//! nothing to roll back); many connections progress on one thread at
-//! once; a lost session is `ConnectionLost` and stays so.
+//! nothing to roll back, a batch MariaDB refuses in bulk); many
+//! connections progress on one thread at once; a lost session is
+//! `ConnectionLost` and stays so.
 
 mod util;
 
@@ -261,4 +262,37 @@ fn a_lost_session_is_connection_lost_and_stays_lost(d: &Dialect) {
     assert_eq!(err.kind, ErrorKind::ConnectionLost, "{err}");
     let again = drive(&mut *e, Request::Exec(0, &[]), None).unwrap_err();
     assert_eq!(again.kind, ErrorKind::ConnectionLost, "{again}");
+}
+
+#[test]
+fn a_batch_mariadb_refuses_in_bulk_runs_one_row_at_a_time() {
+    // MariaDB takes INSERT, UPDATE, DELETE and REPLACE in bulk; anything
+    // else (here a SELECT; 10.2's DELETE) it refuses before running a row
+    // (ER_UNSUPPORTED_PS). The batch then runs one execution per row, as
+    // on a blocking connection, and the statement's next batches so too.
+    let s = Server::start("mariadb", &[]);
+    let sql = ["SELECT ?, ?".to_string()];
+    let mut c = conn(&s.url, PsMode::Prepared);
+    c.prepare_all(&sql).unwrap();
+    let mut e = evented(&s.url, PsMode::Prepared, &sql);
+    let (three, four) = (rows(1, 3), rows(10, 4));
+    for (i, req) in [
+        Request::Batch(0, &three, 3),
+        Request::Batch(0, &four, 4),
+        Request::Exec(0, &three[..2]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let want = blocking(&mut *c, req, None);
+        let got = drive(&mut *e, req, None);
+        assert!(got.is_ok(), "request {i}: {got:?}");
+        assert_eq!(shape(&got), shape(&want), "request {i}: {req:?}");
+    }
+    assert_eq!(
+        drive(&mut *e, Request::Batch(0, &four, 4), None)
+            .unwrap()
+            .rows,
+        4
+    );
 }

@@ -242,12 +242,7 @@ impl Connection for FakeConnection {
         fetch: &mut Fetch,
     ) -> DbResult<Outcome> {
         let out = self.execute(id, _params)?;
-        // Row i (from 0) holds i + 1 in its integer columns, so ids handed
-        // back are valid ids of any table.
-        fetch.values.clear();
-        for i in 0..out.rows {
-            fetch.push_row(|_| Value::Int(i as i64 + 1));
-        }
+        fill(fetch, out.rows);
         Ok(out)
     }
 
@@ -310,6 +305,81 @@ impl Connection for FakeConnection {
     fn into_evented(
         self: Box<Self>,
     ) -> Result<Box<dyn crate::driver::evented::Evented>, Box<dyn Connection>> {
-        Err(self)
+        // SAFETY: eventfd takes no pointers; the fd it returns is ours.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(self);
+        }
+        // SAFETY: a new fd nothing else owns.
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+        Ok(Box::new(FakeEvented {
+            conn: *self,
+            fd,
+            answers: std::collections::VecDeque::new(),
+        }))
+    }
+}
+
+/// The fake connection on an event loop: it answers every request when it
+/// is started (its scripted latency slept there, on the loop's thread), so
+/// `advance` is always done — the loop's worst case, a server whose every
+/// answer is in before the client looks (see `engine::evclient`'s chain).
+/// Its socket is an eventfd that never becomes readable.
+struct FakeEvented {
+    conn: FakeConnection,
+    fd: std::os::fd::OwnedFd,
+    /// Each started request's answer, and a `Fetch`'s rows to hand over.
+    answers: std::collections::VecDeque<(DbResult<Outcome>, Option<u64>)>,
+}
+
+use std::os::fd::{AsRawFd, FromRawFd};
+
+impl crate::driver::evented::Evented for FakeEvented {
+    fn fd(&self) -> std::os::fd::RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    fn start(&mut self, req: crate::driver::evented::Request<'_>) -> DbResult<()> {
+        use crate::driver::evented::Request;
+        let c = &mut self.conn;
+        let answer = match req {
+            Request::Begin { writes } => (c.begin(writes), None),
+            Request::Commit => (c.commit(), None),
+            Request::Rollback => (c.rollback(), None),
+            Request::Exec(id, p) => (c.execute(id, p), None),
+            Request::Batch(id, p, rows) => (c.execute_batch(id, p, rows), None),
+            Request::Fetch(id, p) => {
+                let out = c.execute(id, p);
+                let rows = out.as_ref().map_or(0, |o| o.rows);
+                (out, Some(rows))
+            }
+        };
+        self.answers.push_back(answer);
+        Ok(())
+    }
+
+    fn advance(&mut self, fetch: Option<&mut Fetch>) -> crate::driver::evented::Progress {
+        let (out, rows) = (self.answers.pop_front()).unwrap_or_else(|| (Err(not_started()), None));
+        if let (Some(fetch), Some(rows)) = (fetch, rows) {
+            fill(fetch, rows);
+        }
+        crate::driver::evented::Progress::Done(out)
+    }
+
+    fn cancel(&self) {
+        self.conn.interrupted.store(true, Ordering::Relaxed);
+    }
+}
+
+fn not_started() -> DbError {
+    DbError::new(ErrorKind::Other, "", "advance without a request started")
+}
+
+/// Row i (from 0) holds i + 1 in its integer columns, so ids handed back
+/// are valid ids of any table.
+fn fill(fetch: &mut Fetch, rows: u64) {
+    fetch.values.clear();
+    for i in 0..rows {
+        fetch.push_row(|_| Value::Int(i as i64 + 1));
     }
 }

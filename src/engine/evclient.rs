@@ -60,8 +60,17 @@ enum Phase {
     Statement,
     /// The rollback after a failed statement in flight.
     RollingBack,
+    /// A failed attempt is to be tried again.
+    Retrying,
     Gone,
 }
+
+/// How many transactions (or attempts) a client runs in one call before it
+/// hands the loop an immediate timer: each one that completes without
+/// waiting (its answers already in the socket, or an error before sending)
+/// calls the next on the same stack, and an unbounded chain of them would
+/// overflow it.
+const CHAIN: u32 = 32;
 
 /// A statement in flight: when it was sent, the kind its time is kept
 /// under, and how many executions it counts for.
@@ -91,6 +100,9 @@ pub(super) struct EvClient<'a> {
     failed: Option<DbError>,
     /// The connection was replaced: its socket is not watched yet.
     new_socket: bool,
+    /// Transactions and attempts begun since the loop last called it
+    /// ([`CHAIN`]).
+    chain: u32,
 }
 
 impl<'a> EvClient<'a> {
@@ -117,6 +129,7 @@ impl<'a> EvClient<'a> {
             script_done: false,
             failed: None,
             new_socket: false,
+            chain: 0,
         }
     }
 
@@ -132,6 +145,11 @@ impl<'a> EvClient<'a> {
                 self.phase = Phase::Gone;
                 Then::Gone
             }
+            // Between a failed attempt and its retry: nothing in flight.
+            Phase::Retrying => {
+                self.phase = Phase::Gone;
+                Then::Gone
+            }
             Phase::Idle | Phase::Sleeping(_) => self.leave(),
         }
     }
@@ -139,10 +157,12 @@ impl<'a> EvClient<'a> {
     /// Goes on as far as it can without waiting: after the socket it
     /// waits on became ready, its timer came, or the queue may have work.
     pub fn resume(&mut self) -> Then {
+        self.chain = 0;
         match self.phase {
             Phase::Gone => Then::Gone,
             Phase::Statement => self.go(),
             Phase::RollingBack => self.advance_rollback(),
+            Phase::Retrying => self.attempt(),
             Phase::Sleeping(_) if self.c.shared.lifecycle.stop.load(Ordering::Relaxed) => {
                 self.leave()
             }
@@ -388,9 +408,20 @@ impl<'a> EvClient<'a> {
         let err = self.failed.take().expect("a rollback follows an error");
         let c = &mut self.c;
         match after_rollback(err, &mut self.retries, c.shared, c.retry_also, &mut c.buf) {
+            None if self.chained() => {
+                self.phase = Phase::Retrying;
+                Then::Timer(clock::now())
+            }
             None => self.attempt(),
             Some(end) => self.end(end),
         }
+    }
+
+    /// Counts one more link of the chain; true when the loop should take
+    /// over ([`CHAIN`]).
+    fn chained(&mut self) -> bool {
+        self.chain += 1;
+        self.chain > CHAIN
     }
 
     /// The transaction ended: recorded, and the next one found.
@@ -398,6 +429,8 @@ impl<'a> EvClient<'a> {
         let txn = self.txn.take().expect("a transaction in progress");
         self.phase = Phase::Idle;
         match self.c.close(self.script.as_mut(), end, &txn) {
+            // Idle: the loop's immediate timer finds the next.
+            Closed::Next if self.chained() => Then::Timer(clock::now()),
             Closed::Next => self.next_transaction(),
             Closed::Leave => self.leave(),
             Closed::Abandoned => {

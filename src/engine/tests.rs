@@ -191,6 +191,33 @@ fn events_runs_exactly_that_many_transactions() {
 }
 
 #[test]
+fn an_event_loop_whose_every_answer_is_in_at_once_runs_on_its_stack() {
+    // The fake answers each request when it starts: every transaction on
+    // a loop ends without waiting, the worst case of a fast server (on a
+    // debug build, PostgreSQL's answers were in before the client looked,
+    // and the chain of transactions on one stack overflowed it). The
+    // client hands the loop a timer every few transactions instead.
+    let cfg = RunConfig {
+        events: Some(200_000),
+        client_threads: Some(1),
+        ..config(2)
+    };
+    let r = run_fake("fake://", &cfg);
+    assert_eq!(r.counters.transactions, 200_000);
+    assert_eq!(r.stop, StopReason::Events);
+    // Retries too: a failed attempt's rollback is answered at once
+    // (every 5th statement fails; the fake's rollback is not one).
+    let cfg = RunConfig {
+        events: Some(20_000),
+        client_threads: Some(1),
+        ..config(1)
+    };
+    let r = run_fake("fake://?error_every=5:deadlock", &cfg);
+    assert_eq!(r.counters.transactions, 20_000);
+    assert!(r.counters.retries > 2_000, "{}", r.counters.retries);
+}
+
+#[test]
 fn rounds_give_each_client_the_same_count() {
     let cfg = RunConfig {
         rounds: Some(7),

@@ -6,14 +6,16 @@
 //! loop's.
 //!
 //! A batch the server cannot take as one COM_STMT_BULK_EXECUTE (text mode,
-//! MySQL, rows of other types) runs one execution per row, each sent once
-//! the last one's answer came, as on a blocking connection: not pipelined,
-//! because after an error (a deadlock that rolled the transaction back)
-//! the later rows must not run on their own.
+//! MySQL, rows of other types, a statement it refuses so) runs one
+//! execution per row, each sent once the last one's answer came, as on a
+//! blocking connection: not pipelined, because after an error (a deadlock
+//! that rolled the transaction back) the later rows must not run on their
+//! own.
 
 use std::os::fd::RawFd;
 
 use super::response::{Fed, Keep, Malformed, Response};
+use super::stmt::ER_UNSUPPORTED_PS;
 use super::{MyConnection, CR_SERVER_GONE, CR_SERVER_LOST};
 use crate::driver::evented::{none_started, Evented, Progress, Request, Stage, Wait};
 use crate::driver::{batch_width, DbResult, Fetch, Outcome, PsMode, Rows, StmtId, Value};
@@ -23,8 +25,12 @@ type State = Stage<Response>;
 /// What the request keeps of its response, and what follows it.
 #[derive(Clone, Copy)]
 enum Kind {
-    /// Rows counted (text statements, transaction control, bulk batches).
+    /// Rows counted (text statements, transaction control).
     Count,
+    /// A batch as one COM_STMT_BULK_EXECUTE: if the server refuses it
+    /// before running any row (ER_UNSUPPORTED_PS), the rows (kept until
+    /// the statement's first bulk is taken) run one execution each.
+    Bulk { id: StmtId, rows: usize },
     /// A prepared statement's execution: its binary rows read by the
     /// statement's columns (which the response may redefine), and with
     /// `fetch` kept.
@@ -50,6 +56,9 @@ pub(super) struct MyEvented {
     batch: Vec<Value>,
     /// A batch's outcome so far.
     total: Outcome,
+    /// The statements the server took a bulk of: their batches' rows are
+    /// not kept for a refusal (a copy per batch saved).
+    bulk_taken: Vec<bool>,
     /// A fetch whose buffer is still to be emptied (at its first advance).
     fresh: bool,
 }
@@ -64,8 +73,14 @@ impl MyEvented {
             rows: Rows::new(),
             batch: Vec::new(),
             total: Outcome::default(),
+            bulk_taken: Vec::new(),
             fresh: false,
         }
+    }
+
+    /// Whether the server took a bulk of statement `id` before.
+    fn taken(&self, id: StmtId) -> bool {
+        self.bulk_taken.get(id).copied().unwrap_or(false)
     }
 
     /// Builds a statement without parameters (COM_QUERY).
@@ -115,7 +130,7 @@ impl MyEvented {
         loop {
             let c = &mut self.conn;
             let mut keep = match self.kind {
-                Kind::Count => Keep::Count,
+                Kind::Count | Kind::Bulk { .. } => Keep::Count,
                 Kind::TextFetch => Keep::Text(&mut self.rows),
                 Kind::Prepared { id, fetch: f } => Keep::Binary {
                     columns: &mut c.prepared[id].columns,
@@ -159,6 +174,34 @@ impl MyEvented {
     fn done(&mut self, response: Response, fetch: Option<&mut Fetch>) -> Progress {
         let out = self.conn.finish(response);
         match self.kind {
+            Kind::Bulk { id, rows } => match out {
+                // Refused before running anything: the same rows one by
+                // one, and this statement so from now on (as blocking).
+                Err(e) if e.code == ER_UNSUPPORTED_PS && !self.taken(id) => {
+                    self.conn.prepared[id].no_bulk = true;
+                    let width = self.batch.len() / rows;
+                    let params = std::mem::take(&mut self.batch);
+                    let built = self.execute(id, &params[..width], false);
+                    self.batch = params;
+                    if let Err(e) = built {
+                        return Progress::Done(Err(e));
+                    }
+                    self.total = Outcome::default();
+                    self.kind = Kind::PerRow { id, next: 0, rows };
+                    self.conn.io.seal();
+                    let response = self.conn.response();
+                    self.go(response, true, fetch)
+                }
+                out => {
+                    if out.is_ok() {
+                        if self.bulk_taken.len() <= id {
+                            self.bulk_taken.resize(id + 1, false);
+                        }
+                        self.bulk_taken[id] = true;
+                    }
+                    Progress::Done(out)
+                }
+            },
             Kind::PerRow { id, next, rows } => {
                 let o = match out {
                     Ok(o) => o,
@@ -226,12 +269,14 @@ impl Evented for MyEvented {
                 }
                 let bulk = self.conn.ps_mode == PsMode::Prepared
                     && self.conn.encode_bulk(id, params, rows)?;
-                if bulk {
-                    self.kind = Kind::Count;
-                } else {
-                    self.execute(id, &params[..width], false)?;
+                if !(bulk && self.taken(id)) {
                     self.batch.clear();
                     self.batch.extend_from_slice(params);
+                }
+                if bulk {
+                    self.kind = Kind::Bulk { id, rows };
+                } else {
+                    self.execute(id, &params[..width], false)?;
                     self.total = Outcome::default();
                     self.kind = Kind::PerRow { id, next: 0, rows };
                 }

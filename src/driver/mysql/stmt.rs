@@ -12,7 +12,7 @@ use crate::driver::{batch_one_by_one, batch_width};
 
 /// "This command is not supported in the prepared statement protocol
 /// yet": a bulk execution of a command the server runs only one by one.
-const ER_UNSUPPORTED_PS: &str = "1295";
+pub(super) const ER_UNSUPPORTED_PS: &str = "1295";
 
 impl MyConnection {
     /// COM_STMT_PREPARE: the statement id, its parameter count and its
