@@ -1,8 +1,10 @@
 //! On-CPU profiles beside a run (`run --profile`): the client's on SQLite,
 //! the server's and the client's on PostgreSQL and MariaDB started by
 //! dbsweep, the folded stacks beside the JSON and the flame graphs in the
-//! HTML report; and a machine where perf cannot run, where the run goes on
-//! and says why it has no profile.
+//! HTML report; a study on managed servers; a run on two load machines
+//! (`--nodes`: the server's profile once, the clients' summed); and a
+//! machine where perf cannot run, where the run goes on and says why it
+//! has no profile.
 
 mod util;
 
@@ -118,6 +120,29 @@ fn a_profiled_run_on_sqlite_profiles_the_client() {
     assert!(
         html.contains("src=\"data:image/svg+xml;base64,PD94bWw"),
         "an SVG document"
+    );
+    // The record read back draws its flame graph from the file beside it;
+    // without the file, the report names it.
+    let json = dir.join("run.json");
+    let again = |args: &[&str]| {
+        let mut all = vec!["report", json.to_str().unwrap()];
+        all.extend_from_slice(args);
+        dbsweep(&all)
+    };
+    let html = again(&["--format", "html", "--out", "-"]);
+    html.ok();
+    assert!(html.stdout.contains("id=\"flame-client\""));
+    std::fs::remove_file(dir.join("run.client.folded.gz")).unwrap();
+    let html = again(&["--format", "html", "--out", "-"]);
+    html.ok();
+    assert!(!html.stdout.contains("id=\"flame-client\""));
+    assert!(html
+        .stdout
+        .contains("folded stacks are in run.client.folded.gz"));
+    assert!(
+        html.stderr.contains("could not be read from"),
+        "{}",
+        html.stderr
     );
 }
 
@@ -307,4 +332,147 @@ fn a_profiled_study_keeps_each_points_folded_stacks_in_results_db() {
         "the functions per transaction"
     );
     assert!(html.contains("the functions that moved most"));
+}
+
+#[test]
+fn a_profiled_study_on_managed_servers_profiles_each_server() {
+    if !perf_here() {
+        return;
+    }
+    // The servers run as their own OS users: they must reach the study's
+    // directory.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Dir::new();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let study = dir.join("managed.toml");
+    std::fs::write(
+        &study,
+        "name = \"managed\"\nprofile = true\nclients = [2]\n\n\
+         [[target]]\nserver = \"postgres\"\n\n[[target]]\nserver = \"mariadb\"\n\n\
+         [[workload]]\nname = \"oltp_point_select\"\noptions = { table-size = 1000 }\n\
+         time = 2\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    dbsweep(&[
+        "study",
+        study.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .ok();
+    let db = rusqlite::Connection::open(out.join("results.db")).unwrap();
+    let rows: Vec<(String, String, Vec<u8>)> = db
+        .prepare(
+            "SELECT p.target, f.role, f.folded_gz FROM point_profile f \
+             JOIN point p ON p.id = f.point_id ORDER BY p.target, f.role",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let shape: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|(t, r, _)| (t.as_str(), r.as_str()))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("mariadb", "client"),
+            ("mariadb", "server"),
+            ("postgres", "client"),
+            ("postgres", "server"),
+        ]
+    );
+    let text = |i: usize| {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&rows[i].2[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    };
+    // MariaDB's connections read and write their sockets: kernel frames;
+    // PostgreSQL's backends are named by their process.
+    let (mariadb, postgres) = (text(1), text(3));
+    assert!(mariadb.contains("_[k]"), "{mariadb}");
+    assert!(
+        postgres.lines().any(|l| l.starts_with("postgres")),
+        "{postgres}"
+    );
+    assert!(text(0).contains("client-") && text(2).contains("client-"));
+}
+
+#[test]
+fn a_run_on_two_nodes_profiles_the_server_once_and_every_shards_client() {
+    if !perf_here() {
+        return;
+    }
+    let s = Server::start("postgres", &[]);
+    let prepare = [
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &s.url,
+        "--table-size",
+        "1000",
+    ];
+    dbsweep(&prepare).ok();
+    let dir = Dir::new();
+    let json = dir.join("run.json");
+    let shards = dir.join("shards");
+    dbsweep(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &s.url,
+        "--threads",
+        "4",
+        "--time",
+        "3",
+        "--warmup",
+        "1",
+        "--profile",
+        "--nodes",
+        "2",
+        "--shard-records",
+        shards.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ])
+    .ok();
+    let doc = read_json(&json);
+    let ps = profiles(&doc);
+    let roles: Vec<&str> = ps.iter().map(|p| p["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["server", "client"], "{doc:#}");
+    check_profile(&dir, &ps[0], "server", "postgres");
+    check_profile(&dir, &ps[1], "client", "client-");
+    // The server's is shard 0's (the one that looks for its processes);
+    // the client's is both workers' processes, their stacks summed.
+    let shard = |i: usize| read_json(&shards.join(format!("shard-{i}.json")));
+    let (s0, s1) = (profiles(&shard(0)), profiles(&shard(1)));
+    assert_eq!(s0[0]["role"], "server");
+    assert_eq!(s0[0]["cpu_s"], ps[0]["cpu_s"]);
+    assert_eq!(s1.len(), 1, "shard 1 profiles its own process only");
+    let cpu = |p: &Value| p["cpu_s"].as_f64().unwrap();
+    let sum = cpu(&s0[1]) + cpu(&s1[0]);
+    assert!(cpu(&s0[1]) > 0.0 && cpu(&s1[0]) > 0.0);
+    assert!((cpu(&ps[1]) - sum).abs() < 1e-6, "{} vs {sum}", cpu(&ps[1]));
+    // The kept records merge again into the same profiles: their stacks
+    // are beside them.
+    let merged = dir.join("merged.json");
+    let files = [0, 1].map(|i| shards.join(format!("shard-{i}.json")));
+    dbsweep(&[
+        "merge",
+        files[0].to_str().unwrap(),
+        files[1].to_str().unwrap(),
+        "--json",
+        merged.to_str().unwrap(),
+    ])
+    .ok();
+    let again = profiles(&read_json(&merged));
+    assert_eq!(again.len(), 2, "{again:?}");
+    assert_eq!(again[0]["cpu_s"], ps[0]["cpu_s"]);
+    assert!((cpu(&again[1]) - cpu(&ps[1])).abs() < 1e-6);
+    assert!(folded(&dir, "merged.client.folded.gz").lines().count() > 3);
 }

@@ -122,6 +122,17 @@ fn mariadb_counts_its_deadlocks_lock_waits_and_cpu() {
     assert!(figure(m, "deadlocks_per_s") > 0.0);
     assert!(counter(m, "Innodb_row_lock_waits") > 0.0);
     assert!(figure(m, "row_lock_waits_per_s") > 0.0);
+    // The sessions sampled: each by its lock wait, its stage or running;
+    // eight clients on ten rows wait for each other's row locks.
+    let waits = m["window"]["waits"].as_object().unwrap();
+    assert!(m["window"]["wait_samples"].as_u64().unwrap() > 0);
+    assert!(
+        waits
+            .keys()
+            .all(|e| e.starts_with("stage:") || e == "InnoDB:lock wait" || e == "running"),
+        "{waits:?}"
+    );
+    assert!(waits.contains_key("InnoDB:lock wait"), "{waits:?}");
     // COMMIT statements the server counted are the workload's: the
     // monitoring connection commits nothing.
     let commits = counter(m, "Com_commit");

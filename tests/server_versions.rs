@@ -164,6 +164,14 @@ fn mariadb_with_semaphores(what: &str, version: &str, expect: &str) {
             .contains("OS WAIT ARRAY INFO: reservation count")),
         "{sections:?}"
     );
+    // The sessions sampled by what they were doing, and the SEMAPHORES
+    // readings whose waiting threads are counted by latch.
+    let window = &metrics["window"];
+    assert!(window["wait_samples"].as_u64().unwrap() > 0, "{window:#}");
+    assert!(
+        window["semaphore_readings"].as_u64().unwrap() > 0,
+        "{window:#}"
+    );
     let figure = &metrics["figures"]["semaphore_os_waits_per_transaction"];
     assert!(figure["value"].as_f64().is_some(), "{metrics:#}");
     assert!(

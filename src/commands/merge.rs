@@ -1,7 +1,9 @@
 //! `dbsweep merge RUN.json…`: the records of a run's shards (`run --shard
 //! I/N --json`) added into the record of the whole run (`engine::merge`),
 //! reported as one run with a per-shard table, and written with `--json`
-//! and `--report` like a run's.
+//! and `--report` like a run's. A shard's profiles' folded stacks are read
+//! from beside its file (`FILE.ROLE.folded.gz`), so the merged client
+//! profile sums them.
 
 use std::path::PathBuf;
 
@@ -26,12 +28,14 @@ pub fn merge(req: &MergeRequest) -> anyhow::Result<RunStatus> {
                 f.display()
             ))
         })?;
-        let run = record::from_str(&text).map_err(|e| {
+        let mut run = record::from_str(&text).map_err(|e| {
             UsageError(format!(
                 "{} is not a run record dbsweep can read: {e}",
                 f.display()
             ))
         })?;
+        // Its profiles' stacks, so the merged client profile can sum them.
+        super::report::folded_beside(&mut run, f);
         runs.push((f.display().to_string(), run));
     }
     let inputs: Vec<Input<'_>> = runs.iter().map(|(name, run)| Input { name, run }).collect();

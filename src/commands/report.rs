@@ -113,7 +113,29 @@ fn run_file(a: &ReportRequest) -> anyhow::Result<()> {
         ))
     })?;
     crate::engine::derive::older(&mut run);
+    folded_beside(&mut run, &a.path);
     render_run(a, &run)
+}
+
+/// Reads the folded stacks a run's profiles name (`FILE.ROLE.folded.gz`,
+/// written beside its `--json FILE`) back into them, so its report draws
+/// the flame graphs; a file that is gone or unreadable leaves the report
+/// naming it instead, and says why on standard error.
+pub(super) fn folded_beside(run: &mut record::Run, json: &Path) {
+    let dir = json.parent().unwrap_or(Path::new(""));
+    let profiles = (run.result.metrics.iter_mut()).flat_map(|m| m.profiles.iter_mut());
+    for p in profiles.filter(|p| p.folded.is_none()) {
+        let Some(file) = p.file.clone() else { continue };
+        let path = dir.join(&file);
+        let read = std::fs::read(&path).and_then(|gz| p.set_folded_gz(&gz));
+        if let Err(e) = read {
+            eprintln!(
+                "The {}'s folded stacks could not be read from {}: {e}; the report names the file instead of drawing them.",
+                p.role,
+                path.display()
+            );
+        }
+    }
 }
 
 /// `dbsweep report RUN.series.jsonl.gz`: the report of a run that never

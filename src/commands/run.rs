@@ -86,6 +86,7 @@ impl RunRequest {
             config: self.config.clone(),
             percentiles: self.percentiles.clone(),
             metrics: self.metrics,
+            profile: self.profile.clone(),
         };
         if self.open_ended {
             if let Some(rounds) = spec.build()?.default_rounds() {

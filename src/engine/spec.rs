@@ -37,6 +37,11 @@ pub struct PointSpec {
     /// The interval of the machine and server sampling beside the run;
     /// `None`: none.
     pub metrics: Option<Duration>,
+    /// Profiles beside the metrics (`--profile`); `None`: none. Each
+    /// shard profiles its own process, and the one that reads the server
+    /// its processes too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::metrics::profile::Settings>,
 }
 
 impl PointSpec {
@@ -64,7 +69,7 @@ impl PointSpec {
         p.metrics = self.metrics.map(|interval| point::Metrics {
             interval,
             server: point::server_ref(&self.target, self.config.shard),
-            profile: None,
+            profile: self.profile.clone(),
         });
         p
     }

@@ -14,13 +14,17 @@
 //! shard's together. Shards on several machines have no one machine: its
 //! parts of the merged readings are left empty and its figures absent,
 //! with the reason, and each shard's CPU stays in its row of the merge.
+//!
+//! Profiles (`--profile`): the server's is the one shard 0 took; the
+//! client's is every shard's process together, their stacks summed.
 
 use crate::record::metrics::{Figures, Gap, MergedFrom, Metrics, Process, Sample, Usage};
+use crate::record::profile::Profile;
 use crate::record::Series;
 
-use super::figures;
 use super::proc::MACHINE_GAPS;
 use super::sql::{mariadb, postgres};
+use super::{figures, profile};
 
 /// One shard's metrics, as the merge sees them.
 pub struct ShardMetrics<'a> {
@@ -168,6 +172,7 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
         let why = machine_why_not.clone().unwrap_or_default();
         server_only(&window, (transactions, queries), why, &mut gaps)
     };
+    let profiles = profiles(&measured, source, &mut gaps);
     Some(Metrics {
         interval_s: m.interval_s,
         readings: m.readings,
@@ -181,7 +186,7 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
         samples: Series::from(samples),
         gaps,
         innodb_semaphores: m.innodb_semaphores.clone(),
-        profiles: Vec::new(),
+        profiles,
         window_counts: m.window_counts.clone(),
         merged: Some(MergedFrom {
             server_shard: saw_server.then_some(source),
@@ -189,6 +194,46 @@ pub fn merged(shards: &[ShardMetrics<'_>], transactions: u64, queries: u64) -> O
             machine_why_not,
         }),
     })
+}
+
+/// The merged run's profiles: the server's from the shard the server is
+/// read from (else the one that profiled it: only shard 0 looks for the
+/// server's processes), and the clients' pooled over every shard, each
+/// shard's own process sampled on its machine.
+fn profiles(measured: &[(u64, &Metrics)], source: u64, gaps: &mut Vec<Gap>) -> Vec<Profile> {
+    fn of<'m>(m: &'m Metrics, role: &str) -> Option<&'m Profile> {
+        m.profiles.iter().find(|p| p.role == role)
+    }
+    let server = (measured.iter().find(|(i, _)| *i == source))
+        .and_then(|(_, m)| of(m, "server"))
+        .or_else(|| measured.iter().find_map(|(_, m)| of(m, "server")));
+    let mut out: Vec<Profile> = server.into_iter().cloned().collect();
+    let clients: Vec<&Profile> = measured
+        .iter()
+        .filter_map(|(_, m)| of(m, "client"))
+        .collect();
+    let why = if clients.is_empty() {
+        return out;
+    } else if clients.len() < measured.len() {
+        let none: Vec<String> = (measured.iter())
+            .filter(|(_, m)| of(m, "client").is_none())
+            .map(|(i, _)| i.to_string())
+            .collect();
+        format!(
+            "shard {} took none (its record says why): the others' alone are not the run's client",
+            none.join(", ")
+        )
+    } else if let Some(p) = profile::fold::pooled(&clients) {
+        out.push(p);
+        return out;
+    } else {
+        "the shards' folded stacks did not come with their records (records read from files): their figures alone cannot be added up".into()
+    };
+    gaps.push(Gap {
+        what: "client profile".into(),
+        why,
+    });
+    out
 }
 
 /// How much of the server a window saw: its processes, its counters.

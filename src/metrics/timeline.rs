@@ -53,6 +53,8 @@ pub(super) struct Extra {
     pub statements: u64,
     pub waits: OrderedMap<u64>,
     pub wait_samples: u64,
+    pub semaphore_waits: OrderedMap<u64>,
+    pub semaphore_readings: u64,
 }
 
 impl Extra {
@@ -62,12 +64,20 @@ impl Extra {
         for (event, n) in other.waits.iter() {
             add_wait(&mut self.waits, event, *n);
         }
+        self.semaphore_readings += other.semaphore_readings;
+        for (latch, n) in other.semaphore_waits.iter() {
+            add_wait(&mut self.semaphore_waits, latch, *n);
+        }
     }
 
     fn add_reading(&mut self, r: &Reading) {
         self.wait_samples += r.wait_samples;
         for (event, n) in &r.waits {
             add_wait(&mut self.waits, event, *n);
+        }
+        self.semaphore_readings += r.semaphore_readings;
+        for (latch, n) in &r.semaphore_waits {
+            add_wait(&mut self.semaphore_waits, latch, *n);
         }
     }
 }
@@ -276,6 +286,10 @@ impl Timeline {
         let mut waits = extra.waits.clone();
         waits.0.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
         u.waits = waits;
+        u.semaphore_readings = extra.semaphore_readings;
+        let mut latches = extra.semaphore_waits.clone();
+        latches.0.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        u.semaphore_waits = latches;
         u
     }
 }

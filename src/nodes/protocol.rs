@@ -16,7 +16,7 @@
 //!   … releases its clients at the instant, runs its shard …
 //!                                      ◄── Interrupt   (Ctrl-C at the coordinator)
 //!   … stops early, as Ctrl-C would …
-//!   Done {run}  (or Failed {error})    ──►
+//!   Done {run, folded}  (or Failed {error}) ──►
 //! ```
 //! `run` is the point's [`PointSpec`] as the coordinator resolved it (the
 //! same for every worker: the shard is `index` of `count`), so a worker
@@ -63,8 +63,13 @@ pub enum ToCoordinator {
     },
     /// Still alive (every second, also while the shard runs).
     Beat,
-    /// The shard's record.
-    Done { run: Box<record::Run> },
+    /// The shard's record, and its profiles' folded stacks in their order
+    /// (not part of a record: see [`record::profile::Profile`]).
+    Done {
+        run: Box<record::Run>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        folded: Vec<Option<String>>,
+    },
     /// Why the shard could not run; `usage`: bad input (exit status 2).
     Failed { error: String, usage: bool },
 }
@@ -130,6 +135,25 @@ impl ToWorker {
             ToWorker::Interrupt => "interrupt",
         }
     }
+}
+
+/// The folded stacks of `run`'s profiles, in their order, for
+/// [`ToCoordinator::Done`].
+pub fn folded_of(run: &record::Run) -> Vec<Option<String>> {
+    profiles(run).map(|p| p.folded.clone()).collect()
+}
+
+/// `run`'s profiles their folded stacks back, as [`folded_of`] sent them.
+pub fn with_folded(mut run: Box<record::Run>, folded: Vec<Option<String>>) -> Box<record::Run> {
+    let profiles = (run.result.metrics.iter_mut()).flat_map(|m| m.profiles.iter_mut());
+    for (p, f) in profiles.zip(folded) {
+        p.folded = f;
+    }
+    run
+}
+
+fn profiles(run: &record::Run) -> impl Iterator<Item = &record::profile::Profile> {
+    (run.result.metrics.iter()).flat_map(|m| m.profiles.iter())
 }
 
 /// Now, µs since the Unix epoch, by this machine's wall clock.

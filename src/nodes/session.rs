@@ -359,7 +359,9 @@ fn serve(
                 ));
                 continue;
             }
-            Ok(ToCoordinator::Done { run }) => Event::Done(index, run),
+            Ok(ToCoordinator::Done { run, folded }) => {
+                Event::Done(index, protocol::with_folded(run, folded))
+            }
             Ok(ToCoordinator::Failed { error, usage }) => Event::Failed(index, error, usage),
             Ok(ToCoordinator::Hello { .. }) => {
                 Event::Failed(index, "it said hello twice".into(), false)

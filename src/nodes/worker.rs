@@ -83,6 +83,7 @@ pub fn work(
         Ok(record) => {
             let stop = record.result.stop_reason;
             writer.send(&ToCoordinator::Done {
+                folded: protocol::folded_of(&record),
                 run: Box::new(record),
             })?;
             Ok(stop)

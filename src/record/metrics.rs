@@ -190,14 +190,26 @@ pub struct Usage {
     /// statements taken out where they count: differences for counters,
     /// levels at the end for gauges (e.g. `Threads_running`).
     pub sql: OrderedMap<f64>,
-    /// PostgreSQL: wait events of the active backends, sampled
-    /// (`wait_event_type:wait_event` → backends seen waiting on it).
+    /// Wait events of the active sessions, sampled: PostgreSQL's
+    /// `wait_event_type:wait_event` (or `running`), MariaDB's
+    /// `InnoDB:lock wait`, `stage:STATE` (its processlist state) or
+    /// `running` → sessions seen so.
     #[serde(default, skip_serializing_if = "OrderedMap::is_empty")]
     pub waits: OrderedMap<u64>,
     /// How many backends were looked at for `waits` (the denominator of a
     /// wait's share).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub wait_samples: u64,
+    /// InnoDB (builds that print them: MySQL ≤ 5.7, MariaDB ≤ 10.5):
+    /// threads seen waiting for a latch in the SEMAPHORES section, by
+    /// latch (mode, where created, where waited), summed over the
+    /// readings.
+    #[serde(default, skip_serializing_if = "OrderedMap::is_empty")]
+    pub semaphore_waits: OrderedMap<u64>,
+    /// How many SEMAPHORES readings `semaphore_waits` sums (its
+    /// denominator: the mean number of threads waiting).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub semaphore_readings: u64,
     /// Statements the monitoring connection ran, not part of the workload
     /// (in a merged run, every shard's monitoring connection's).
     pub monitor_statements: u64,

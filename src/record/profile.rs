@@ -57,6 +57,15 @@ impl Profile {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         Some(gz.write_all(folded.as_bytes()).and_then(|()| gz.finish()))
     }
+
+    /// Takes the folded stacks back from their gzip ([`Profile::folded_gz`]).
+    pub fn set_folded_gz(&mut self, gz: &[u8]) -> std::io::Result<()> {
+        use std::io::Read;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(gz).read_to_string(&mut text)?;
+        self.folded = Some(text);
+        Ok(())
+    }
 }
 
 /// A function's share of a profile's samples.

@@ -156,17 +156,13 @@ fn attach_series(
 
 /// Puts a point's stored folded stacks back into its profiles.
 fn attach_profiles(run: &mut Run, stored: Vec<(String, Vec<u8>)>) -> anyhow::Result<()> {
-    use std::io::Read;
     let Some(m) = run.result.metrics.as_mut() else {
         return Ok(());
     };
     for (role, gz) in stored {
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(&gz[..])
-            .read_to_string(&mut text)
-            .with_context(|| format!("point_profile.folded_gz of the {role}"))?;
         if let Some(p) = m.profiles.iter_mut().find(|p| p.role == role) {
-            p.folded = Some(text);
+            p.set_folded_gz(&gz)
+                .with_context(|| format!("point_profile.folded_gz of the {role}"))?;
         }
     }
     Ok(())

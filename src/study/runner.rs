@@ -299,6 +299,8 @@ impl Session<'_> {
                     config: cfg.clone(),
                     percentiles: DEFAULT_PERCENTILES.to_vec(),
                     metrics: self.study.metrics,
+                    profile: (wl.profile.unwrap_or(self.study.profile))
+                        .then(crate::metrics::profile::Settings::default),
                 };
                 // Its intervals are the workers': the feed says which point
                 // runs, and when it ends.

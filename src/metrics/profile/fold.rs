@@ -16,7 +16,7 @@ use std::io::BufRead;
 use inferno::collapse::perf::{Folder, Options};
 use inferno::collapse::Collapse;
 
-use crate::record::profile::TopFunction;
+use crate::record::profile::{Profile, TopFunction};
 
 /// How many functions a record names.
 pub const TOP: usize = 15;
@@ -116,6 +116,50 @@ pub fn summary(folded: &str, top: usize) -> Summary {
     }
 }
 
+/// Folded stacks summed line by line, in the stacks' order.
+pub fn summed(all: &[&str]) -> String {
+    let mut sum: HashMap<&str, u64> = HashMap::new();
+    for l in all.iter().flat_map(|f| f.lines()) {
+        if let Some((stack, n)) =
+            (l.rsplit_once(' ')).and_then(|(s, n)| Some((s, n.parse::<u64>().ok()?)))
+        {
+            *sum.entry(stack).or_default() += n;
+        }
+    }
+    let mut lines: Vec<(&str, u64)> = sum.into_iter().collect();
+    lines.sort();
+    lines.iter().map(|(s, n)| format!("{s} {n}\n")).collect()
+}
+
+/// One profile of several processes of one role (the clients of a run's
+/// shards): their stacks summed and its figures read again from the sum;
+/// None when there are none, or one of them lends no stacks (a record
+/// read back from a file): a sum of their figures alone would name the
+/// wrong top functions.
+pub fn pooled(parts: &[&Profile]) -> Option<Profile> {
+    let first = parts.first()?;
+    let texts: Option<Vec<&str>> = parts.iter().map(|p| p.folded.as_deref()).collect();
+    let folded = summed(&texts?);
+    Some(profile(&first.role, first.hz, &first.call_graph, folded))
+}
+
+/// A record's profile of `folded`: its figures read from the stacks,
+/// which it keeps.
+pub fn profile(role: &str, hz: u32, call_graph: &str, folded: String) -> Profile {
+    let s = summary(&folded, TOP);
+    Profile {
+        role: role.to_string(),
+        hz,
+        call_graph: call_graph.to_string(),
+        cpu_s: s.ns as f64 / 1e9,
+        kernel_share: s.kernel_share,
+        unnamed_share: s.unnamed_share,
+        top: s.top,
+        file: None,
+        folded: Some(folded),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,5 +229,43 @@ client-1 15721 14103.969856:   10101010 cpu-clock:
         assert_eq!(summary("", 3), Summary::default());
         assert_eq!(line("a;b 12"), Some((vec!["a", "b"], 12)));
         assert_eq!(line("a;b x"), None);
+    }
+
+    #[test]
+    fn pooled_profiles_sum_their_stacks_and_read_their_figures_again() {
+        let part = |folded: &str| Profile {
+            role: "client".into(),
+            hz: 99,
+            call_graph: "fp".into(),
+            cpu_s: 0.0,
+            kernel_share: 0.0,
+            unnamed_share: 0.0,
+            top: Vec::new(),
+            file: None,
+            folded: Some(folded.into()),
+        };
+        let (a, b) = (
+            part("client-1;encode 3000000000\nclient-1;send_[k] 1000000000\n"),
+            part("client-2;encode 1000000000\nclient-1;send_[k] 1000000000\n"),
+        );
+        let p = pooled(&[&a, &b]).unwrap();
+        assert_eq!(
+            p.folded.as_deref(),
+            Some(
+                "client-1;encode 3000000000\nclient-1;send_[k] 2000000000\n\
+                 client-2;encode 1000000000\n"
+            )
+        );
+        assert_eq!(p.cpu_s, 6.0);
+        assert_eq!(p.kernel_share, 2.0 / 6.0);
+        assert_eq!(p.top[0].function, "encode");
+        assert_eq!(p.top[0].self_share, 4.0 / 6.0);
+        // A part without its stacks: no pooled profile.
+        let bare = Profile {
+            folded: None,
+            ..a.clone()
+        };
+        assert_eq!(pooled(&[&a, &bare]), None);
+        assert_eq!(pooled(&[]), None);
     }
 }

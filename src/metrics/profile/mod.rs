@@ -42,7 +42,8 @@ use std::time::{Duration, Instant};
 use crate::record::profile::Profile;
 
 /// How stacks are walked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CallGraph {
     /// Frame pointers: cheap; a build compiled without them shows its
     /// innermost frame and little above it.
@@ -61,8 +62,9 @@ impl CallGraph {
     }
 }
 
-/// What to profile, and how.
-#[derive(Debug, Clone, PartialEq)]
+/// What to profile, and how (a run's point file carries it to the
+/// workers of `--nodes`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     /// Samples per second of a thread's CPU time.
     pub hz: u32,
@@ -284,18 +286,8 @@ impl Profiler {
             let Some(text) = text else { continue };
             let folded = fold::fold(text.as_bytes())
                 .map_err(|e| format!("the {role}'s stacks could not be folded: {e}"))?;
-            let s = fold::summary(&folded, fold::TOP);
-            profiles.push(Profile {
-                role: role.to_string(),
-                hz: self.settings.hz,
-                call_graph: self.settings.call_graph.name().to_string(),
-                cpu_s: s.ns as f64 / 1e9,
-                kernel_share: s.kernel_share,
-                unnamed_share: s.unnamed_share,
-                top: s.top,
-                file: None,
-                folded: Some(folded),
-            });
+            let (hz, how) = (self.settings.hz, self.settings.call_graph.name());
+            profiles.push(fold::profile(role, hz, how, folded));
         }
         Ok(profiles)
     }

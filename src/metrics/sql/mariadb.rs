@@ -78,6 +78,11 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
                 // MariaDB 10.6+: performance_schema's instead, when on.
                 read_synch_waits(conn, r);
             }
+            if !counters.is_empty() {
+                // This build prints its waiters too: one reading of them.
+                r.semaphore_readings += 1;
+                r.semaphore_waits = semaphore_waiters(&section);
+            }
             for (name, v) in counters {
                 r.counters
                     .push((format!("innodb_semaphores.{name}"), v as f64));
@@ -117,6 +122,127 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
             "InnoDB metrics",
             format!("INNODB_METRICS could not be read: {e}"),
         ),
+    }
+}
+
+/// Samples what the clients' threads are doing into `r`: a thread in an
+/// InnoDB lock wait (`INNODB_TRX`) under `InnoDB:lock wait`, any other by
+/// its processlist state (the stage it is in, e.g. `stage:Sending data`),
+/// one with no state as `running`. Stages are not waits, but they are the
+/// one account every MariaDB and MySQL version gives of where a
+/// statement is; the latches its threads wait for are in the SEMAPHORES
+/// section ([`semaphore_waiters`]) where the build prints them.
+///
+/// InnoDB refills the table behind `INNODB_TRX` only when it was not read
+/// for 100 ms ([`WAITS_APART`]): read more often, it shows the
+/// transactions of its last refill for ever, so the caller spaces these
+/// samples.
+pub fn read_waits(conn: &mut dyn Connection, r: &mut Reading) {
+    match conn.query_text(
+        "SELECT CASE WHEN t.trx_state = 'LOCK WAIT' THEN 'InnoDB:lock wait' \
+                WHEN p.STATE IS NULL OR p.STATE = '' THEN 'running' \
+                ELSE concat('stage:', p.STATE) END, COUNT(*) \
+         FROM information_schema.PROCESSLIST p \
+         LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID \
+         WHERE p.COMMAND IN ('Query', 'Execute') AND p.ID <> CONNECTION_ID() \
+         GROUP BY 1",
+    ) {
+        Ok(rows) => {
+            r.statements += 1;
+            for row in rows {
+                let (Some(Some(event)), Some(Some(n))) = (row.first(), row.get(1)) else {
+                    continue;
+                };
+                let Ok(n) = n.parse::<u64>() else { continue };
+                r.wait_samples += n;
+                r.waits.push((stage_case(event), n));
+            }
+        }
+        Err(e) => r.gap(
+            "wait events",
+            format!("information_schema.PROCESSLIST failed: {e}"),
+        ),
+    }
+}
+
+/// A stage as MariaDB 10.3 and later spell it, capitalised (`stage:query
+/// end` in 10.2 is `stage:Query end` there), so that two versions' stages
+/// line up side by side.
+pub fn stage_case(event: &str) -> String {
+    match event.strip_prefix("stage:") {
+        Some(stage) => {
+            let mut c = stage.chars();
+            let first = c.next().map(|f| f.to_uppercase().collect::<String>());
+            format!("stage:{}{}", first.unwrap_or_default(), c.as_str())
+        }
+        None => event.to_string(),
+    }
+}
+
+/// How far apart [`read_waits`] samples must be for `INNODB_TRX` to be
+/// refilled each time (InnoDB's `CACHE_MIN_IDLE_TIME_US` is 100 ms).
+pub const WAITS_APART: std::time::Duration = std::time::Duration::from_millis(110);
+
+/// The threads a SEMAPHORES section shows waiting, counted by latch: its
+/// mode and kind, where it was created (which latch: `buf0buf.cc:1471` is
+/// every buffer page's) and where the thread waited for it, e.g.
+/// `S-lock on RW-latch buf0buf.cc:1471, waited at row0sel.cc:4559`. MySQL
+/// 5.5 and XtraDB name a mutex by its variable (`'&kernel_mutex'`) or say
+/// `created file X line N`; 5.7's InnoDB says `created in file X line N`
+/// of a latch and `Mutex LOG_SYS created log0log.cc:711` of a mutex.
+pub fn semaphore_waiters(section: &str) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    let mut lines = section.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("--Thread ") else {
+            continue;
+        };
+        let at = rest
+            .split_once(" has waited at ")
+            .and_then(|(_, r)| r.split_once(" for "))
+            .map(|(place, _)| file_line(place));
+        let Some(latch) = lines.next() else { break };
+        let (kind, rest) = latch.split_once(" at 0x").unwrap_or((latch, ""));
+        let origin = if let Some(i) = rest.find('\'') {
+            rest[i..].split(',').next().unwrap_or("").to_string()
+        } else if let Some((_, named)) = rest.split_once(", Mutex ") {
+            // 5.7's InnoDB: `, Mutex LOG_SYS created log0log.cc:711, …`.
+            let named = named.split(',').next().unwrap_or("");
+            match named.split_once(" created ") {
+                Some((name, at)) => format!("{name} {}", at.trim()),
+                None => named.to_string(),
+            }
+        } else {
+            ["created in file ", "created file "]
+                .iter()
+                .find_map(|k| rest.split_once(k))
+                .map(|(_, r)| file_line(r.split(',').next().unwrap_or("")))
+                .unwrap_or_default()
+        };
+        let mut key = kind.to_string();
+        if !origin.is_empty() {
+            key = format!("{key} {origin}");
+        }
+        if let Some(at) = at {
+            key = format!("{key}, waited at {at}");
+        }
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => out.push((key, 1)),
+        }
+    }
+    out
+}
+
+/// `row0sel.cc line 4559` as `row0sel.cc:4559`; a path keeps its file name.
+fn file_line(place: &str) -> String {
+    let place = place.trim();
+    let (file, line) = place.split_once(" line ").unwrap_or((place, ""));
+    let file = file.rsplit('/').next().unwrap_or(file);
+    if line.is_empty() {
+        file.to_string()
+    } else {
+        format!("{file}:{}", line.trim())
     }
 }
 
@@ -242,6 +368,70 @@ mod tests {
 
     fn get(v: &[(String, u64)], name: &str) -> Option<u64> {
         v.iter().find(|(n, _)| n == name).map(|&(_, x)| x)
+    }
+
+    #[test]
+    fn stages_are_capitalised_as_newer_versions_print_them() {
+        assert_eq!(stage_case("stage:query end"), "stage:Query end");
+        assert_eq!(stage_case("stage:Sending data"), "stage:Sending data");
+        assert_eq!(stage_case("InnoDB:lock wait"), "InnoDB:lock wait");
+    }
+
+    #[test]
+    fn counts_the_threads_waiting_by_latch() {
+        let s = semaphores_section(&format!(
+            "x\n{}\n------------\nTRANSACTIONS\n",
+            fixture("mariadb-10.2-waiters.txt")
+        ))
+        .unwrap();
+        let w = semaphore_waiters(&s);
+        assert_eq!(
+            w,
+            [
+                (
+                    "X-lock (wait_ex) on RW-latch buf0buf.cc:1471, waited at row0upd.cc:3085"
+                        .to_string(),
+                    1
+                ),
+                (
+                    "S-lock on RW-latch buf0buf.cc:1471, waited at row0sel.cc:4559".to_string(),
+                    3
+                ),
+                (
+                    "S-lock on RW-latch buf0buf.cc:1471, waited at trx0undo.ic:180".to_string(),
+                    1
+                ),
+            ]
+        );
+        // MySQL 5.5's mutexes: by their variable, or by where they were made.
+        let old =
+            "--Thread 1 has waited at trx0trx.c line 1093 for 0.0000 seconds the semaphore:\n\
+                   Mutex at 0x1c67f88 '&kernel_mutex', lock var 1\n\
+                   waiters flag 1\n\
+                   --Thread 2 has waited at /src/buf0buf.c line 2 for 1.0 seconds the semaphore:\n\
+                   Mutex at 0x2b06ba0 created file srv0srv.c line 980, lock var 1\n";
+        assert_eq!(
+            semaphore_waiters(old),
+            [
+                (
+                    "Mutex '&kernel_mutex', waited at trx0trx.c:1093".to_string(),
+                    1
+                ),
+                ("Mutex srv0srv.c:980, waited at buf0buf.c:2".to_string(), 1),
+            ]
+        );
+        // MariaDB 10.2's (MySQL 5.7's) mutexes, as a scratch server printed them.
+        let named =
+            "--Thread 3 has waited at mtr0mtr.cc line 837 for 0.00 seconds the semaphore:\n\
+                     Mutex at 0x137eca50, Mutex LOG_SYS created log0log.cc:711, lock var 2\n";
+        assert_eq!(
+            semaphore_waiters(named),
+            [(
+                "Mutex LOG_SYS log0log.cc:711, waited at mtr0mtr.cc:837".to_string(),
+                1
+            )]
+        );
+        assert!(semaphore_waiters(&fixture("mariadb-10.11.txt")).is_empty());
     }
 
     #[test]

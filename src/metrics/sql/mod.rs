@@ -21,9 +21,15 @@ pub struct Reading {
     pub counters: Vec<(String, f64)>,
     /// Levels at the reading.
     pub gauges: Vec<(String, f64)>,
-    /// PostgreSQL: active backends by wait event at the reading.
+    /// Active sessions by wait event (PostgreSQL) or by lock wait and
+    /// stage (MariaDB) at the reading.
     pub waits: Vec<(String, u64)>,
     pub wait_samples: u64,
+    /// InnoDB: threads waiting for a latch, by latch, at a reading of
+    /// its SEMAPHORES section; `semaphore_readings` is 1 where the build
+    /// prints its waiters (the denominator: mean threads waiting).
+    pub semaphore_waits: Vec<(String, u64)>,
+    pub semaphore_readings: u64,
     /// InnoDB's SEMAPHORES section as printed.
     pub semaphores: Option<String>,
     /// Statements the monitor ran for this reading.
@@ -42,6 +48,8 @@ impl Reading {
 pub struct Monitor {
     conn: Box<dyn Connection>,
     dialect: Dialect,
+    /// When MariaDB's waits were last sampled ([`mariadb::WAITS_APART`]).
+    waits_at: Option<std::time::Instant>,
 }
 
 impl Monitor {
@@ -58,29 +66,58 @@ impl Monitor {
         }
         let conn = driver::connect(target)
             .map_err(|e| format!("the monitoring connection failed: {}", e.message))?;
-        Ok(Monitor { conn, dialect })
+        Ok(Monitor {
+            conn,
+            dialect,
+            waits_at: None,
+        })
     }
 
     /// Reads the counters now.
     pub fn read(&mut self) -> Reading {
         let mut r = Reading::default();
         match self.dialect {
-            Dialect::Mysql => mariadb::read(self.conn.as_mut(), &mut r),
+            Dialect::Mysql => {
+                mariadb::read(self.conn.as_mut(), &mut r);
+                if self.mariadb_waits_due() {
+                    mariadb::read_waits(self.conn.as_mut(), &mut r);
+                }
+            }
             Dialect::Postgres => postgres::read(self.conn.as_mut(), &mut r),
             Dialect::Sqlite => {}
         }
         r
     }
 
-    /// Samples only the wait events (PostgreSQL; `None` elsewhere): cheap
-    /// enough to do several times per interval, which a wait's share
-    /// needs to mean something.
+    /// Whether MariaDB's waits may be sampled now, so that `INNODB_TRX` is
+    /// fresh; notes the time when they may.
+    fn mariadb_waits_due(&mut self) -> bool {
+        let now = std::time::Instant::now();
+        if self
+            .waits_at
+            .is_some_and(|t| now < t + mariadb::WAITS_APART)
+        {
+            return false;
+        }
+        self.waits_at = Some(now);
+        true
+    }
+
+    /// Samples only the wait events (`None` on SQLite, and on MariaDB
+    /// sooner than [`mariadb::WAITS_APART`] after the last): cheap enough
+    /// to do several times per interval, which a wait's share needs to
+    /// mean something.
     pub fn read_waits(&mut self) -> Option<Reading> {
-        (self.dialect == Dialect::Postgres).then(|| {
-            let mut r = Reading::default();
-            postgres::read_waits(self.conn.as_mut(), &mut r);
-            r
-        })
+        let mut r = Reading::default();
+        if self.dialect == Dialect::Mysql && !self.mariadb_waits_due() {
+            return None;
+        }
+        match self.dialect {
+            Dialect::Mysql => mariadb::read_waits(self.conn.as_mut(), &mut r),
+            Dialect::Postgres => postgres::read_waits(self.conn.as_mut(), &mut r),
+            Dialect::Sqlite => return None,
+        }
+        Some(r)
     }
 
     /// The counters that count statements, which the monitor's own

@@ -100,6 +100,7 @@ pub fn build(r: &Run) -> Doc {
             .chain([over_time(r), clients(r)])
             .chain(super::shards::doc_section(r))
             .chain(r.result.metrics.as_ref().map(super::metrics::doc_section))
+            .chain(super::waits::run_section(r))
             .chain(super::profile::run_section(r))
             .collect(),
     }

@@ -148,17 +148,6 @@ fn lines(m: &Metrics) -> Vec<(String, String)> {
             }
         }
     }
-    if !f.top_waits.is_empty() {
-        let waits: Vec<String> = f
-            .top_waits
-            .iter()
-            .map(|w| format!("{} {:.1} %", w.event, w.pct))
-            .collect();
-        out.push((
-            format!("top waits ({} samples)", m.window.wait_samples),
-            waits.join(", "),
-        ));
-    }
     out
 }
 

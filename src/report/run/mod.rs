@@ -9,7 +9,8 @@
 //! - [`document`]: the run's [`crate::report::doc::Doc`] (HTML, Markdown),
 //!   with its sections from [`pacing`], [`types`], [`shards`] and
 //!   [`metrics`] (the machine-and-server part, also of the text report).
-//! - [`profile`]: the on-CPU profiles, their top functions and flame graphs.
+//! - [`waits`]: where the server's sessions waited, beside [`profile`]:
+//!   the on-CPU profiles, their top functions and flame graphs.
 //! - [`tpcc`]: TPC-C's results page in sentences.
 //! - [`tpch`]: TPC-H's test and metric in sentences.
 //! - [`csv`]: the run in the study report's CSV columns.
@@ -29,6 +30,7 @@ pub mod text;
 pub mod tpcc;
 pub mod tpch;
 pub mod types;
+pub mod waits;
 
 use crate::record::Run;
 

@@ -33,14 +33,38 @@ fn headline(p: &Profile) -> String {
     )
 }
 
-/// Why most of a profile is unnamed, when it is.
+/// Above this share of samples without a symbol a profile says which
+/// code has none and how to name it.
+const PART_STRIPPED: f64 = 0.1;
+
+/// Why much of a profile is unnamed, when it is: a stripped build (most
+/// of it), or one that keeps symbols for some functions only (Debian's
+/// PostgreSQL keeps its exported functions' names, not its static ones'),
+/// naming the code without symbols where the top functions show it.
 fn stripped(p: &Profile) -> Option<String> {
-    (p.unnamed_share > STRIPPED).then(|| {
-        format!(
-            "most of the {}'s samples have no symbol: its build is stripped; install its debug symbols (Debian: the -dbgsym package) to name them",
+    let dsos: Vec<&str> = (p.top.iter())
+        .map(|t| t.function.as_str())
+        .filter(|f| f.starts_with('[') && f.ends_with(']'))
+        .collect();
+    let within = if dsos.is_empty() {
+        String::new()
+    } else {
+        format!(" (in {})", dsos.join(", "))
+    };
+    if p.unnamed_share > STRIPPED {
+        Some(format!(
+            "most of the {}'s samples have no symbol{within}: its build is stripped; install its debug symbols (Debian: the -dbgsym package) to name them",
             p.role
-        )
-    })
+        ))
+    } else if p.unnamed_share > PART_STRIPPED {
+        Some(format!(
+            "{} of the {}'s samples have no symbol{within}: its build names some functions only; install its debug symbols (Debian: the -dbgsym package) to name the rest",
+            pct(p.unnamed_share),
+            p.role
+        ))
+    } else {
+        None
+    }
 }
 
 /// The text report's part.
@@ -180,6 +204,22 @@ mod tests {
         assert!(t.contains("25.0 % self  50.0 % total  heap_getnext"), "{t}");
         assert!(t.contains("its build is stripped"), "{t}");
         assert_eq!(text_section(&[]), "");
+        // Part of it named: which code has no symbols, and how to name it.
+        let mut part = server();
+        part.unnamed_share = 0.126;
+        part.top.push(TopFunction {
+            function: "[postgres]".into(),
+            self_share: 0.126,
+            total_share: 0.996,
+        });
+        let t = text_section(&[part]);
+        assert!(
+            t.contains("12.6 % of the server's samples have no symbol (in [postgres]): its build names some functions only"),
+            "{t}"
+        );
+        let mut named = server();
+        named.unnamed_share = 0.02;
+        assert!(!text_section(&[named]).contains("no symbol"));
     }
 
     #[test]

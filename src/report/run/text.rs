@@ -315,6 +315,7 @@ pub fn summary(r: &Run) -> String {
     if let Some(m) = &r.result.metrics {
         let _ = writeln!(s);
         s.push_str(&super::metrics::text_section(m));
+        s.push_str(&super::waits::text_section(&m.window));
         s.push_str(&super::profile::text_section(&m.profiles));
     }
     s

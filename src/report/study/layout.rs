@@ -53,7 +53,7 @@ pub fn document(data: &StudyData, r: &Report) -> Doc {
     sections.extend(super::tpcc::section(data));
     sections.extend(super::tpch::section(data));
     sections.extend(super::chbench::section(data));
-    sections.extend(super::profiles::section(data));
+    sections.extend(super::profiles::section(data, &r.paired));
     for p in &r.panels {
         let section = panel_section(data, r, p, several);
         let focus = p

@@ -233,7 +233,7 @@ pub(super) fn lock_tables(p: &Panel, data: &StudyData) -> Vec<Block> {
         }));
         if !waits.is_empty() {
             blocks.push(Block::Note(
-                "A wait event's % is its share of the active backends sampled from pg_stat_activity ten times per interval; 'running' is a backend on CPU or in no wait.".into(),
+                "A wait event's % is its share of the active sessions sampled with each reading and, as the machine gets busy, up to nine times more in between: PostgreSQL's wait events (pg_stat_activity; 'running': on the CPU or in no wait), MariaDB's InnoDB lock waits, else its processlist stage ('running': no stage) (docs/profiles.md).".into(),
             ));
         }
         if !semaphores.is_empty() {
