@@ -235,6 +235,11 @@ fn a_control_runs_twice_per_block_and_sets_the_noise_floor() {
         .collect();
     assert_eq!(keys.iter().filter(|t| **t == "a (again)").count(), 3);
     assert_eq!(keys.len(), 9);
+    // The blocks ran in shuffled orders; the report lists the series as
+    // the file does, the control's second measurement beside it.
+    let mut grouped = keys.clone();
+    grouped.dedup();
+    assert_eq!(grouped, ["a", "a (again)", "b"], "{keys:?}");
 }
 
 #[test]

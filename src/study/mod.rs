@@ -85,3 +85,4 @@ pub use plan::{
 };
 pub use reference::{stored_reproduction, stored_sweep};
 pub use stop::ErrorRates;
+pub use targets::stored_target_names;

@@ -10,6 +10,59 @@ use super::raw::*;
 use crate::driver::{PsMode, Target, TargetKind as UrlKind};
 use crate::server::{setting_key, PoolerSpec, ServerKind};
 
+/// What a URL target is called without `name = …`.
+fn url_kind_name(kind: &UrlKind) -> &'static str {
+    match kind {
+        UrlKind::Sqlite { .. } => "sqlite",
+        UrlKind::Postgres(_) => "postgres",
+        UrlKind::Mysql(_) => "mysql",
+        UrlKind::Fake(_) => "fake",
+    }
+}
+
+/// A target's name without `name = …`: its kind, and a managed server's
+/// version. Two versions of one server are two targets: the version is in
+/// the default name (`postgres-9.6`), so every table and legend tells them
+/// apart.
+fn default_name(kind: &str, t: &RawTarget) -> String {
+    match t.version.as_ref().filter(|_| t.server.is_some()) {
+        Some(v) => format!("{kind}-{}", v.get_ref()),
+        None => kind.to_string(),
+    }
+}
+
+/// The names of a stored study file's targets in the file's order, as the
+/// loader gives them: the order a report lists its series in, where the
+/// points ran in shuffled blocks. None where the file does not parse.
+pub fn stored_target_names(file_text: &str) -> Option<Vec<String>> {
+    let raw: RawStudy = toml::from_str(file_text).ok()?;
+    if raw.targets.is_empty() {
+        return Some(vec!["sqlite".to_string()]);
+    }
+    raw.targets
+        .iter()
+        .map(|t| {
+            let t = t.get_ref();
+            if let Some(n) = &t.name {
+                return Some(n.get_ref().clone());
+            }
+            let kind = if let Some(u) = &t.url {
+                url_kind_name(&Target::parse(u.get_ref()).ok()?.kind)
+            } else if t.sqlite.is_some() {
+                "sqlite"
+            } else {
+                t.server
+                    .as_ref()?
+                    .get_ref()
+                    .parse::<ServerKind>()
+                    .ok()?
+                    .name()
+            };
+            Some(default_name(kind, t))
+        })
+        .collect()
+}
+
 impl Loader<'_> {
     /// A URL target's `password_env = "NAME"` or `password_file = "PATH"`:
     /// the password read from there (a file's first line), so that the
@@ -162,12 +215,7 @@ impl Loader<'_> {
                 target.set_ps_mode(PsMode::Disable);
             }
             self.password(t, &mut target, &f)?;
-            let derived = match &target.kind {
-                UrlKind::Sqlite { .. } => "sqlite",
-                UrlKind::Postgres(_) => "postgres",
-                UrlKind::Mysql(_) => "mysql",
-                UrlKind::Fake(_) => "fake",
-            };
+            let derived = url_kind_name(&target.kind);
             (derived.to_string(), TargetKind::Url(target))
         } else if let Some(s) = &t.sqlite {
             if let Some(p) = &t.ps_mode {
@@ -198,13 +246,7 @@ impl Loader<'_> {
                 check_file_name(n.get_ref()).map_err(|m| self.src.at(n, &f("name"), m))?;
                 n.get_ref().clone()
             }
-            // Two versions of one server are two targets: the version is
-            // in the default name (`postgres-9.6`), so every table and
-            // legend tells them apart.
-            None => match t.version.as_ref().filter(|_| t.server.is_some()) {
-                Some(v) => format!("{derived}-{}", v.get_ref()),
-                None => derived,
-            },
+            None => default_name(&derived, t),
         };
         let mut cpus = vec![None];
         if let TargetKind::Managed(m) = &mut kind {
@@ -417,5 +459,36 @@ impl Loader<'_> {
             sets.push(Some(cpus.clone()));
         }
         Ok(sets)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn a_stored_files_targets_are_named_in_its_order_as_the_loader_names_them() {
+        let text = r#"
+name = "t"
+clients = [1]
+[[target]]
+server = "postgres"
+version = "9.6"
+[[target]]
+server = "mariadb"
+[[target]]
+name = "mine"
+url = "postgres://u@127.0.0.1/db"
+[[target]]
+url = "mysql://u@127.0.0.1/db"
+[[workload]]
+name = "oltp_point_select"
+"#;
+        let names = super::stored_target_names(text).unwrap();
+        let loaded = crate::study::load_str(text, Path::new("t.toml")).unwrap();
+        let theirs: Vec<String> = loaded.targets.iter().map(|t| t.name.clone()).collect();
+        assert_eq!(names, theirs);
+        assert_eq!(names, ["postgres-9.6", "mariadb", "mine", "mysql"]);
+        assert_eq!(super::stored_target_names("name = ["), None);
     }
 }

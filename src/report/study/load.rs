@@ -6,7 +6,7 @@ use std::path::Path;
 use super::servers::{self, TargetServer};
 use crate::store::{self, Store, StoredPoint, StudyInfo};
 use crate::study::repro::ReproSpec;
-use crate::study::{stored_sweep, DesignSpec, SweepSpec};
+use crate::study::{stored_sweep, stored_target_names, DesignSpec, SweepSpec, AGAIN};
 use crate::UsageError;
 
 /// A study as read from its results database.
@@ -14,7 +14,8 @@ pub struct StudyData {
     pub info: StudyInfo,
     /// Every closed-loop point of the study (a rate sweep's calibration
     /// points included), complete (run documents and histograms), failed
-    /// attempts included, in commit order: what the panels over client
+    /// attempts included, target by target in the study file's order
+    /// and in commit order within a target: what the panels over client
     /// counts show.
     pub points: Vec<StoredPoint>,
     /// The paced points (a `rates` or `users` axis), the same way: what
@@ -112,7 +113,7 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
     // counts connections, as publications do (seed 001's 8 instances ×
     // 1..128 are its 8..1024 connections), so its tables, charts, sentences
     // and statements all read the one count; the series label keeps "×N".
-    let (paced, points): (Vec<StoredPoint>, Vec<StoredPoint>) = store
+    let (mut paced, mut points): (Vec<StoredPoint>, Vec<StoredPoint>) = store
         .points(Some(info.id))?
         .into_iter()
         .map(|mut p| {
@@ -120,6 +121,21 @@ pub fn load(path: &Path, name: Option<&str>) -> anyhow::Result<StudyData> {
             p
         })
         .partition(|p| p.row.load_level.is_some());
+    // Interleaved blocks ran the series in shuffled orders, and the first
+    // block's is no order to read a table in: the series go as the study
+    // file lists its targets, a control's second measurement beside it.
+    if let Some(names) = stored_target_names(&info.file_text) {
+        let rank = |p: &StoredPoint| {
+            let t = p.row.target.as_str();
+            let (base, again) = t.strip_suffix(AGAIN).map_or((t, false), |b| (b, true));
+            (
+                names.iter().position(|n| n == base).unwrap_or(names.len()),
+                again,
+            )
+        };
+        points.sort_by_key(rank);
+        paced.sort_by_key(rank);
+    }
     let references = store.references(info.id)?;
     let servers = servers::of(points.iter().chain(&paced), &store.server_builds(info.id)?);
     let reproduction = match store.reproduction(info.id)? {
