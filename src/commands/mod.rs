@@ -150,19 +150,10 @@ impl JsonOut {
     /// as `FILE` with `.ROLE.folded.gz` for its extension, and names the
     /// file in the record (before the record is written).
     fn write_profiles(&self, run: &mut crate::record::Run) -> anyhow::Result<()> {
-        let JsonOut::File(p) = self else {
-            return Ok(());
-        };
-        let profiles = (run.result.metrics.iter_mut()).flat_map(|m| m.profiles.iter_mut());
-        for profile in profiles {
-            let Some(gz) = profile.folded_gz() else {
-                continue;
-            };
-            let path = p.with_extension(format!("{}.folded.gz", profile.role));
-            write_atomically(&path, &gz?)?;
-            profile.file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+        match self {
+            JsonOut::File(p) => run.write_folded_beside(p),
+            JsonOut::Stdout => Ok(()),
         }
-        Ok(())
     }
 
     /// Writes `bytes` there (a file atomically).

@@ -123,8 +123,7 @@ fn run_file(a: &ReportRequest) -> anyhow::Result<()> {
 /// naming it instead, and says why on standard error.
 pub(super) fn folded_beside(run: &mut record::Run, json: &Path) {
     let dir = json.parent().unwrap_or(Path::new(""));
-    let profiles = (run.result.metrics.iter_mut()).flat_map(|m| m.profiles.iter_mut());
-    for p in profiles.filter(|p| p.folded.is_none()) {
+    for p in run.profiles_mut().filter(|p| p.folded.is_none()) {
         let Some(file) = p.file.clone() else { continue };
         let path = dir.join(&file);
         let read = std::fs::read(&path).and_then(|gz| p.set_folded_gz(&gz));

@@ -62,31 +62,31 @@ impl Extra {
         self.statements += other.statements;
         self.wait_samples += other.wait_samples;
         for (event, n) in other.waits.iter() {
-            add_wait(&mut self.waits, event, *n);
+            self.waits.add(event, *n);
         }
         self.semaphore_readings += other.semaphore_readings;
         for (latch, n) in other.semaphore_waits.iter() {
-            add_wait(&mut self.semaphore_waits, latch, *n);
+            self.semaphore_waits.add(latch, *n);
         }
     }
 
     fn add_reading(&mut self, r: &Reading) {
         self.wait_samples += r.wait_samples;
         for (event, n) in &r.waits {
-            add_wait(&mut self.waits, event, *n);
+            self.waits.add(event, *n);
         }
         self.semaphore_readings += r.semaphore_readings;
         for (latch, n) in &r.semaphore_waits {
-            add_wait(&mut self.semaphore_waits, latch, *n);
+            self.semaphore_waits.add(latch, *n);
         }
     }
 }
 
-fn add_wait(waits: &mut OrderedMap<u64>, event: &str, n: u64) {
-    match waits.0.iter_mut().find(|(e, _)| e == event) {
-        Some((_, c)) => *c += n,
-        None => waits.0.push((event.to_string(), n)),
-    }
+/// Counts by name, the largest first (ties by name).
+fn most_first(counts: &OrderedMap<u64>) -> OrderedMap<u64> {
+    let mut sorted = counts.clone();
+    sorted.0.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    sorted
 }
 
 /// Where samples go as they are made.
@@ -283,13 +283,9 @@ impl Timeline {
             u.sql = sql::delta(ra, rb, extra.statements, self.units.counts_statements);
         }
         u.wait_samples = extra.wait_samples;
-        let mut waits = extra.waits.clone();
-        waits.0.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-        u.waits = waits;
+        u.waits = most_first(&extra.waits);
         u.semaphore_readings = extra.semaphore_readings;
-        let mut latches = extra.semaphore_waits.clone();
-        latches.0.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-        u.semaphore_waits = latches;
+        u.semaphore_waits = most_first(&extra.semaphore_waits);
         u
     }
 }

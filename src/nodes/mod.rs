@@ -226,14 +226,7 @@ fn keep_shard_records(outcome: &session::Outcome, dir: &std::path::Path) -> anyh
             // Its profiles' stacks beside it, as `run --json` writes them,
             // so `dbsweep merge` of the kept records sums them again.
             let mut run = run.clone();
-            let profiles = (run.result.metrics.iter_mut()).flat_map(|m| m.profiles.iter_mut());
-            for p in profiles {
-                if let Some(gz) = p.folded_gz() {
-                    let file = format!("shard-{i}.{}.folded.gz", p.role);
-                    write_atomically(&dir.join(&file), &gz?)?;
-                    p.file = Some(file);
-                }
-            }
+            run.write_folded_beside(&path)?;
             write_atomically(&path, &record::to_vec(&run)?)?;
             kept += 1;
         }

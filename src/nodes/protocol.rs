@@ -140,20 +140,15 @@ impl ToWorker {
 /// The folded stacks of `run`'s profiles, in their order, for
 /// [`ToCoordinator::Done`].
 pub fn folded_of(run: &record::Run) -> Vec<Option<String>> {
-    profiles(run).map(|p| p.folded.clone()).collect()
+    run.profiles().map(|p| p.folded.clone()).collect()
 }
 
 /// `run`'s profiles their folded stacks back, as [`folded_of`] sent them.
 pub fn with_folded(mut run: Box<record::Run>, folded: Vec<Option<String>>) -> Box<record::Run> {
-    let profiles = (run.result.metrics.iter_mut()).flat_map(|m| m.profiles.iter_mut());
-    for (p, f) in profiles.zip(folded) {
+    for (p, f) in run.profiles_mut().zip(folded) {
         p.folded = f;
     }
     run
-}
-
-fn profiles(run: &record::Run) -> impl Iterator<Item = &record::profile::Profile> {
-    (run.result.metrics.iter()).flat_map(|m| m.profiles.iter())
 }
 
 /// Now, µs since the Unix epoch, by this machine's wall clock.

@@ -45,6 +45,16 @@ impl<V> OrderedMap<V> {
     }
 }
 
+impl OrderedMap<u64> {
+    /// Adds `n` to the count of `name`, which starts at 0.
+    pub fn add(&mut self, name: &str, n: u64) {
+        match self.0.iter_mut().find(|(k, _)| k == name) {
+            Some((_, c)) => *c += n,
+            None => self.0.push((name.to_string(), n)),
+        }
+    }
+}
+
 impl<V> FromIterator<(String, V)> for OrderedMap<V> {
     fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
         OrderedMap(iter.into_iter().collect())

@@ -215,6 +215,32 @@ pub struct Usage {
     pub monitor_statements: u64,
 }
 
+impl Usage {
+    /// Each wait event with the sessions seen in it and its share of all
+    /// sampled, most seen first; none without samples.
+    pub fn wait_shares(&self) -> Vec<(&str, u64, f64)> {
+        per(&self.waits, self.wait_samples)
+    }
+
+    /// Each latch with the threads seen waiting for it over the readings
+    /// and the mean number waiting at a reading, most first.
+    pub fn latch_means(&self) -> Vec<(&str, u64, f64)> {
+        per(&self.semaphore_waits, self.semaphore_readings)
+    }
+}
+
+/// Each count with itself over `of`, most first; none when `of` is 0.
+fn per(counts: &OrderedMap<u64>, of: u64) -> Vec<(&str, u64, f64)> {
+    if of == 0 {
+        return Vec::new();
+    }
+    let mut v: Vec<(&str, u64, f64)> = (counts.iter())
+        .map(|(k, &n)| (k, n, n as f64 / of as f64))
+        .collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }

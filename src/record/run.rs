@@ -40,6 +40,31 @@ pub struct Run {
 }
 
 impl Run {
+    /// Its on-CPU profiles (none without metrics).
+    pub fn profiles(&self) -> impl Iterator<Item = &super::profile::Profile> {
+        (self.result.metrics.iter()).flat_map(|m| m.profiles.iter())
+    }
+
+    pub fn profiles_mut(&mut self) -> impl Iterator<Item = &mut super::profile::Profile> {
+        (self.result.metrics.iter_mut()).flat_map(|m| m.profiles.iter_mut())
+    }
+
+    /// Writes each profile's folded stacks beside the record's file
+    /// `json`, gzipped, as `json` with `.ROLE.folded.gz` for its
+    /// extension, and names the file in the profile (before the record is
+    /// written).
+    pub fn write_folded_beside(&mut self, json: &std::path::Path) -> anyhow::Result<()> {
+        for profile in self.profiles_mut() {
+            let Some(gz) = profile.folded_gz() else {
+                continue;
+            };
+            let path = json.with_extension(format!("{}.folded.gz", profile.role));
+            crate::util::paths::write_atomically(&path, &gz?)?;
+            profile.file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+        }
+        Ok(())
+    }
+
     /// The histogram of the transactions (`None`) or of one statement
     /// type; `None` when the record has no histograms (version 1, or read
     /// from a results database without them) or none of that name.

@@ -138,7 +138,8 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
 /// transactions of its last refill for ever, so the caller spaces these
 /// samples.
 pub fn read_waits(conn: &mut dyn Connection, r: &mut Reading) {
-    match conn.query_text(
+    r.sample_waits(
+        conn,
         "SELECT CASE WHEN t.trx_state = 'LOCK WAIT' THEN 'InnoDB:lock wait' \
                 WHEN p.STATE IS NULL OR p.STATE = '' THEN 'running' \
                 ELSE concat('stage:', p.STATE) END, COUNT(*) \
@@ -146,23 +147,9 @@ pub fn read_waits(conn: &mut dyn Connection, r: &mut Reading) {
          LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID \
          WHERE p.COMMAND IN ('Query', 'Execute') AND p.ID <> CONNECTION_ID() \
          GROUP BY 1",
-    ) {
-        Ok(rows) => {
-            r.statements += 1;
-            for row in rows {
-                let (Some(Some(event)), Some(Some(n))) = (row.first(), row.get(1)) else {
-                    continue;
-                };
-                let Ok(n) = n.parse::<u64>() else { continue };
-                r.wait_samples += n;
-                r.waits.push((stage_case(event), n));
-            }
-        }
-        Err(e) => r.gap(
-            "wait events",
-            format!("information_schema.PROCESSLIST failed: {e}"),
-        ),
-    }
+        "information_schema.PROCESSLIST",
+        stage_case,
+    );
 }
 
 /// A stage as MariaDB 10.3 and later spell it, capitalised (`stage:query

@@ -39,6 +39,32 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// Runs `sql`, whose rows are (wait event, sessions), and counts them
+    /// as sampled sessions, each event named by `name`; a failure is a
+    /// gap naming `view`.
+    fn sample_waits(
+        &mut self,
+        conn: &mut dyn Connection,
+        sql: &str,
+        view: &str,
+        name: impl Fn(&str) -> String,
+    ) {
+        match conn.query_text(sql) {
+            Ok(rows) => {
+                self.statements += 1;
+                for row in rows {
+                    let (Some(Some(event)), Some(Some(n))) = (row.first(), row.get(1)) else {
+                        continue;
+                    };
+                    let Ok(n) = n.parse::<u64>() else { continue };
+                    self.wait_samples += n;
+                    self.waits.push((name(event), n));
+                }
+            }
+            Err(e) => self.gap("wait events", format!("{view} failed: {e}")),
+        }
+    }
+
     fn gap(&mut self, what: &str, why: String) {
         self.gaps.push((what.to_string(), why));
     }
@@ -109,13 +135,13 @@ impl Monitor {
     /// mean something.
     pub fn read_waits(&mut self) -> Option<Reading> {
         let mut r = Reading::default();
-        if self.dialect == Dialect::Mysql && !self.mariadb_waits_due() {
-            return None;
-        }
-        match self.dialect {
-            Dialect::Mysql => mariadb::read_waits(self.conn.as_mut(), &mut r),
+        let dialect = self.dialect;
+        match dialect {
+            Dialect::Mysql if self.mariadb_waits_due() => {
+                mariadb::read_waits(self.conn.as_mut(), &mut r)
+            }
             Dialect::Postgres => postgres::read_waits(self.conn.as_mut(), &mut r),
-            Dialect::Sqlite => return None,
+            Dialect::Mysql | Dialect::Sqlite => return None,
         }
         Some(r)
     }

@@ -90,7 +90,8 @@ pub fn read(conn: &mut dyn Connection, r: &mut Reading) {
 /// workers, told apart by the latter's `autovacuum:` query. The column is
 /// read through the row's JSON so that one statement serves every version.
 pub fn read_waits(conn: &mut dyn Connection, r: &mut Reading) {
-    match conn.query_text(
+    r.sample_waits(
+        conn,
         "SELECT coalesce(a.wait_event_type || ':' || a.wait_event, 'running'), count(*) \
          FROM pg_stat_activity a \
          WHERE a.state = 'active' AND a.pid <> pg_backend_pid() \
@@ -98,18 +99,7 @@ pub fn read_waits(conn: &mut dyn Connection, r: &mut Reading) {
                       CASE WHEN a.query LIKE 'autovacuum:%' THEN 'autovacuum worker' ELSE 'client backend' END) \
              = 'client backend' \
          GROUP BY 1",
-    ) {
-        Ok(rows) => {
-            r.statements += 1;
-            for row in rows {
-                let (Some(Some(event)), Some(Some(n))) = (row.first(), row.get(1)) else {
-                    continue;
-                };
-                let Ok(n) = n.parse::<u64>() else { continue };
-                r.wait_samples += n;
-                r.waits.push((event.clone(), n));
-            }
-        }
-        Err(e) => r.gap("wait events", format!("pg_stat_activity failed: {e}")),
-    }
+        "pg_stat_activity",
+        str::to_string,
+    );
 }

@@ -13,32 +13,6 @@ use crate::report::doc::{Block, Cell, Row, Section, Table};
 /// How many latches the text report names.
 const TEXT_LATCHES: usize = 8;
 
-/// Each event with the sessions seen in it and its share of all sampled,
-/// most seen first.
-pub fn events(w: &Usage) -> Vec<(&str, u64, f64)> {
-    if w.wait_samples == 0 {
-        return Vec::new();
-    }
-    let mut v: Vec<(&str, u64, f64)> = (w.waits.iter())
-        .map(|(e, &n)| (e, n, n as f64 / w.wait_samples as f64))
-        .collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    v
-}
-
-/// Each latch with the threads seen waiting for it over the readings and
-/// the mean number waiting at a reading, most first.
-pub fn latches(w: &Usage) -> Vec<(&str, u64, f64)> {
-    if w.semaphore_readings == 0 {
-        return Vec::new();
-    }
-    let mut v: Vec<(&str, u64, f64)> = (w.semaphore_waits.iter())
-        .map(|(l, &n)| (l, n, n as f64 / w.semaphore_readings as f64))
-        .collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    v
-}
-
 fn sampled(w: &Usage) -> String {
     format!(
         "{} sessions sampled from {} in the measured window",
@@ -54,7 +28,7 @@ fn sampled(w: &Usage) -> String {
 /// The text report's section; empty without sampled sessions.
 pub fn text_section(w: &Usage) -> String {
     let mut s = String::new();
-    let rows = events(w);
+    let rows = w.wait_shares();
     if rows.is_empty() {
         return s;
     }
@@ -67,7 +41,7 @@ pub fn text_section(w: &Usage) -> String {
             share * 100.0
         );
     }
-    let l = latches(w);
+    let l = w.latch_means();
     if w.semaphore_readings > 0 {
         let _ = writeln!(
             s,
@@ -91,7 +65,7 @@ pub fn run_section(r: &crate::record::Run) -> Option<Section> {
 
 /// The HTML and Markdown report's section, if sessions were sampled.
 pub fn doc_section(w: &Usage) -> Option<Section> {
-    let rows = events(w);
+    let rows = w.wait_shares();
     if rows.is_empty() {
         return None;
     }
@@ -122,7 +96,7 @@ pub fn doc_section(w: &Usage) -> Option<Section> {
         }),
     ];
     if w.semaphore_readings > 0 {
-        let l = latches(w);
+        let l = w.latch_means();
         blocks.push(Block::Table(Table {
             caption: format!(
                 "InnoDB latches waited for ({} readings of the SEMAPHORES section)",

@@ -24,7 +24,6 @@ use super::StudyData;
 use crate::metrics::profile::fold;
 use crate::metrics::sql::mariadb::stage_case;
 use crate::record::metrics::Usage;
-use crate::record::OrderedMap;
 use crate::report::doc::{Block, Cell, Flame, Row, Section, Table};
 use crate::report::plot;
 use crate::store::{PointStatus, StoredPoint};
@@ -104,20 +103,15 @@ fn pool(clients: u32, points: &[&StoredPoint]) -> Option<Pooled> {
 }
 
 fn add_waits(to: &mut Usage, w: &Usage) {
-    let add =
-        |map: &mut OrderedMap<u64>, k: &str, n: u64| match map.0.iter_mut().find(|(e, _)| e == k) {
-            Some((_, c)) => *c += n,
-            None => map.0.push((k.to_string(), n)),
-        };
     to.wait_samples += w.wait_samples;
     // Stages as the newer versions spell them (records made before
     // dbsweep did so hold 10.2's lower case).
     for (e, n) in w.waits.iter() {
-        add(&mut to.waits, &stage_case(e), *n);
+        to.waits.add(&stage_case(e), *n);
     }
     to.semaphore_readings += w.semaphore_readings;
     for (l, n) in w.semaphore_waits.iter() {
-        add(&mut to.semaphore_waits, l, *n);
+        to.semaphore_waits.add(l, *n);
     }
 }
 
@@ -326,27 +320,21 @@ fn waits_side_by_side(
 ) -> Vec<Block> {
     let mut out = Vec::new();
     let share = |u: &Usage| -> Vec<(String, f64)> {
-        let n = u.wait_samples.max(1) as f64;
-        (u.waits.iter())
-            .map(|(e, c)| (e.to_string(), 100.0 * *c as f64 / n))
+        (u.wait_shares().into_iter())
+            .map(|(e, _, share)| (e.to_string(), 100.0 * share))
             .collect()
     };
     let mean = |u: &Usage| -> Vec<(String, f64)> {
-        let n = u.semaphore_readings.max(1) as f64;
-        (u.semaphore_waits.iter())
-            .map(|(l, c)| (l.to_string(), *c as f64 / n))
+        (u.latch_means().into_iter())
+            .map(|(l, _, mean)| (l.to_string(), mean))
             .collect()
     };
     if a.wait_samples + b.wait_samples > 0 {
-        let (va, vb) = (
-            share(a).into_iter().filter(|_| a.wait_samples > 0),
-            share(b).into_iter().filter(|_| b.wait_samples > 0),
-        );
         out.push(side_table(
             format!("Where the sessions waited at {clients} clients: sessions by wait event, % of those sampled"),
             "wait event",
-            (na, va.collect(), a.wait_samples > 0),
-            (nb, vb.collect(), b.wait_samples > 0),
+            (na, share(a), a.wait_samples > 0),
+            (nb, share(b), b.wait_samples > 0),
             1,
         ));
     }
@@ -456,6 +444,7 @@ pub fn section(data: &StudyData, paired: &Paired) -> Option<Section> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::OrderedMap;
 
     #[test]
     fn blocks_pool_by_summing_their_stacks() {
