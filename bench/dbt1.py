@@ -21,11 +21,18 @@ eus     `dbsweep run dbt1 --eus U --threads C` with DBT-1's think time
         time to the start of its interaction, queueing for a connection
         included). `--client-threads 0,2` runs it with a thread per
         connection and on 2 event loops, --pairs pairs interleaved.
+        `--baseline OLD_DBSWEEP` runs each --client-threads value with
+        this build and the old one, --pairs pairs interleaved (who goes
+        first alternating), and prints the per-pair ratios of the client's
+        CPU per interaction. `--perf-stat` counts the client's system calls
+        and context switches (perf stat, the syscall tracepoints) per round
+        trip (per sendto).
 
 Usage:
     bench/dbt1.py [--part load,eus] [--items 10000] [--ebs 100] [--pairs 3]
                   [--eus 20000] [--threads 64] [--ramp 2000] [--time 60]
                   [--engines mariadb,postgres] [--client-threads 0,2]
+                  [--baseline OLD_DBSWEEP] [--perf-stat]
 
 Writes bench/results/dbt1-<date>.csv and .md and prints the tables.
 """
@@ -160,20 +167,52 @@ def eus_part(args, workdir, urls):
         subprocess.run([DBSWEEP, "prepare", "dbt1", "--db", url, f"--items={args.items}",
                         "--ebs=10"], check=True, capture_output=True)
         # Pairs of runs, one per --client-threads value (0: a thread per
-        # connection), who goes first alternating.
-        for pair in range(args.pairs if len(loops) > 1 else 1):
-            for j in (loops[::-1] if pair % 2 else loops):
-                rows.append(eus_run(args, workdir, engine, url, j, pair))
+        # connection) and build, who goes first alternating.
+        arms = [(j, b) for j in loops for b in (["new", "baseline"] if args.baseline else ["new"])]
+        for pair in range(args.pairs if len(arms) > 1 else 1):
+            for j, build in (arms[::-1] if pair % 2 else arms):
+                rows.append(eus_run(args, workdir, engine, url, j, pair, build))
     return rows
 
 
-def eus_run(args, workdir, engine, url, loops, pair):
+# The syscalls counted by --perf-stat (each a tracepoint), besides all of
+# them and the context switches.
+SYSCALLS = ["sendto", "recvfrom", "epoll_wait", "epoll_pwait2", "timerfd_settime", "read",
+            "futex"]
+
+
+def perf_stat_argv(out):
+    events = ["raw_syscalls:sys_enter", "context-switches"]
+    events += [f"syscalls:sys_enter_{s}" for s in SYSCALLS]
+    return ["perf", "stat", "-x,", "-o", out, "-e", ",".join(events), "--"]
+
+
+def perf_counts(out):
+    counts = {}
+    with open(out) as fh:
+        for line in fh:
+            f = line.strip().split(",")
+            if len(f) > 2 and f[0].isdigit():
+                counts[f[2].split(":")[-1].removeprefix("sys_enter_")] = int(f[0])
+    sends = counts.get("sendto") or 0
+    if not sends:
+        return {}
+    per = {f"{k}_per_send": v / sends for k, v in counts.items() if k != "sendto"}
+    per["syscalls_per_send"] = per.pop("sys_enter_per_send", None)
+    return per
+
+
+def eus_run(args, workdir, engine, url, loops, pair, build="new"):
     c.settle()
     js = os.path.join(workdir, f"eus-{engine}.json")
-    argv = [DBSWEEP, "run", "dbt1", "--db", url, f"--items={args.items}", "--ebs=10",
+    binary = args.baseline if build == "baseline" else DBSWEEP
+    argv = [binary, "run", "dbt1", "--db", url, f"--items={args.items}", "--ebs=10",
             f"--eus={args.eus}", f"--threads={args.threads}", f"--ramp-up={args.ramp}",
             f"--warmup={args.warmup}", f"--time={args.time}", "--report-interval=0",
             "--json", js] + ([f"--client-threads={loops}"] if loops else [])
+    stat = os.path.join(workdir, "perf-stat.txt")
+    if args.perf_stat:
+        argv = perf_stat_argv(stat) + argv
     rc, text, wall, cpu, _, rss = c.measured(argv, timeout=args.time * 4 + 600)
     if rc != 0:
         print(text[-2000:])
@@ -184,7 +223,7 @@ def eus_run(args, workdir, engine, url, loops, pair):
     share = lambda k: (m.get(k) or {}).get("value")  # noqa: E731
     lag = r["pacing"].get("lag")
     row = dict(part="eus", engine=engine, eus=args.eus, threads=args.threads,
-               client_threads=loops, pair=pair,
+               client_threads=loops, pair=pair, build=build,
                offered_bts=args.eus / 7.1967, bts=r["tps"],
                rss_mb=rss / 1024, client_cpu_pct=share("client_cpu_pct"),
                client_cpu_own_pct=100 * r["client_cpu"]["share_of_machine"],
@@ -192,6 +231,13 @@ def eus_run(args, workdir, engine, url, loops, pair):
                lag_p50_ms=lat_pct(lag, 50.0), lag_p99_ms=lat_pct(lag, 99.0),
                lag_max_ms=(lag or {}).get("max_us", 0) / 1e3,
                latency_p99_ms=lat_pct(r["latency"], 99.0), wall_s=wall, cpu_s=cpu)
+    # The client's CPU per interaction: its share of the machine's CPUs
+    # over the measured window, per interaction served.
+    if row["bts"]:
+        row["client_us_per_bt"] = (row["client_cpu_own_pct"] / 100 * os.cpu_count()
+                                   / row["bts"] * 1e6)
+    if args.perf_stat:
+        row.update(perf_counts(stat))
     print(row, flush=True)
     return row
 
@@ -214,12 +260,43 @@ def table(rows):
         out.append(
             f"| eus | {r['engine']} | {r['eus']} users on {r['threads']} connections"
             f"{', ' + str(r['client_threads']) + ' event loops' if r.get('client_threads') else ''}"
+            f"{' (baseline build)' if r.get('build') == 'baseline' else ''}"
             f" | "
             f"BT/s {r['bts']:.0f} of {r['offered_bts']:.0f} offered | RSS {r['rss_mb']:.0f} MB | "
-            f"client CPU {fmt(r['client_cpu_pct'])} % of the machine | "
+            f"client CPU {fmt(r['client_cpu_pct'])} % of the machine, "
+            f"{fmt(r.get('client_us_per_bt'))} µs an interaction | "
             f"lag p50/p99/max {fmt(r['lag_p50_ms'], '{:.2f}')}/{fmt(r['lag_p99_ms'], '{:.2f}')}/"
-            f"{fmt(r['lag_max_ms'], '{:.1f}')} ms |")
+            f"{fmt(r['lag_max_ms'], '{:.1f}')} ms |"
+            + (f" syscalls/round trip {fmt(r.get('syscalls_per_send'), '{:.2f}')}, "
+               f"recvfrom {fmt(r.get('recvfrom_per_send'), '{:.2f}')}, "
+               f"context switches {fmt(r.get('context-switches_per_send'), '{:.2f}')} |"
+               if "syscalls_per_send" in r else ""))
+    out += build_ratios(rows)
     return "\n".join(out)
+
+
+def build_ratios(rows):
+    """This build over the baseline, per pair: the client's CPU per
+    interaction and its share of the machine; the geometric mean and the
+    pairs' range (the ratios, not a mean of the two builds' means)."""
+    out = []
+    eus = [r for r in rows if r["part"] == "eus" and r.get("build")]
+    keys = sorted({(r["engine"], r["client_threads"]) for r in eus})
+    for engine, loops in keys:
+        for metric in ("client_us_per_bt", "client_cpu_own_pct", "syscalls_per_send"):
+            ratios = []
+            for pair in sorted({r["pair"] for r in eus}):
+                by = {r["build"]: r for r in eus if (r["engine"], r["client_threads"], r["pair"])
+                      == (engine, loops, pair)}
+                new, old = by.get("new", {}).get(metric), by.get("baseline", {}).get(metric)
+                if new and old:
+                    ratios.append(new / old)
+            if ratios:
+                g = statistics.geometric_mean(ratios)
+                out.append(f"| ratio | {engine} | {loops} event loops | {metric}: new / baseline "
+                           f"{g:.3f} over {len(ratios)} pairs ({min(ratios):.3f}–"
+                           f"{max(ratios):.3f}) |")
+    return out
 
 
 def main():
@@ -237,6 +314,12 @@ def main():
     ap.add_argument("--client-threads", default="0",
                     help="eus: comma-separated --client-threads values, 0 = a thread per "
                          "connection; with two or more, --pairs interleaved runs of each")
+    ap.add_argument("--baseline", metavar="OLD_DBSWEEP",
+                    help="eus: also run each --client-threads value with this older build, "
+                         "interleaved in pairs")
+    ap.add_argument("--perf-stat", action="store_true",
+                    help="eus: count the client's system calls and context switches per round "
+                         "trip (perf stat)")
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=c.ROOT, check=True)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")

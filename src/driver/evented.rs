@@ -80,6 +80,14 @@ pub trait Evented: Send {
     /// answers that request only, and the next call goes on with the next.
     fn advance(&mut self, fetch: Option<&mut Fetch>) -> Progress;
 
+    /// The event loop took a readiness event of this connection's socket
+    /// (edge-triggered: one per arrival): what arrived may not be read
+    /// yet, so the next [`advance`](Self::advance) reads before it waits.
+    /// Until then, a connection whose last read found the socket empty
+    /// may wait for the answer to what it sends without reading first:
+    /// the answer comes with an event of its own.
+    fn woken(&mut self) {}
+
     /// Asks the server to stop what this session is running (from the
     /// event loop's thread, on a connection of its own; best effort), for
     /// a run whose deadline passed with the request still in flight.

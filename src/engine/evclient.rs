@@ -191,6 +191,12 @@ impl<'a> EvClient<'a> {
         }
     }
 
+    /// The loop took an event of this client's socket (see
+    /// [`Evented::woken`]).
+    pub fn woken(&mut self) {
+        self.conn.woken();
+    }
+
     /// A new socket since the last call: the loop watches it instead.
     pub fn take_new_socket(&mut self) -> Option<std::os::fd::RawFd> {
         std::mem::take(&mut self.new_socket).then(|| self.conn.fd())

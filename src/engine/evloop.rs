@@ -5,17 +5,20 @@
 //! (client.rs) costs a context switch or two per transaction and a thread
 //! per connection; here a wake-up serves whatever is ready.
 //!
-//! The loop waits with epoll through `mio` (a well-kept crate, the one
-//! under tokio): sockets are registered once for reading and writing,
-//! edge-triggered, and a client reads and writes until its socket would
-//! block (evclient.rs), so no registration changes per statement. Timers
-//! are a heap of (instant, client); a stale entry is recognised when it
-//! fires by asking the client again. The loop sleeps until the earliest
-//! on a timerfd (`util::alarm`), not on epoll's timeout, which counts
-//! whole milliseconds: an arrival would start up to one late. The
-//! timekeeper reaches a loop through its waker: at the deadline
-//! (`client::abandon`) the loop cancels what is still in flight and lets
-//! its clients go.
+//! The loop waits with epoll (`util::epoll`): sockets are registered once
+//! for reading and writing, edge-triggered, and a client reads and writes
+//! until its socket would block (evclient.rs), so no registration changes
+//! per statement. A socket's event is passed to its connection
+//! ([`Evented::woken`]) before anything else: a connection that found its
+//! socket empty and had no event since waits for the answer to what it
+//! sends without reading first. Timers are a heap of (instant, client); a
+//! stale entry is recognised when it fires by asking the client again.
+//! The loop sleeps until the earliest on epoll's own timeout, to the
+//! nanosecond (`epoll_pwait2`); where the kernel counts that timeout only
+//! in milliseconds, on a timerfd (`util::alarm`) instead, so an arrival
+//! never starts up to a millisecond late. The timekeeper reaches a loop
+//! through its waker: at the deadline (`client::abandon`) the loop
+//! cancels what is still in flight and lets its clients go.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -25,8 +28,6 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use mio::unix::SourceFd;
-use mio::{Events, Interest, Poll, Token, Waker};
 
 use crate::driver::evented::Evented;
 use crate::driver::Connection;
@@ -34,6 +35,7 @@ use crate::driver::Interrupter;
 use crate::rand::Rng;
 use crate::util::alarm::Alarm;
 use crate::util::clock;
+use crate::util::epoll::{precise_timers, Epoll, Events, Waker};
 use crate::workload::Workload;
 
 use super::client::wait_closing;
@@ -52,7 +54,7 @@ struct WakeLoop(Arc<Waker>);
 
 impl Interrupter for WakeLoop {
     fn interrupt(&self) {
-        let _ = self.0.wake();
+        self.0.wake();
     }
 }
 
@@ -109,9 +111,10 @@ fn spawn(
     let mut handles = Vec::with_capacity(loops);
     for k in 0..loops {
         let ids = share(k, loops, n);
-        let poll = Poll::new().context("could not start an event loop")?;
+        let poll = Epoll::new().context("could not start an event loop")?;
         // The waker's token is past every client's.
-        let waker = Arc::new(Waker::new(poll.registry(), Token(ids.len()))?);
+        let waker =
+            Arc::new(Waker::new(&poll, ids.len() as u64).context("could not start an event loop")?);
         let mut mine = Vec::with_capacity(ids.len());
         for id in ids.clone() {
             let conn = conns.next().expect("one connection per client");
@@ -138,7 +141,8 @@ fn spawn(
                     .into_iter()
                     .map(|(id, conn, script)| EvClient::new(id, conn, script, &shared))
                     .collect();
-                let clients = serve(clients, poll, &shared);
+                precise_timers();
+                let clients = serve(clients, poll, &waker, &shared);
                 wait_closing(&shared);
                 // The connections close (their server sessions end) only now.
                 drop(clients);
@@ -159,12 +163,8 @@ struct Waits {
 }
 
 /// Watches client `i`'s socket: for reading and writing, edge-triggered.
-fn watch(poll: &Poll, fd: std::os::fd::RawFd, i: usize) -> std::io::Result<()> {
-    poll.registry().register(
-        &mut SourceFd(&fd),
-        Token(i),
-        Interest::READABLE | Interest::WRITABLE,
-    )
+fn watch(poll: &Epoll, fd: std::os::fd::RawFd, i: usize) -> std::io::Result<()> {
+    poll.watch(fd, i as u64, true)
 }
 
 impl Waits {
@@ -183,7 +183,7 @@ impl Waits {
 }
 
 /// Resumes client `i`, watching its new socket if it reconnected.
-fn step(c: &mut EvClient<'_>, i: usize, poll: &Poll, w: &mut Waits, shared: &Shared) -> Then {
+fn step(c: &mut EvClient<'_>, i: usize, poll: &Epoll, w: &mut Waits, shared: &Shared) -> Then {
     let t = c.resume();
     if let Some(fd) = c.take_new_socket() {
         if let Err(e) = watch(poll, fd, i) {
@@ -199,7 +199,12 @@ fn step(c: &mut EvClient<'_>, i: usize, poll: &Poll, w: &mut Waits, shared: &Sha
 /// One loop: resumes each client when what it waits for comes, until all
 /// have left. Returns them with their connections, which stay open until
 /// the run's last reading of the server.
-fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) -> Vec<EvClient<'a>> {
+fn serve<'a>(
+    mut clients: Vec<EvClient<'a>>,
+    mut poll: Epoll,
+    waker: &Waker,
+    shared: &Shared,
+) -> Vec<EvClient<'a>> {
     let n = clients.len();
     let mut events = Events::with_capacity(n.clamp(16, 1024));
     let mut w = Waits {
@@ -209,14 +214,16 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
         queued: Vec::new(),
     };
     let mut due = Vec::new();
-    // Its token is past the waker's. Without one (no timerfd: not Linux,
-    // or out of descriptors) timers keep epoll's millisecond.
-    let alarm_token = Token(n + 1);
-    let mut alarm = Alarm::new().ok().filter(|a| {
-        poll.registry()
-            .register(&mut SourceFd(&a.raw_fd()), alarm_token, Interest::READABLE)
-            .is_ok()
-    });
+    // A timerfd for the timers, only where epoll's timeout counts whole
+    // milliseconds; its token is past the waker's. Without one (out of
+    // descriptors) timers keep epoll's millisecond.
+    let alarm_token = n as u64 + 1;
+    let (mut alarm, mut alarm_tried) = (None, false);
+    let alarm_for = |poll: &Epoll| {
+        Alarm::new()
+            .ok()
+            .filter(|a| poll.watch(a.raw_fd(), alarm_token, false).is_ok())
+    };
     for (i, c) in clients.iter_mut().enumerate() {
         step(c, i, &poll, &mut w, shared);
     }
@@ -264,13 +271,17 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
         let mut timeout = next
             .map_or(LOOK_EVERY, |at| at.saturating_duration_since(now))
             .min(LOOK_EVERY);
+        if !poll.precise() && !alarm_tried {
+            alarm_tried = true;
+            alarm = alarm_for(&poll);
+        }
         if let (Some(at), Some(a)) = (next, alarm.as_mut()) {
             // Set from the clock now: stepping the due clients took time.
             if !timeout.is_zero() && timeout < LOOK_EVERY && a.set(at, clock::now()).is_ok() {
                 timeout = LOOK_EVERY;
             }
         }
-        if let Err(e) = poll.poll(&mut events, Some(timeout)) {
+        if let Err(e) = poll.wait(&mut events, timeout) {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
@@ -279,17 +290,20 @@ fn serve<'a>(mut clients: Vec<EvClient<'a>>, mut poll: Poll, shared: &Shared) ->
             continue;
         }
         let mut ended = false;
-        for ev in events.iter() {
-            if ev.token() == alarm_token {
+        for token in events.tokens() {
+            if token == alarm_token {
                 if let Some(a) = alarm.as_mut() {
                     a.clear(); // its timers are looked at the top
                 }
                 continue;
             }
-            let i = ev.token().0;
+            let i = token as usize;
             if i >= n {
-                continue; // the waker: the flags are read at the top
+                waker.clear(); // the flags are read at the top
+                continue;
             }
+            // Whatever it waits for, what the event said may be unread.
+            clients[i].woken();
             if let Then::Socket(_) = w.then[i] {
                 let t = step(&mut clients[i], i, &poll, &mut w, shared);
                 ended |= !matches!(t, Then::Socket(_));

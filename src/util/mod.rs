@@ -1,5 +1,6 @@
-//! Small things every layer may use: the engine's clock ([`clock`]), a
-//! timer an epoll loop waits on ([`alarm`]),
+//! Small things every layer may use: the engine's clock ([`clock`]), the
+//! event loops' epoll wait ([`epoll`]) and the timer it falls back on
+//! ([`alarm`]),
 //! calendar dates of Unix times ([`civil`]), durations as people write them ([`duration`]), the
 //! descriptor limit ([`fds`]), the
 //! directory of a path ([`paths`]), a tiny HTTP server for pages that are
@@ -12,6 +13,7 @@ pub mod alarm;
 pub mod civil;
 pub mod clock;
 pub mod duration;
+pub mod epoll;
 pub mod fds;
 pub mod http;
 pub mod paths;

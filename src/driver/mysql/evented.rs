@@ -127,6 +127,8 @@ impl MyEvented {
                 Err(e) => return Progress::Done(Err(self.conn.lost(CR_SERVER_GONE, e))),
             }
         }
+        // Whether this call sent the request: its answer is still to come.
+        let mut sent = sending;
         loop {
             let c = &mut self.conn;
             let mut keep = match self.kind {
@@ -149,6 +151,14 @@ impl MyEvented {
                 }
                 Ok(Fed::More { used, need }) => {
                     c.io.consume(used);
+                    if std::mem::take(&mut sent) && c.io.drained {
+                        // Sent onto a socket found empty with no event
+                        // since: the answer's arrival wakes the loop, so a
+                        // read now (that would almost always find nothing)
+                        // is saved.
+                        self.state = State::Reading(response);
+                        return Progress::Wait(Wait::Readable);
+                    }
                     match c.io.read_some(need) {
                         Ok(true) => {}
                         Ok(false) => {
@@ -247,6 +257,10 @@ impl MyEvented {
 impl Evented for MyEvented {
     fn fd(&self) -> RawFd {
         self.conn.io.stream().raw_fd()
+    }
+
+    fn woken(&mut self) {
+        self.conn.io.drained = false;
     }
 
     fn start(&mut self, req: Request<'_>) -> DbResult<()> {

@@ -56,6 +56,12 @@ pub struct Io {
     seq: u8,
     /// How much of the sealed write buffer a non-blocking socket took.
     sent: usize,
+    /// The last non-blocking read found the socket empty (it came back
+    /// short, or would block) and no readiness event came since
+    /// (`Evented::woken` clears it): bytes that arrive now come with an
+    /// event of their own. Never under TLS, whose reads are of records
+    /// already taken from the socket.
+    pub drained: bool,
 }
 
 impl Io {
@@ -68,6 +74,7 @@ impl Io {
             wbuf: Vec::with_capacity(WRITE_BUF),
             seq: 0,
             sent: 0,
+            drained: false,
         }
     }
 
@@ -241,14 +248,20 @@ impl Io {
     /// least `need` unconsumed bytes; false when nothing had.
     pub fn read_some(&mut self, need: usize) -> io::Result<bool> {
         self.make_room(need);
+        let plain = self.stream.tls().is_none();
         loop {
+            let room = self.rbuf.len() - self.end;
             match self.stream.read(&mut self.rbuf[self.end..]) {
                 Ok(0) => return Err(closed()),
                 Ok(n) => {
+                    self.drained = plain && n < room;
                     self.read_into(n);
                     return Ok(true);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.drained = plain;
+                    return Ok(false);
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -420,6 +433,23 @@ mod tests {
     fn pair() -> (Io, UnixStream) {
         let (a, b) = UnixStream::pair().unwrap();
         (Io::new(Stream::Unix(a)), b)
+    }
+
+    #[test]
+    fn a_read_says_whether_it_found_the_socket_empty() {
+        let (mut io, mut peer) = pair();
+        io.stream().set_nonblocking(true).unwrap();
+        assert!(!io.drained, "nothing read yet: not known");
+        assert!(!io.read_some(4).unwrap());
+        assert!(io.drained, "the read would block");
+        peer.write_all(&[7; 100]).unwrap();
+        assert!(io.read_some(4).unwrap());
+        assert!(io.drained, "less than the buffer holds: all there was");
+        io.consume(100);
+        let room = io.rbuf.len();
+        peer.write_all(&vec![7; room + 10]).unwrap();
+        assert!(io.read_some(4).unwrap());
+        assert!(!io.drained, "a full read left bytes behind");
     }
 
     #[test]

@@ -97,6 +97,8 @@ impl PgEvented {
     /// Sends and reads as far as the socket allows, until the oldest
     /// request's answer is complete.
     fn go(&mut self, mut response: Response, keep: bool, group: u64) -> Progress {
+        // Whether this call sends requests: their answers are still to come.
+        let mut sends = !self.wire.out.is_empty();
         loop {
             // Send what waits first: later requests, or a reply the answer
             // needs (a CopyFail) before the rest of it can come.
@@ -112,6 +114,14 @@ impl PgEvented {
             };
             if !blocked && !self.wire.out.is_empty() {
                 continue; // the reply the feeding wrote
+            }
+            if std::mem::take(&mut sends) && !blocked && self.wire.drained {
+                // Sent whole onto a socket found empty with no event since:
+                // the answer's arrival wakes the loop, so a read now (that
+                // would almost always find nothing) is saved.
+                let again = Pending::Response(response, keep, group);
+                self.pending.push_front(again);
+                return Progress::Wait(Wait::Readable);
             }
             match self.wire.read_some(need) {
                 Ok(true) => {}
@@ -153,6 +163,10 @@ impl Evented for PgEvented {
 
     fn pipelines(&self) -> bool {
         true
+    }
+
+    fn woken(&mut self) {
+        self.wire.drained = false;
     }
 
     fn start(&mut self, req: Request<'_>) -> DbResult<()> {

@@ -48,6 +48,12 @@ pub(super) struct Wire {
     broken: bool,
     /// Once the session is up: say goodbye when the wire goes.
     pub(super) goodbye: bool,
+    /// The last non-blocking read found the socket empty (it came back
+    /// short, or would block) and no readiness event came since
+    /// (`Evented::woken` clears it): bytes that arrive now come with an
+    /// event of their own. Never under TLS, whose reads are of records
+    /// already taken from the socket.
+    pub(super) drained: bool,
 }
 
 impl Drop for Wire {
@@ -77,6 +83,7 @@ impl Wire {
             status: b'I',
             broken: false,
             goodbye: false,
+            drained: false,
         }
     }
 
@@ -149,7 +156,9 @@ impl Wire {
     /// least `need` unconsumed bytes; false when nothing had.
     pub(super) fn read_some(&mut self, need: usize) -> io::Result<bool> {
         self.make_room(need);
+        let plain = self.stream.tls().is_none();
         loop {
+            let room = self.rbuf.len() - self.rend;
             match self.stream.read(&mut self.rbuf[self.rend..]) {
                 Ok(0) => {
                     return Err(io::Error::new(
@@ -159,9 +168,13 @@ impl Wire {
                 }
                 Ok(k) => {
                     self.rend += k;
+                    self.drained = plain && k < room;
                     return Ok(true);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.drained = plain;
+                    return Ok(false);
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -403,5 +416,27 @@ mod tests {
         // of the buffer; moved back only once full, reads walked over all
         // of its 96 KiB.
         assert!(furthest <= 505, "reads reached byte {furthest}");
+    }
+
+    #[test]
+    fn a_read_says_whether_it_found_the_socket_empty() {
+        use std::io::Write;
+        let (a, mut peer) = UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let mut wire = Wire::new(Stream::Unix(a));
+        assert!(!wire.drained, "nothing read yet: not known");
+        // Nothing there: the read would block.
+        assert!(!wire.read_some(5).unwrap());
+        assert!(wire.drained);
+        // Less than the buffer holds: all there was.
+        peer.write_all(&[7; 100]).unwrap();
+        assert!(wire.read_some(5).unwrap());
+        assert!(wire.drained);
+        // A full buffer: there may be more.
+        let room = wire.rbuf.len() - wire.rend;
+        peer.write_all(&vec![7; room + 10]).unwrap();
+        assert!(wire.read_some(5).unwrap());
+        assert_eq!(wire.rend, wire.rbuf.len());
+        assert!(!wire.drained, "a full read left bytes behind");
     }
 }
