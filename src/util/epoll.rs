@@ -184,19 +184,52 @@ mod tests {
     use std::os::unix::net::UnixStream;
     use std::time::Instant;
 
+    /// The running kernel's (major, minor).
+    fn kernel() -> (u32, u32) {
+        let r = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+        let mut v = r
+            .split(|c: char| !c.is_ascii_digit())
+            .map(|x| x.parse().unwrap_or(0));
+        (v.next().unwrap_or(0), v.next().unwrap_or(0))
+    }
+
     #[test]
     fn a_timeout_ends_the_wait_at_its_instant_never_before() {
         precise_timers();
         let mut ep = Epoll::new().unwrap();
         let mut events = Events::with_capacity(4);
+        let mut took = Vec::new();
         for _ in 0..20 {
             let t = Instant::now();
             ep.wait(&mut events, Duration::from_micros(300)).unwrap();
-            let took = t.elapsed();
+            took.push(t.elapsed());
             assert_eq!(events.tokens().count(), 0);
-            assert!(took >= Duration::from_micros(300), "woke early: {took:?}");
         }
-        assert!(ep.precise(), "this kernel has epoll_pwait2 (Linux 5.11)");
+        assert!(
+            took.iter().all(|&t| t >= Duration::from_micros(300)),
+            "woke early: {took:?}"
+        );
+        if kernel() >= (5, 11) {
+            assert!(ep.precise(), "Linux 5.11 and later have epoll_pwait2");
+            // Not rounded up to the millisecond, which every wait would
+            // then take at least.
+            let fastest = took.iter().min().unwrap();
+            assert!(*fastest < Duration::from_millis(1), "{took:?}");
+        }
+    }
+
+    #[test]
+    fn without_epoll_pwait2_a_timeout_is_rounded_up_never_down() {
+        let mut ep = Epoll::new().unwrap();
+        ep.precise = false;
+        let mut events = Events::with_capacity(4);
+        for _ in 0..5 {
+            let t = Instant::now();
+            ep.wait(&mut events, Duration::from_micros(300)).unwrap();
+            let took = t.elapsed();
+            assert!(took >= Duration::from_millis(1), "not rounded up: {took:?}");
+        }
+        assert!(!ep.precise());
     }
 
     #[test]
