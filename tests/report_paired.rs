@@ -335,9 +335,10 @@ fn a_point_a_stop_rule_skipped_leaves_its_block_its_peak() {
 #[test]
 fn variants_measured_only_at_offered_loads_are_compared_as_series() {
     // One target, two variants, each measured at a level of 32 users (a
-    // closed loop: DBT-1 without think time) and at an offered rate, over
-    // four blocks. At the users level the throughput is the server's
-    // answer and is compared; at the rate it is the rate and is not.
+    // closed loop, with think time offering a load as DBT-1's does) and at
+    // an offered rate, over four blocks. At the users level the throughput
+    // is the server's answer and is compared; at the rate it is the rate
+    // and is not.
     let dir = Dir::new();
     let path = dir.join("results.db");
     let (mut s, id) = begin(&dir, Some(("interleaved", None)));
@@ -363,19 +364,20 @@ fn variants_measured_only_at_offered_loads_are_compared_as_series() {
                 us: 1e6 / tps,
             }],
         });
-        if level.starts_with("rate") {
-            run.result.pacing = Some(dbsweep::record::PacingOutcome {
-                offered: Some(1000),
-                offered_per_s: Some(100.0),
-                achieved_per_s: tps,
-                late: None,
-                skipped: None,
-                unstarted: None,
-                service: None,
-                lag: None,
-                setup_s: None,
-            });
-        }
+        // Both offer a load: the rate, and the users through their think
+        // time (DBT-1's), which the server may not keep up with.
+        let rate = level.starts_with("rate");
+        run.result.pacing = Some(dbsweep::record::PacingOutcome {
+            offered: Some(1000),
+            offered_per_s: Some(if rate { 100.0 } else { 400.0 }),
+            achieved_per_s: tps,
+            late: None,
+            skipped: None,
+            unstarted: None,
+            service: None,
+            lag: None,
+            setup_s: None,
+        });
         p
     };
     for k in 1..=4u32 {

@@ -10,6 +10,7 @@
 
 use super::names::cpus_label;
 use super::paired::{self, Paired, PairedComparison, SagJudged};
+use super::pairs::level_key;
 use super::{Report, StudyData};
 use crate::report::doc::{
     Axis, Block, Cell, Chart, ChartKind, Mark, Row, Scale, Section, Series, Table,
@@ -259,7 +260,11 @@ fn table(cs: &[&PairedComparison], metric: &str, caption: &str) -> Option<Table>
             order.push(k);
         }
     }
-    order.sort_by_key(|(c, l)| (c.is_none(), l.clone(), *c));
+    order.sort_by(|(c1, l1), (c2, l2)| {
+        (c1.is_none(), level_key(l1), c1)
+            .partial_cmp(&(c2.is_none(), level_key(l2), c2))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     for (c, l) in &order {
         columns.push(match (c, l) {
             (None, _) => "peak".into(),

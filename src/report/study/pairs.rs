@@ -56,6 +56,20 @@ pub struct PairedComparison {
     pub per_block: Vec<(u32, f64)>,
 }
 
+/// Orders a cell's offered load by its number (`users=2500` before
+/// `users=10000`, which text order puts first), then by name; the closed
+/// loop (None) first.
+pub fn level_key(l: &Option<String>) -> Option<(String, f64, String)> {
+    let l = l.as_ref()?;
+    let (name, value) = l.split_once('=').unwrap_or((l, ""));
+    let digits: String = value
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let n = digits.parse().unwrap_or(f64::INFINITY);
+    Some((name.to_string(), n, l.clone()))
+}
+
 impl PairedComparison {
     /// "0.93 [0.90, 0.96]", or "0.93 (1 block)".
     pub fn interval_text(&self) -> String {
@@ -214,4 +228,34 @@ pub(super) fn judge(
         c.verdict = r.verdict(margin, higher);
     }
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offered_loads_order_by_their_number() {
+        let mut levels: Vec<Option<String>> =
+            ["users=20000", "users=2500", "rate=50%", "users=10000"]
+                .iter()
+                .map(|s| Some(s.to_string()))
+                .chain([None])
+                .collect();
+        levels.sort_by(|a, b| level_key(a).partial_cmp(&level_key(b)).unwrap());
+        let names: Vec<_> = levels
+            .iter()
+            .map(|l| l.as_deref().unwrap_or("closed"))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "closed",
+                "rate=50%",
+                "users=2500",
+                "users=10000",
+                "users=20000"
+            ]
+        );
+    }
 }
