@@ -102,6 +102,30 @@ impl Stream {
         }
     }
 
+    /// On a non-blocking socket: reads what has arrived into `buf`, and
+    /// says whether that was all the socket held — a read that would
+    /// block, or came back short (never known under TLS, whose session may
+    /// hold records already taken from the socket). Ok((0, _)): nothing
+    /// had arrived; the end of the stream is an error (the server closed
+    /// the connection).
+    pub fn read_arrived(&mut self, buf: &mut [u8]) -> io::Result<(usize, bool)> {
+        let plain = !matches!(self, Stream::Tls(_));
+        loop {
+            match self.read(buf) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection",
+                    ))
+                }
+                Ok(n) => return Ok((n, plain && n < buf.len())),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok((0, plain)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Sends encrypted records a write left waiting for the socket; true
     /// once none is left (always, without TLS). Blocking sockets wait.
     pub fn flush_pending(&mut self) -> io::Result<bool> {

@@ -218,12 +218,10 @@ fn serve<'a>(
     // milliseconds; its token is past the waker's. Without one (out of
     // descriptors) timers keep epoll's millisecond.
     let alarm_token = n as u64 + 1;
-    let (mut alarm, mut alarm_tried) = (None, false);
-    let alarm_for = |poll: &Epoll| {
-        Alarm::new()
-            .ok()
-            .filter(|a| poll.watch(a.raw_fd(), alarm_token, false).is_ok())
-    };
+    let mut alarm = (!poll.precise())
+        .then(|| Alarm::new().ok())
+        .flatten()
+        .filter(|a| poll.watch(a.raw_fd(), alarm_token, false).is_ok());
     for (i, c) in clients.iter_mut().enumerate() {
         step(c, i, &poll, &mut w, shared);
     }
@@ -271,10 +269,6 @@ fn serve<'a>(
         let mut timeout = next
             .map_or(LOOK_EVERY, |at| at.saturating_duration_since(now))
             .min(LOOK_EVERY);
-        if !poll.precise() && !alarm_tried {
-            alarm_tried = true;
-            alarm = alarm_for(&poll);
-        }
         if let (Some(at), Some(a)) = (next, alarm.as_mut()) {
             // Set from the clock now: stepping the due clients took time.
             if !timeout.is_zero() && timeout < LOOK_EVERY && a.set(at, clock::now()).is_ok() {

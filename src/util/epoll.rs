@@ -45,6 +45,22 @@ impl Events {
     pub fn tokens(&self) -> impl Iterator<Item = u64> + '_ {
         self.buf[..self.len].iter().map(|e| e.u64)
     }
+
+    /// Where a wait writes its events, and how many fit.
+    fn room(&mut self) -> (*mut libc::epoll_event, libc::c_int) {
+        self.len = 0;
+        let max = self.buf.len().min(i32::MAX as usize) as libc::c_int;
+        (self.buf.as_mut_ptr(), max)
+    }
+
+    /// A wait returned `n`: that many events, or -1 and its error.
+    fn filled(&mut self, n: libc::c_int) -> io::Result<()> {
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        self.len = n as usize;
+        Ok(())
+    }
 }
 
 impl Epoll {
@@ -56,7 +72,14 @@ impl Epoll {
         }
         // SAFETY: `fd` was just created and is owned by nothing else.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(Epoll { fd, precise: true })
+        let mut ep = Epoll { fd, precise: true };
+        // Asked once, with a wait that ends at once: missing from the
+        // kernel (before 5.11), or refused by a sandbox's filter.
+        let mut probe = Events::with_capacity(1);
+        if let Err(e) = ep.pwait2(&mut probe, Duration::ZERO) {
+            ep.precise = !matches!(e.raw_os_error(), Some(libc::ENOSYS) | Some(libc::EPERM));
+        }
+        Ok(ep)
     }
 
     /// Watches `fd` for reading (and `writable`: writing), edge-triggered:
@@ -87,47 +110,38 @@ impl Epoll {
 
     /// Waits until a watched descriptor is ready or `timeout` passes.
     pub fn wait(&mut self, events: &mut Events, timeout: Duration) -> io::Result<()> {
-        events.len = 0;
-        let max = events.buf.len().min(i32::MAX as usize) as libc::c_int;
-        let ptr = events.buf.as_mut_ptr();
         if self.precise {
-            let ts = libc::timespec {
-                tv_sec: timeout.as_secs().min(i64::MAX as u64) as libc::time_t,
-                tv_nsec: timeout.subsec_nanos() as libc::c_long,
-            };
-            // SAFETY: `ptr` has room for `max` events; a valid timespec;
-            // no signal mask.
-            let n = unsafe {
-                libc::syscall(
-                    libc::SYS_epoll_pwait2,
-                    self.fd.as_raw_fd(),
-                    ptr,
-                    max,
-                    &ts as *const libc::timespec,
-                    std::ptr::null::<libc::sigset_t>(),
-                    0usize,
-                )
-            };
-            if n >= 0 {
-                events.len = n as usize;
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                // Not this kernel's, or refused by a sandbox's filter.
-                Some(libc::ENOSYS) | Some(libc::EPERM) => self.precise = false,
-                _ => return Err(e),
-            }
+            return self.pwait2(events, timeout);
         }
+        let (ptr, max) = events.room();
         // Rounded up: a wait never ends before its timeout.
         let ms = timeout.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as libc::c_int;
         // SAFETY: `ptr` has room for `max` events.
         let n = unsafe { libc::epoll_wait(self.fd.as_raw_fd(), ptr, max, ms) };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        events.len = n as usize;
-        Ok(())
+        events.filled(n)
+    }
+
+    /// `epoll_pwait2`: the wait with a timeout in nanoseconds.
+    fn pwait2(&self, events: &mut Events, timeout: Duration) -> io::Result<()> {
+        let (ptr, max) = events.room();
+        let ts = libc::timespec {
+            tv_sec: timeout.as_secs().min(i64::MAX as u64) as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: `ptr` has room for `max` events; a valid timespec; no
+        // signal mask.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_epoll_pwait2,
+                self.fd.as_raw_fd(),
+                ptr,
+                max,
+                &ts as *const libc::timespec,
+                std::ptr::null::<libc::sigset_t>(),
+                0usize,
+            )
+        };
+        events.filled(n as libc::c_int)
     }
 }
 

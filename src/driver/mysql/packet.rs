@@ -248,24 +248,12 @@ impl Io {
     /// least `need` unconsumed bytes; false when nothing had.
     pub fn read_some(&mut self, need: usize) -> io::Result<bool> {
         self.make_room(need);
-        let plain = self.stream.tls().is_none();
-        loop {
-            let room = self.rbuf.len() - self.end;
-            match self.stream.read(&mut self.rbuf[self.end..]) {
-                Ok(0) => return Err(closed()),
-                Ok(n) => {
-                    self.drained = plain && n < room;
-                    self.read_into(n);
-                    return Ok(true);
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.drained = plain;
-                    return Ok(false);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+        let (n, drained) = self.stream.read_arrived(&mut self.rbuf[self.end..])?;
+        self.drained = drained;
+        if n > 0 {
+            self.read_into(n);
         }
+        Ok(n > 0)
     }
 
     /// `n` bytes were read after the buffered ones. When they filled the

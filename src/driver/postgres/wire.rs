@@ -156,29 +156,10 @@ impl Wire {
     /// least `need` unconsumed bytes; false when nothing had.
     pub(super) fn read_some(&mut self, need: usize) -> io::Result<bool> {
         self.make_room(need);
-        let plain = self.stream.tls().is_none();
-        loop {
-            let room = self.rbuf.len() - self.rend;
-            match self.stream.read(&mut self.rbuf[self.rend..]) {
-                Ok(0) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the server closed the connection",
-                    ))
-                }
-                Ok(k) => {
-                    self.rend += k;
-                    self.drained = plain && k < room;
-                    return Ok(true);
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.drained = plain;
-                    return Ok(false);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
+        let (k, drained) = self.stream.read_arrived(&mut self.rbuf[self.rend..])?;
+        self.rend += k;
+        self.drained = drained;
+        Ok(k > 0)
     }
 
     /// Feeds the unconsumed bytes to `response`, consuming what it used;
