@@ -191,6 +191,7 @@ fn without_comparisons(json: &str) -> String {
     assert_eq!(o.remove("comparisons").unwrap(), serde_json::json!([]));
     assert_eq!(o.remove("order").unwrap(), Value::Null);
     assert_eq!(o.remove("noise_floor").unwrap(), Value::Null);
+    assert_eq!(o.remove("latency_noise_floor").unwrap(), Value::Null);
     assert_eq!(o.remove("equivalence").unwrap(), 0.02);
     let machines = o.remove("machines").unwrap();
     assert_eq!(machines[0]["machine"], MACHINE, "{machines}");

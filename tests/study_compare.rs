@@ -205,6 +205,14 @@ fn a_control_runs_twice_per_block_and_sets_the_noise_floor() {
     assert_eq!(floor["again"], "a (again)");
     // Its throughput at the one cell and at its peak.
     assert_eq!(floor["comparisons"], 2);
+    assert_eq!(floor["metric"], "tps");
+    // Its p99 at the one cell, judged apart.
+    let tail = &doc["latency_noise_floor"];
+    assert_eq!(
+        (&tail["metric"], &tail["series"], &tail["comparisons"]),
+        (&"p99".into(), &"a".into(), &1.into()),
+        "{tail}"
+    );
     // The same server against itself: never better or worse, or the
     // report says the design failed.
     let c = comparison(&doc, "a (again)", "clients=2");

@@ -8,6 +8,7 @@
 //! `worse`: an equivalent pair is said to show no difference within the
 //! margin, an inconclusive one to decide nothing.
 
+use super::floor;
 use super::names::cpus_label;
 use super::paired::{self, Paired, PairedComparison, SagJudged};
 use super::pairs::level_key;
@@ -69,7 +70,7 @@ pub fn verdict_sentence(c: &PairedComparison, what: &str, margin: f64) -> String
 pub fn sentences(r: &Report) -> Vec<String> {
     let p = &r.paired;
     let mut out = Vec::new();
-    out.extend(noise_sentence(p));
+    out.extend(floor::sentences(p));
     if p.order.as_deref() == Some("sequential") && p.comparisons.iter().any(|c| c.metric == "tps") {
         out.push("The series were measured one after another (order = \"sequential\"): the machine's drift between them is in their ratios, which their intervals do not cover.".into());
     }
@@ -96,47 +97,6 @@ pub fn sentences(r: &Report) -> Vec<String> {
         }
     }
     out
-}
-
-fn noise_sentence(p: &Paired) -> Option<String> {
-    let n = p.noise_floor.as_ref()?;
-    let widest = n.widest_half_width.map_or("no interval yet".into(), |w| {
-        format!("the widest interval ±{:.1} %", w * 100.0)
-    });
-    let counts: Vec<String> = n
-        .verdicts
-        .iter()
-        .map(|(v, k)| format!("{k} {}", v.replace('_', " ")))
-        .collect();
-    let chance = format!(
-        "{} of {} with an interval; chance alone makes {} or more {:.0} % of the time",
-        n.failed_at.len(),
-        n.tested,
-        n.failed_at.len(),
-        n.by_chance * 100.0
-    );
-    Some(if n.failed {
-        format!(
-            "The design has failed: {} measured twice in every block came out different from itself at {} ({chance}) — order effects or a server warming up. Every other verdict of this study is unreliable.",
-            n.series,
-            n.failed_at.join("; ")
-        )
-    } else if n.failed_at.is_empty() {
-        format!(
-            "Noise floor: {} measured twice in every block compares with itself in {} throughput comparisons ({}; {widest}): the design holds.",
-            n.series,
-            n.comparisons,
-            counts.join(", ")
-        )
-    } else {
-        format!(
-            "Noise floor: {} measured twice in every block compares with itself in {} throughput comparisons ({}; {widest}); it differed from itself at {} ({chance}), no more than 95 % intervals miss by chance: the design holds, and any one verdict of this study may be such a miss.",
-            n.series,
-            n.comparisons,
-            counts.join(", "),
-            n.failed_at.join("; ")
-        )
-    })
 }
 
 /// The sag of a series, in the words the conclusions use: a fall only
@@ -177,7 +137,7 @@ pub fn section(r: &Report, data: &StudyData) -> Option<Section> {
         return None;
     }
     let mut blocks = vec![Block::Paragraph(design_text(p))];
-    blocks.extend(noise_sentence(p).map(Block::Paragraph));
+    blocks.extend(floor::sentences(p).into_iter().map(Block::Paragraph));
     let several = several_cpus(p);
     let places = places(p);
     for (w, cpus) in &places {

@@ -51,6 +51,7 @@ mod comparisons;
 mod conclusions;
 pub mod csv;
 mod figures;
+mod floor;
 pub mod json;
 mod judged;
 mod layout;

@@ -3,8 +3,8 @@
 //! series against the baseline, the per-block ratio of each metric, its
 //! geometric mean and 95 % interval, and the verdict the interval allows
 //! (`stats::paired`); the same for the whole curve (the ratio of the two
-//! series' peaks in each block); the control's comparison with itself (the
-//! study's noise floor); how far the machine drifted while it ran; and
+//! series' peaks in each block); the control's comparisons with itself
+//! (the study's noise floors: floor.rs); how far the machine drifted while it ran; and
 //! the machines it ran on — two of which are never paired.
 //!
 //! A block is a repeat number: in an interleaved study the points of one
@@ -13,18 +13,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::floor;
 use super::names::{
     distinct, finished, machine_of, panel_key, point_label, show_variant, workload_title,
 };
 use super::pairs::{judge, MetricFn};
 pub use super::pairs::{
     BlockValue, Drift, MachineUse, NoiseFloor, Paired, PairedComparison, SagJudged,
-    CONTROL_FAILS_BELOW,
 };
 use super::searched::{is_probe, BlockSearch};
 use super::servers::AGAIN;
 use super::StudyData;
-use crate::stats::paired::{binomial_at_least, Ratio, Verdict};
+use crate::stats::paired::{Ratio, Verdict};
 use crate::store::{PointStatus, StoredPoint};
 use crate::study::DEFAULT_EQUIVALENCE;
 
@@ -195,7 +195,7 @@ pub fn analyze(data: &StudyData) -> Paired {
             };
             let mut cs = compare(&pb, s, &against, margin);
             if pb.control.as_ref().is_some_and(|(_, t)| t == s) {
-                floor.extend(cs.iter().filter(|c| c.metric == "tps").cloned());
+                floor.extend(cs.iter().cloned());
             }
             panel_comparisons.append(&mut cs);
         }
@@ -203,11 +203,10 @@ pub fn analyze(data: &StudyData) -> Paired {
         out.sags.extend(sags(&pb, margin));
         out.comparisons.extend(panel_comparisons);
     }
-    out.noise_floor = data
-        .design
-        .as_ref()
-        .and_then(|d| d.control.as_ref())
-        .and_then(|_| noise_floor(&floor));
+    if data.design.as_ref().is_some_and(|d| d.control.is_some()) {
+        out.noise_floor = floor::noise_floor(&floor, "tps");
+        out.latency_noise_floor = floor::noise_floor(&floor, "p99");
+    }
     out
 }
 
@@ -362,43 +361,6 @@ fn value(p: &StoredPoint, f: MetricFn) -> Option<BlockValue> {
     })
 }
 
-fn noise_floor(floor: &[PairedComparison]) -> Option<NoiseFloor> {
-    let first = floor.first()?;
-    let mut verdicts = BTreeMap::new();
-    for c in floor {
-        *verdicts.entry(c.verdict.name()).or_insert(0) += 1;
-    }
-    let widest = floor
-        .iter()
-        .filter_map(|c| Some((c.ci_high? - c.ci_low?) / 2.0))
-        .fold(None, |w: Option<f64>, h| Some(w.map_or(h, |w| w.max(h))));
-    let failed_at: Vec<String> = floor
-        .iter()
-        .filter(|c| c.verdict.decided())
-        .map(|c| {
-            let cpus = c.cpus.as_ref().map(|x| format!(" cpus={x}"));
-            let cpus = cpus.unwrap_or_default();
-            format!("{}{cpus} {} ({})", c.workload, c.cell, c.difference_text())
-        })
-        .collect();
-    // Each interval misses 1 time in 20: over many cells a control differs
-    // from itself somewhere by chance alone, so the design fails only when
-    // more cells differ than chance makes.
-    let tested = floor.iter().filter(|c| c.ci_low.is_some()).count();
-    let by_chance = binomial_at_least(tested, failed_at.len(), 0.05);
-    Some(NoiseFloor {
-        series: first.baseline.clone(),
-        again: first.series.clone(),
-        comparisons: floor.len(),
-        widest_half_width: widest,
-        verdicts,
-        failed: !failed_at.is_empty() && by_chance < CONTROL_FAILS_BELOW,
-        failed_at,
-        tested,
-        by_chance,
-    })
-}
-
 /// The panel's drift: the reference series' widest block-to-block spread
 /// in a closed-loop cell, beside the spread of that cell's paired ratios.
 fn drift(pb: &PanelBlocks<'_>, comparisons: &[PairedComparison]) -> Option<Drift> {
@@ -524,56 +486,4 @@ fn machines(data: &StudyData) -> Vec<MachineUse> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cell(clients: u32, verdict: Verdict) -> PairedComparison {
-        PairedComparison {
-            series: "a (again)".into(),
-            baseline: "a".into(),
-            workload: "w".into(),
-            cpus: None,
-            clients: Some(clients),
-            rate: None,
-            cell: format!("clients={clients}"),
-            metric: "tps",
-            ratio: Some(1.0),
-            ci_low: Some(0.97),
-            ci_high: Some(1.03),
-            blocks: 5,
-            verdict,
-            per_block: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn a_control_fails_the_design_only_past_what_chance_makes() {
-        let floor = |differing: usize| {
-            let cells: Vec<PairedComparison> = (0..19)
-                .map(|i| {
-                    let v = if i < differing {
-                        Verdict::Worse
-                    } else {
-                        Verdict::Inconclusive
-                    };
-                    cell(i as u32 + 1, v)
-                })
-                .collect();
-            noise_floor(&cells).unwrap()
-        };
-        // One or two of nineteen 95 % intervals missing is chance (62 %
-        // and 25 % of studies): the design holds, the cells are named.
-        for k in [1, 2] {
-            let f = floor(k);
-            assert_eq!((f.failed_at.len(), f.tested), (k, 19));
-            assert!(!f.failed && f.by_chance > 0.2, "{f:?}");
-        }
-        // Five of nineteen: 0.3 % by chance, so the design failed.
-        let f = floor(5);
-        assert!(f.failed && f.by_chance < 0.01, "{f:?}");
-        assert!(!floor(0).failed);
-    }
 }

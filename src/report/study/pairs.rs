@@ -114,10 +114,12 @@ impl PairedComparison {
 /// The control measured against itself: the study's noise floor.
 #[derive(Debug, Clone, Serialize)]
 pub struct NoiseFloor {
+    /// The metric compared: `tps` (throughput, cells and peak) or `p99`.
+    pub metric: &'static str,
     /// The control's series, and its second measurement's.
     pub series: String,
     pub again: String,
-    /// Its throughput comparisons, cells and peak.
+    /// Its comparisons of the metric (for throughput, cells and peak).
     pub comparisons: usize,
     /// The widest interval half-width among them (a share: 0.02 = ±2 %).
     pub widest_half_width: Option<f64>,
@@ -176,7 +178,12 @@ pub struct Paired {
     pub order: Option<String>,
     pub equivalence: f64,
     pub comparisons: Vec<PairedComparison>,
+    /// The control against itself in throughput: whether the design
+    /// holds.
     pub noise_floor: Option<NoiseFloor>,
+    /// The same in p99 latency: whether the p99 verdicts can be trusted
+    /// (a tail is more sensitive than a mean to a server warming up).
+    pub latency_noise_floor: Option<NoiseFloor>,
     pub drift: Vec<Drift>,
     pub machines: Vec<MachineUse>,
     /// Each series' fall from its peak to its highest client count, as a
