@@ -21,6 +21,9 @@ eus     `dbsweep run dbt1 --eus U --threads C` with DBT-1's think time
         time to the start of its interaction, queueing for a connection
         included). `--client-threads 0,2` runs it with a thread per
         connection and on 2 event loops, --pairs pairs interleaved.
+        `--transport tcp,unix` runs each over loopback TCP and over the
+        server's unix socket (pgbench's and psql's default on one host),
+        interleaved in the pairs, and prints the per-pair ratios unix / tcp.
         `--baseline OLD_DBSWEEP` runs each --client-threads value with
         this build and the old one, --pairs pairs interleaved (who goes
         first alternating), and prints the per-pair ratios of the client's
@@ -32,7 +35,7 @@ Usage:
     bench/dbt1.py [--part load,eus] [--items 10000] [--ebs 100] [--pairs 3]
                   [--eus 20000] [--threads 64] [--ramp 2000] [--time 60]
                   [--engines mariadb,postgres] [--client-threads 0,2]
-                  [--baseline OLD_DBSWEEP] [--perf-stat]
+                  [--baseline OLD_DBSWEEP] [--perf-stat] [--transport tcp,unix]
 
 Writes bench/results/dbt1-<date>.csv and .md and prints the tables.
 """
@@ -167,18 +170,30 @@ def eus_part(args, workdir, urls):
         subprocess.run([DBSWEEP, "prepare", "dbt1", "--db", url, f"--items={args.items}",
                         "--ebs=10"], check=True, capture_output=True)
         # Pairs of runs, one per --client-threads value (0: a thread per
-        # connection) and build, who goes first alternating.
-        arms = [(j, b) for j in loops for b in (["new", "baseline"] if args.baseline else ["new"])]
+        # connection), build and transport, who goes first alternating.
+        builds = ["new", "baseline"] if args.baseline else ["new"]
+        arms = [(j, b, t) for j in loops for b in builds for t in args.transport.split(",")]
         for pair in range(args.pairs if len(arms) > 1 else 1):
-            for j, build in (arms[::-1] if pair % 2 else arms):
-                rows.append(eus_run(args, workdir, engine, url, j, pair, build))
+            for j, build, transport in (arms[::-1] if pair % 2 else arms):
+                at = url if transport == "tcp" else socket_url(engine, url, workdir)
+                row = eus_run(args, workdir, engine, at, j, pair, build)
+                row["transport"] = transport
+                rows.append(row)
     return rows
+
+
+def socket_url(engine, url, workdir):
+    """The scratch server's URL through its unix socket (the servers'
+    layout: src/server/{postgres,mariadb}.rs)."""
+    run = os.path.join(workdir, engine, "run")
+    path = run if engine == "postgres" else os.path.join(run, "mysqld.sock")
+    return f"{url}{'&' if '?' in url else '?'}socket={path}"
 
 
 # The syscalls counted by --perf-stat (each a tracepoint), besides all of
 # them and the context switches.
-SYSCALLS = ["sendto", "recvfrom", "epoll_wait", "epoll_pwait2", "timerfd_settime", "read",
-            "futex"]
+SYSCALLS = ["sendto", "write", "recvfrom", "epoll_wait", "epoll_pwait2", "timerfd_settime",
+            "read", "futex"]
 
 
 def perf_stat_argv(out):
@@ -194,10 +209,13 @@ def perf_counts(out):
             f = line.strip().split(",")
             if len(f) > 2 and f[0].isdigit():
                 counts[f[2].split(":")[-1].removeprefix("sys_enter_")] = int(f[0])
-    sends = counts.get("sendto") or 0
+    # A round trip is one send: sendto on TCP, write on a unix socket (the
+    # standard library's UnixStream writes with write(2)); the client
+    # writes nothing else of note.
+    sends = (counts.get("sendto") or 0) + (counts.get("write") or 0)
     if not sends:
         return {}
-    per = {f"{k}_per_send": v / sends for k, v in counts.items() if k != "sendto"}
+    per = {f"{k}_per_send": v / sends for k, v in counts.items()}
     per["syscalls_per_send"] = per.pop("sys_enter_per_send", None)
     return per
 
@@ -261,6 +279,7 @@ def table(rows):
             f"| eus | {r['engine']} | {r['eus']} users on {r['threads']} connections"
             f"{', ' + str(r['client_threads']) + ' event loops' if r.get('client_threads') else ''}"
             f"{' (baseline build)' if r.get('build') == 'baseline' else ''}"
+            f"{' over the unix socket' if r.get('transport') == 'unix' else ''}"
             f" | "
             f"BT/s {r['bts']:.0f} of {r['offered_bts']:.0f} offered | RSS {r['rss_mb']:.0f} MB | "
             f"client CPU {fmt(r['client_cpu_pct'])} % of the machine, "
@@ -271,7 +290,7 @@ def table(rows):
                f"recvfrom {fmt(r.get('recvfrom_per_send'), '{:.2f}')}, "
                f"context switches {fmt(r.get('context-switches_per_send'), '{:.2f}')} |"
                if "syscalls_per_send" in r else ""))
-    out += build_ratios(rows)
+    out += build_ratios(rows) + transport_ratios(rows)
     return "\n".join(out)
 
 
@@ -281,20 +300,34 @@ def build_ratios(rows):
     pairs' range (the ratios, not a mean of the two builds' means)."""
     out = []
     eus = [r for r in rows if r["part"] == "eus" and r.get("build")]
-    keys = sorted({(r["engine"], r["client_threads"]) for r in eus})
-    for engine, loops in keys:
+    return arm_ratios(eus, "build", "new", "baseline", "transport")
+
+
+def transport_ratios(rows):
+    """Over the unix socket over loopback TCP, per pair, as build_ratios."""
+    eus = [r for r in rows if r["part"] == "eus" and r.get("transport")]
+    return arm_ratios(eus, "transport", "unix", "tcp", "build")
+
+
+def arm_ratios(eus, field, num, den, other):
+    """The per-pair ratios of rows whose `field` is `num` over those whose
+    `field` is `den`, the rest of the arm (`other`) alike."""
+    out = []
+    keys = sorted({(r["engine"], r["client_threads"], r.get(other) or "") for r in eus})
+    for engine, loops, rest in keys:
         for metric in ("client_us_per_bt", "client_cpu_own_pct", "syscalls_per_send"):
             ratios = []
             for pair in sorted({r["pair"] for r in eus}):
-                by = {r["build"]: r for r in eus if (r["engine"], r["client_threads"], r["pair"])
-                      == (engine, loops, pair)}
-                new, old = by.get("new", {}).get(metric), by.get("baseline", {}).get(metric)
-                if new and old:
-                    ratios.append(new / old)
+                by = {r[field]: r for r in eus
+                      if (r["engine"], r["client_threads"], r.get(other) or "", r["pair"])
+                      == (engine, loops, rest, pair)}
+                a, b = by.get(num, {}).get(metric), by.get(den, {}).get(metric)
+                if a and b:
+                    ratios.append(a / b)
             if ratios:
                 g = statistics.geometric_mean(ratios)
-                out.append(f"| ratio | {engine} | {loops} event loops | {metric}: new / baseline "
-                           f"{g:.3f} over {len(ratios)} pairs ({min(ratios):.3f}–"
+                out.append(f"| ratio | {engine} | {loops} event loops {rest} | {metric}: {num} / "
+                           f"{den} {g:.3f} over {len(ratios)} pairs ({min(ratios):.3f}–"
                            f"{max(ratios):.3f}) |")
     return out
 
@@ -317,6 +350,9 @@ def main():
     ap.add_argument("--baseline", metavar="OLD_DBSWEEP",
                     help="eus: also run each --client-threads value with this older build, "
                          "interleaved in pairs")
+    ap.add_argument("--transport", default="tcp",
+                    help="eus: comma-separated tcp,unix (the server's unix socket), interleaved "
+                         "in the pairs")
     ap.add_argument("--perf-stat", action="store_true",
                     help="eus: count the client's system calls and context switches per round "
                          "trip (perf stat)")
