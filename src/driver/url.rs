@@ -94,6 +94,18 @@ mod begin_mode {
 }
 
 impl ServerAddr {
+    /// PostgreSQL's unix socket: `socket` itself if it is a file, or
+    /// `.s.PGSQL.PORT` inside it if it is a directory (as libpq's
+    /// `host=/dir`).
+    pub fn postgres_socket(&self) -> Option<PathBuf> {
+        let s = self.socket.as_ref()?;
+        Some(if s.is_dir() {
+            s.join(format!(".s.PGSQL.{}", self.port))
+        } else {
+            s.clone()
+        })
+    }
+
     /// `user@host:port` (or the socket), for messages.
     pub fn describe(&self) -> String {
         match &self.socket {

@@ -72,17 +72,6 @@ fn target(a: &ServerAddr, socket: Option<&PathBuf>) -> String {
     )
 }
 
-/// The unix socket to use: `a.socket` itself if it is a file, or
-/// `.s.PGSQL.PORT` inside it if it is a directory (as libpq's `host=/dir`).
-fn socket_path(a: &ServerAddr) -> Option<PathBuf> {
-    let s = a.socket.as_ref()?;
-    Some(if s.is_dir() {
-        s.join(format!(".s.PGSQL.{}", a.port))
-    } else {
-        s.clone()
-    })
-}
-
 /// Connects the socket: TCP_NODELAY (statements are single small writes
 /// waiting for their answer; Nagle would hold them back), every resolved
 /// address tried in turn.
@@ -112,7 +101,7 @@ fn open(a: &ServerAddr, socket: Option<&PathBuf>) -> std::io::Result<(Stream, Pl
 /// Opens a session to `a`, with TLS as its options say (over TCP only:
 /// never over a unix socket, as libpq).
 pub(super) fn connect(a: &ServerAddr) -> DbResult<Session> {
-    let socket = socket_path(a);
+    let socket = a.postgres_socket();
     let mode = if socket.is_some() {
         TlsMode::Disable
     } else {

@@ -120,7 +120,12 @@ pub fn find_listener(proc: &Path, target: &Target) -> Result<(u32, String), Stri
         TargetKind::Mysql(a) | TargetKind::Postgres(a) => a,
         _ => return Err("not a server on the network".into()),
     };
-    let (inodes, how) = match &addr.socket {
+    // A PostgreSQL socket may be given as its directory.
+    let socket = match &target.kind {
+        TargetKind::Postgres(a) => a.postgres_socket(),
+        _ => addr.socket.clone(),
+    };
+    let (inodes, how) = match &socket {
         Some(path) => {
             let text = std::fs::read_to_string(proc.join("net/unix"))
                 .map_err(|e| format!("cannot read /proc/net/unix: {e}"))?;
@@ -213,5 +218,21 @@ mod tests {
         let inodes = tcp_listeners(&text, port);
         assert_eq!(inodes.len(), 1, "{port}");
         assert_eq!(holders(Path::new("/proc"), &inodes), [std::process::id()]);
+    }
+
+    #[test]
+    fn a_postgres_socket_given_as_its_directory_is_found() {
+        let dir = std::env::temp_dir().join(format!("dbsweep-sock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(".s.PGSQL.6543");
+        let _ = std::fs::remove_file(&file);
+        let _l = std::os::unix::net::UnixListener::bind(&file).unwrap();
+        let url = format!("postgres://u:p@localhost:6543/db?socket={}", dir.display());
+        let target = Target::parse(&url).unwrap();
+        let found = find_listener(Path::new("/proc"), &target);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let (pid, how) = found.unwrap();
+        assert_eq!(pid, std::process::id());
+        assert!(how.ends_with(".s.PGSQL.6543"), "{how}");
     }
 }
