@@ -116,14 +116,11 @@ pub fn holders(proc: &Path, inodes: &[u64]) -> Vec<u32> {
 /// The process listening where `target` connects, if it runs on this
 /// machine and can be seen: (pid, how it was found), or why not.
 pub fn find_listener(proc: &Path, target: &Target) -> Result<(u32, String), String> {
-    let addr = match &target.kind {
-        TargetKind::Mysql(a) | TargetKind::Postgres(a) => a,
-        _ => return Err("not a server on the network".into()),
-    };
     // A PostgreSQL socket may be given as its directory.
-    let socket = match &target.kind {
-        TargetKind::Postgres(a) => a.postgres_socket(),
-        _ => addr.socket.clone(),
+    let (addr, socket) = match &target.kind {
+        TargetKind::Mysql(a) => (a, a.socket.clone()),
+        TargetKind::Postgres(a) => (a, a.postgres_socket()),
+        _ => return Err("not a server on the network".into()),
     };
     let (inodes, how) = match &socket {
         Some(path) => {
