@@ -103,18 +103,11 @@ pub(super) struct EvClient<'a> {
     /// Transactions and attempts begun since the loop last called it
     /// ([`CHAIN`]).
     chain: u32,
-    /// The loop serving it (one loop at a time waits for the queue's next
-    /// arrival: `pacing/claim.rs`).
-    event_loop: usize,
-    /// It waits for the queue (told when to ask again, or Busy): the next
-    /// ask is an idle client's.
-    waited: bool,
 }
 
 impl<'a> EvClient<'a> {
     pub fn new(
         id: usize,
-        event_loop: usize,
         conn: Box<dyn Evented>,
         script: Box<dyn ClientScript>,
         shared: &'a Shared,
@@ -137,8 +130,6 @@ impl<'a> EvClient<'a> {
             failed: None,
             new_socket: false,
             chain: 0,
-            event_loop,
-            waited: false,
         }
     }
 
@@ -223,7 +214,6 @@ impl<'a> EvClient<'a> {
     /// ticket or the closed loop's turn.
     fn next_transaction(&mut self) -> Then {
         let shared = self.c.shared;
-        let idle = std::mem::take(&mut self.waited);
         loop {
             if shared.lifecycle.stop.load(Ordering::Relaxed) {
                 return self.leave();
@@ -233,23 +223,15 @@ impl<'a> EvClient<'a> {
                 return self.start_transaction(None, deferred);
             }
             match shared.dispatch.get() {
-                Some(d) => {
-                    match d.try_next(clock::now(), self.c.timeline.end, self.event_loop, idle) {
-                        Next::Take(t) => match self.open(Some(t), None) {
-                            Some(then) => return then,
-                            None => continue,
-                        },
-                        Next::At(at) => {
-                            self.waited = true;
-                            return Then::Timer(at);
-                        }
-                        Next::Busy => {
-                            self.waited = true;
-                            return Then::Queue;
-                        }
-                        Next::Over => return self.leave(),
-                    }
-                }
+                Some(d) => match d.try_next(clock::now(), self.c.timeline.end) {
+                    Next::Take(t) => match self.open(Some(t), None) {
+                        Some(then) => return then,
+                        None => continue,
+                    },
+                    Next::At(at) => return Then::Timer(at),
+                    Next::Busy => return Then::Queue,
+                    Next::Over => return self.leave(),
+                },
                 None => {
                     if let Some(at) = self.c.closed_loop_due() {
                         if clock::now() < at {

@@ -16,18 +16,14 @@
 //! The loop sleeps until the earliest on epoll's own timeout, to the
 //! nanosecond (`epoll_pwait2`); where the kernel counts that timeout only
 //! in milliseconds, on a timerfd (`util::alarm`) instead, so an arrival
-//! never starts up to a millisecond late. While that costs no latency,
-//! one loop at a time holds a timer for the queue's next arrival (the
-//! queue says which: `pacing::Dispatch::try_next`, `pacing/claim.rs`); a
-//! loop whose claimer took the arrival with no idle client left wakes a
-//! loop that has one (`Dispatch::waiter`). The timekeeper reaches a loop
+//! never starts up to a millisecond late. The timekeeper reaches a loop
 //! through its waker: at the deadline (`client::abandon`) the loop
 //! cancels what is still in flight and lets its clients go.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -44,7 +40,6 @@ use crate::workload::Workload;
 
 use super::client::wait_closing;
 use super::evclient::{EvClient, Then};
-use super::pacing::Waiter;
 use super::shard::Part;
 use super::threaded::Handles;
 use super::Shared;
@@ -113,23 +108,13 @@ fn spawn(
     let per_instance = part.per_instance;
     let n = conns.len();
     let mut conns = conns.into_iter();
-    // Every loop's waker first: a loop wakes another when the queue's next
-    // arrival has no waiter on its own (`Dispatch::waiter`).
-    let mut polls = Vec::with_capacity(loops);
+    let mut handles = Vec::with_capacity(loops);
     for k in 0..loops {
+        let ids = share(k, loops, n);
         let poll = Epoll::new().context("could not start an event loop")?;
         // The waker's token is past every client's.
-        let waker = Waker::new(&poll, share(k, loops, n).len() as u64)
-            .context("could not start an event loop")?;
-        polls.push((poll, Arc::new(waker)));
-    }
-    let wakers: Arc<Vec<Arc<Waker>>> = Arc::new(polls.iter().map(|(_, w)| w.clone()).collect());
-    // Each loop's flag: it sleeps with clients waiting on the queue.
-    let asleep: Arc<Vec<AtomicBool>> =
-        Arc::new((0..loops).map(|_| AtomicBool::new(false)).collect());
-    let mut handles = Vec::with_capacity(loops);
-    for (k, (poll, waker)) in polls.into_iter().enumerate() {
-        let ids = share(k, loops, n);
+        let waker =
+            Arc::new(Waker::new(&poll, ids.len() as u64).context("could not start an event loop")?);
         let mut mine = Vec::with_capacity(ids.len());
         for id in ids.clone() {
             let conn = conns.next().expect("one connection per client");
@@ -148,18 +133,16 @@ fn spawn(
         }
         let shared = shared.clone();
         let gate = gate.clone();
-        let wakers = wakers.clone();
-        let asleep = asleep.clone();
         let h = std::thread::Builder::new()
             .name(format!("loop-{k}"))
             .spawn(move || {
                 gate.wait();
                 let clients = mine
                     .into_iter()
-                    .map(|(id, conn, script)| EvClient::new(id, k, conn, script, &shared))
+                    .map(|(id, conn, script)| EvClient::new(id, conn, script, &shared))
                     .collect();
                 precise_timers();
-                let clients = serve(clients, poll, k, (&wakers, &asleep), &shared);
+                let clients = serve(clients, poll, &waker, &shared);
                 wait_closing(&shared);
                 // The connections close (their server sessions end) only now.
                 drop(clients);
@@ -213,19 +196,15 @@ fn step(c: &mut EvClient<'_>, i: usize, poll: &Epoll, w: &mut Waits, shared: &Sh
     t
 }
 
-/// One loop (number `lp`; `wakers` wake each loop, `asleep` says which
-/// sleep with clients waiting on the queue): resumes each client
-/// when what it waits for comes, until all have left. Returns them with
-/// their connections, which stay open until the run's last reading of the
-/// server.
+/// One loop: resumes each client when what it waits for comes, until all
+/// have left. Returns them with their connections, which stay open until
+/// the run's last reading of the server.
 fn serve<'a>(
     mut clients: Vec<EvClient<'a>>,
     mut poll: Epoll,
-    lp: usize,
-    (wakers, asleep): (&[Arc<Waker>], &[AtomicBool]),
+    waker: &Waker,
     shared: &Shared,
 ) -> Vec<EvClient<'a>> {
-    let waker = &wakers[lp];
     let n = clients.len();
     let mut events = Events::with_capacity(n.clamp(16, 1024));
     let mut w = Waits {
@@ -286,18 +265,6 @@ fn serve<'a>(
         for &i in &due {
             step(&mut clients[i], i, &poll, &mut w, shared);
         }
-        // The queue's next arrival needs one waiter among the loops.
-        if let Some(d) = shared.dispatch.get() {
-            match d.waiter(lp, !w.queued.is_empty(), asleep) {
-                Waiter::Covered => {}
-                Waiter::AskHere => {
-                    for i in std::mem::take(&mut w.queued) {
-                        step(&mut clients[i], i, &poll, &mut w, shared);
-                    }
-                }
-                Waiter::Wake(j) => wakers[j].wake(),
-            }
-        }
         let next = w.timers.peek().map(|Reverse((at, _))| *at);
         let mut timeout = next
             .map_or(LOOK_EVERY, |at| at.saturating_duration_since(now))
@@ -308,15 +275,6 @@ fn serve<'a>(
                 timeout = LOOK_EVERY;
             }
         }
-        // Said before sleeping, so that a loop whose claimer took the
-        // arrival can wake this one for the next (`Dispatch::waiter`); and
-        // looked at after, in case that loop looked before it was said.
-        let queued = !w.queued.is_empty();
-        asleep[lp].store(queued, Ordering::SeqCst);
-        if queued && shared.dispatch.get().is_some_and(|d| d.unclaimed()) {
-            asleep[lp].store(false, Ordering::Relaxed);
-            continue;
-        }
         if let Err(e) = poll.wait(&mut events, timeout) {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
@@ -325,9 +283,7 @@ fn serve<'a>(
             life.fail(|| format!("an event loop failed: {e}"));
             continue;
         }
-        // A transaction ended on this loop, or another loop woke it: the
-        // clients waiting on the queue ask again.
-        let mut ask = false;
+        let mut ended = false;
         for token in events.tokens() {
             if token == alarm_token {
                 if let Some(a) = alarm.as_mut() {
@@ -337,21 +293,19 @@ fn serve<'a>(
             }
             let i = token as usize;
             if i >= n {
-                // The flags are read at the top; another loop may have
-                // handed this one the queue's next arrival.
-                waker.clear();
-                ask = true;
+                waker.clear(); // the flags are read at the top
                 continue;
             }
             // Whatever it waits for, what the event said may be unread.
             clients[i].woken();
             if let Then::Socket(_) = w.then[i] {
                 let t = step(&mut clients[i], i, &poll, &mut w, shared);
-                // Its user may be due again, or the queue may have moved.
-                ask |= !matches!(t, Then::Socket(_));
+                ended |= !matches!(t, Then::Socket(_));
             }
         }
-        if ask && !w.queued.is_empty() {
+        // A transaction ended on this loop: its user may be due again, or
+        // the queue may have moved; the clients waiting on it ask.
+        if ended && !w.queued.is_empty() {
             for i in std::mem::take(&mut w.queued) {
                 step(&mut clients[i], i, &poll, &mut w, shared);
             }

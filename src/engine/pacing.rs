@@ -22,10 +22,7 @@
 //! connections wait leader/follower style: one (the leader) sleeps until the
 //! next intended start, the others sleep until they are needed, so an
 //! arrival wakes one thread, not every idle one. A user who becomes due
-//! earlier than the leader's target wakes the leader. On event loops the
-//! same holds across loops while it costs no latency ([`Dispatch::try_next`],
-//! `pacing/claim.rs`): one loop claims the next arrival and sets its timer,
-//! the others' idle clients sleep on the queue.
+//! earlier than the leader's target wakes the leader.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -35,10 +32,7 @@ use super::users::Users;
 use crate::rand::pacing::{Arrival, Schedule, ThinkTime};
 use crate::util::clock;
 
-mod claim;
 mod mode;
-use claim::Claims;
-pub(super) use claim::Waiter;
 pub use mode::{Mode, Options, Pacing};
 
 /// A transaction handed to a connection.
@@ -105,8 +99,6 @@ struct State {
     leader: bool,
     /// Connections waiting to become the leader (idle, not leading).
     followers: usize,
-    /// Event loops: which loop waits for the next arrival.
-    claims: Claims,
 }
 
 /// The queue of an open loop or a pool of users, shared by the connections.
@@ -116,9 +108,6 @@ pub(super) struct Dispatch {
     leader_cv: Condvar,
     follower_cv: Condvar,
     stopped: AtomicBool,
-    /// Event loops: a claimer took its arrival and the next one may have
-    /// no waiter yet ([`Dispatch::waiter`]).
-    unclaimed: AtomicBool,
 }
 
 impl Dispatch {
@@ -148,12 +137,10 @@ impl Dispatch {
                 source,
                 leader: false,
                 followers: 0,
-                claims: Claims::default(),
             }),
             leader_cv: Condvar::new(),
             follower_cv: Condvar::new(),
             stopped: AtomicBool::new(false),
-            unclaimed: AtomicBool::new(false),
         }
     }
 
@@ -264,24 +251,16 @@ impl Dispatch {
         }
     }
 
-    /// The transaction due at `now` for a client of event loop `lp` (`idle`:
-    /// one that was waiting for work, not one whose transaction just ended), which
-    /// never waits here: it takes a due one, or learns when to ask again —
-    /// at the next arrival's time, or (`Busy`) when a transaction ends on
-    /// its loop or another loop wakes it, while another loop's client
-    /// waits for that arrival (`pacing/claim.rs`).
-    pub fn try_next(&self, now: Instant, end: Option<Instant>, lp: usize, idle: bool) -> Next {
-        let now_ns = now.saturating_duration_since(self.t0).as_nanos() as u64;
+    /// The transaction due at `now` for a connection on an event loop,
+    /// which never waits here: it takes a due one, or learns when to ask
+    /// again.
+    pub fn try_next(&self, now: Instant, end: Option<Instant>) -> Next {
         let mut st = self.lock();
         loop {
             if self.stopped.load(Ordering::Acquire) {
                 return Next::Over;
             }
             let Some(ns) = st.source.due() else {
-                // Every user is in a transaction: the client whose user
-                // returns asks next, on its own loop, so no loop need
-                // look for a waiter (nor spin looking).
-                self.unclaimed.store(false, Ordering::SeqCst);
                 return Next::Busy;
             };
             let at = self.at(ns);
@@ -295,11 +274,7 @@ impl Dispatch {
                 return Next::Over;
             }
             if at > now {
-                return if st.claims.ask(lp, ns, now_ns) {
-                    Next::At(at)
-                } else {
-                    Next::Busy
-                };
+                return Next::At(at);
             }
             let user = match &mut st.source {
                 Source::Rate(s) => {
@@ -308,36 +283,8 @@ impl Dispatch {
                 }
                 Source::Users(u) => Some(u.pop().expect("due")),
             };
-            if st.claims.took(lp, ns, now_ns, idle) {
-                // Its claimer's loop took it: the next arrival needs a
-                // waiter, found at the end of this loop's round.
-                self.unclaimed.store(true, Ordering::SeqCst);
-            }
             return Next::Take(Ticket { intended: at, user });
         }
-    }
-
-    /// After a round of event loop `lp` (`queued_here`: it has idle clients
-    /// asleep on the queue; `asleep[j]`: loop `j` sleeps with such
-    /// clients): who waits for the next arrival. One atomic load while a
-    /// claim stands; once it is taken, every loop looks after each round
-    /// until one of them claims again.
-    pub fn waiter(&self, lp: usize, queued_here: bool, asleep: &[AtomicBool]) -> Waiter {
-        if !self.unclaimed.load(Ordering::Relaxed) {
-            return Waiter::Covered;
-        }
-        let st = self.lock();
-        if st.claims.claimed() {
-            self.unclaimed.store(false, Ordering::Relaxed);
-            return Waiter::Covered;
-        }
-        st.claims.waiter(lp, queued_here, asleep)
-    }
-
-    /// Whether the next arrival may have no waiter: a loop about to sleep
-    /// with idle clients looks again first.
-    pub fn unclaimed(&self) -> bool {
-        self.unclaimed.load(Ordering::SeqCst)
     }
 
     /// A user's transaction ended at `now`: it pauses — for `pause` when
