@@ -29,13 +29,20 @@ eus     `dbsweep run dbt1 --eus U --threads C` with DBT-1's think time
         first alternating), and prints the per-pair ratios of the client's
         CPU per interaction. `--perf-stat` counts the client's system calls
         and context switches (perf stat, the syscall tracepoints) per round
-        trip (per sendto).
+        trip (per sendto). `--floor` follows each run, in its pair, with
+        pgbench (`-j` the run's event loops, `-c` its connections) offering
+        the run's own statements a second (`-R`) as one-row primary-key
+        selects on `item`: a lower bound on what any client pays for that
+        many round trips on this machine (one small row an answer, where
+        DBT-1's searches return up to 50), and the per-pair ratios of the
+        client's CPU per round trip, dbsweep / pgbench.
 
 Usage:
     bench/dbt1.py [--part load,eus] [--items 10000] [--ebs 100] [--pairs 3]
                   [--eus 20000] [--threads 64] [--ramp 2000] [--time 60]
                   [--engines mariadb,postgres] [--client-threads 0,2]
                   [--baseline OLD_DBSWEEP] [--perf-stat] [--transport tcp,unix]
+                  [--floor]
 
 Writes bench/results/dbt1-<date>.csv and .md and prints the tables.
 """
@@ -45,6 +52,7 @@ import csv
 import datetime
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -179,7 +187,41 @@ def eus_part(args, workdir, urls):
                 row = eus_run(args, workdir, engine, at, j, pair, build)
                 row["transport"] = transport
                 rows.append(row)
+                if args.floor and engine == "postgres" and build == "new":
+                    rows.append(floor_run(args, workdir, at, j, pair, row))
     return rows
+
+
+# The floor's statement: one row by primary key from the store's items.
+FLOOR_SQL = "\\set i random(1, {items})\nSELECT i_title, i_cost FROM item WHERE i_id = :i;\n"
+
+
+def floor_run(args, workdir, url, loops, pair, run):
+    """pgbench offering `run`'s statements a second as one-row selects, on
+    as many connections and threads: its CPU per round trip."""
+    c.settle()
+    script = os.path.join(workdir, "floor.sql")
+    with open(script, "w") as fh:
+        fh.write(FLOOR_SQL.format(items=args.items))
+    argv = c.pgbench_argv(url, script, args.threads, args.time)
+    # pgbench_argv sets -j to the CPU count; the floor uses the run's loops.
+    argv[argv.index("-j") + 1] = str(max(loops, 1))
+    argv[1:1] = ["-R", f"{run['qps']:.0f}"]
+    env = dict(os.environ, PGPASSWORD=c.parts(url)["password"] or "")
+    rc, text, wall, cpu, _, rss = c.measured(argv, env=env, timeout=args.time * 4 + 60)
+    n = re.search(r"number of transactions actually processed:\s+(\d+)", text)
+    if rc != 0 or not n:
+        print(text[-2000:])
+        raise SystemExit(f"pgbench floor failed (exit {rc})")
+    qps = int(n.group(1)) / args.time
+    share = 100 * cpu / (args.time * os.cpu_count())
+    row = dict(part="eus", engine="postgres", eus=args.eus, threads=args.threads,
+               client_threads=loops, pair=pair, build="pgbench-floor",
+               transport=run.get("transport"), qps=qps, rss_mb=rss / 1024,
+               client_cpu_own_pct=share, client_us_per_rt=cpu / (qps * args.time) * 1e6,
+               wall_s=wall, cpu_s=cpu)
+    print(row, flush=True)
+    return row
 
 
 def socket_url(engine, url, workdir):
@@ -248,12 +290,17 @@ def eus_run(args, workdir, engine, url, loops, pair, build="new"):
                server_cpu_pct=share("server_cpu_pct"), machine_busy_pct=share("cpu_busy_pct"),
                lag_p50_ms=lat_pct(lag, 50.0), lag_p99_ms=lat_pct(lag, 99.0),
                lag_max_ms=(lag or {}).get("max_us", 0) / 1e3,
-               latency_p99_ms=lat_pct(r["latency"], 99.0), wall_s=wall, cpu_s=cpu)
+               latency_p99_ms=lat_pct(r["latency"], 99.0), wall_s=wall, cpu_s=cpu,
+               qps=r["qps"])
     # The client's CPU per interaction: its share of the machine's CPUs
     # over the measured window, per interaction served.
     if row["bts"]:
         row["client_us_per_bt"] = (row["client_cpu_own_pct"] / 100 * os.cpu_count()
                                    / row["bts"] * 1e6)
+    # And per round trip: per statement sent (one at a time, no pipeline).
+    if row["qps"]:
+        row["client_us_per_rt"] = (row["client_cpu_own_pct"] / 100 * os.cpu_count()
+                                   / row["qps"] * 1e6)
     if args.perf_stat:
         row.update(perf_counts(stat))
     print(row, flush=True)
@@ -271,7 +318,14 @@ def table(rows):
         out.append(f"| load | {engine} | dbsweep {d:.2f} s | floor {f:.2f} s | "
                    f"ratio of medians {d / f:.2f}× | per pair {statistics.median(ratios):.2f}× "
                    f"({min(ratios):.2f}–{max(ratios):.2f}) |")
+    fmt = lambda v, f="{:.1f}": "-" if v is None else f.format(v)  # noqa: E731
     for r in rows:
+        if r.get("build") == "pgbench-floor":
+            out.append(f"| floor | pgbench -R {r['qps']:.0f} one-row selects on {r['threads']} "
+                       f"connections, -j {r['client_threads'] or 1} | client CPU "
+                       f"{fmt(r['client_cpu_own_pct'])} % of the machine, "
+                       f"{fmt(r['client_us_per_rt'])} µs a round trip |")
+            continue
         if r["part"] != "eus":
             continue
         fmt = lambda v, f="{:.1f}": "-" if v is None else f.format(v)  # noqa: E731
@@ -283,14 +337,15 @@ def table(rows):
             f" | "
             f"BT/s {r['bts']:.0f} of {r['offered_bts']:.0f} offered | RSS {r['rss_mb']:.0f} MB | "
             f"client CPU {fmt(r['client_cpu_pct'])} % of the machine, "
-            f"{fmt(r.get('client_us_per_bt'))} µs an interaction | "
+            f"{fmt(r.get('client_us_per_bt'))} µs an interaction, "
+            f"{fmt(r.get('client_us_per_rt'))} µs a round trip ({fmt(r.get('qps'), '{:.0f}')}/s) | "
             f"lag p50/p99/max {fmt(r['lag_p50_ms'], '{:.2f}')}/{fmt(r['lag_p99_ms'], '{:.2f}')}/"
             f"{fmt(r['lag_max_ms'], '{:.1f}')} ms |"
             + (f" syscalls/round trip {fmt(r.get('syscalls_per_send'), '{:.2f}')}, "
                f"recvfrom {fmt(r.get('recvfrom_per_send'), '{:.2f}')}, "
                f"context switches {fmt(r.get('context-switches_per_send'), '{:.2f}')} |"
                if "syscalls_per_send" in r else ""))
-    out += build_ratios(rows) + transport_ratios(rows)
+    out += build_ratios(rows) + transport_ratios(rows) + floor_ratios(rows)
     return "\n".join(out)
 
 
@@ -309,13 +364,23 @@ def transport_ratios(rows):
     return arm_ratios(eus, "transport", "unix", "tcp", "build")
 
 
-def arm_ratios(eus, field, num, den, other):
+def floor_ratios(rows):
+    """dbsweep's CPU per round trip over pgbench's floor, per pair."""
+    eus = [r for r in rows if r["part"] == "eus" and r.get("build") in ("new", "pgbench-floor")]
+    if not any(r["build"] == "pgbench-floor" for r in eus):
+        return []
+    return arm_ratios(eus, "build", "new", "pgbench-floor", "transport",
+                      metrics=("client_us_per_rt", "client_cpu_own_pct"))
+
+
+def arm_ratios(eus, field, num, den, other,
+               metrics=("client_us_per_bt", "client_cpu_own_pct", "syscalls_per_send")):
     """The per-pair ratios of rows whose `field` is `num` over those whose
     `field` is `den`, the rest of the arm (`other`) alike."""
     out = []
     keys = sorted({(r["engine"], r["client_threads"], r.get(other) or "") for r in eus})
     for engine, loops, rest in keys:
-        for metric in ("client_us_per_bt", "client_cpu_own_pct", "syscalls_per_send"):
+        for metric in metrics:
             ratios = []
             for pair in sorted({r["pair"] for r in eus}):
                 by = {r[field]: r for r in eus
@@ -353,6 +418,9 @@ def main():
     ap.add_argument("--transport", default="tcp",
                     help="eus: comma-separated tcp,unix (the server's unix socket), interleaved "
                          "in the pairs")
+    ap.add_argument("--floor", action="store_true",
+                    help="eus: follow each PostgreSQL run with pgbench offering its statements a "
+                         "second as one-row selects: the client's floor per round trip")
     ap.add_argument("--perf-stat", action="store_true",
                     help="eus: count the client's system calls and context switches per round "
                          "trip (perf stat)")
