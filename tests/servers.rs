@@ -216,6 +216,12 @@ fn mariadb_starts_stops_restarts_and_rejects_bad_settings() {
         files,
         ["data", "dbsweep-server.json", "my.cnf", "run", "server.log"]
     );
+    // Plain unless TLS is asked for: MariaDB 11.4 and later would serve
+    // TLS with a certificate of their own, and a client preferring TLS
+    // would then encrypt where an older build it is compared with does not.
+    let cnf = std::fs::read_to_string(dir.join("my.cnf")).unwrap();
+    assert!(cnf.lines().any(|l| l.trim() == "skip-ssl"), "{cnf}");
+    assert_eq!(query(&s, "SELECT @@have_ssl"), "DISABLED");
     stop_and_check(&s);
 
     // Restart on the same directory with other settings, pinned to CPU 0:

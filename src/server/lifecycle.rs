@@ -179,6 +179,13 @@ impl Launch<'_> {
             true => Some(tls::ensure(&ctx.layout.dir, ctx.run_as.as_ref())?),
             false => None,
         };
+        if tls.is_none() {
+            base.extend(
+                tls::plain(kind, &spec.settings)
+                    .into_iter()
+                    .map(|(n, v)| (n.to_string(), v.to_string())),
+            );
+        }
         if let Some(files) = &tls {
             // The certificate's settings are base settings: a user's own win.
             let pairs = tls::settings(kind, files);
