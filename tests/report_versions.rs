@@ -102,8 +102,14 @@ fn run_doc(server: &str, dialect: &str, tps: f64) -> Value {
 /// Stores study `name`: every target at 1, 2 and 4 clients (throughput
 /// rising to its peak at 4), its program's `--version` line, and
 /// `version` over the connection (`replace` swaps one target's for
-/// another, as a rebuilt server would report).
-fn study(store: &mut Store, name: &str, replace: Option<(&str, &str)>) -> StudyId {
+/// another, as a rebuilt server would report). Every point's connections
+/// are plain but target `encrypted`'s, which recorded TLS 1.3.
+fn study(
+    store: &mut Store,
+    name: &str,
+    replace: Option<(&str, &str)>,
+    encrypted: Option<&str>,
+) -> StudyId {
     let id = store
         .begin_study(
             name,
@@ -143,7 +149,14 @@ fn study(store: &mut Store, name: &str, replace: Option<(&str, &str)>) -> StudyI
                 status: PointStatus::Finished,
                 reason: None,
                 run: Some(run),
-                settings: Vec::new(),
+                settings: vec![(
+                    if kind == "postgres" { "dbsweep.tls" } else { "tls" }.into(),
+                    if encrypted == Some(target) {
+                        TLS13.into()
+                    } else {
+                        "off".into()
+                    },
+                )],
                 restart_s: None,
             };
             store.commit_point(id, &row).unwrap();
@@ -152,11 +165,13 @@ fn study(store: &mut Store, name: &str, replace: Option<(&str, &str)>) -> StudyI
     id
 }
 
+const TLS13: &str = "TLSv1.3 TLS13_AES_256_GCM_SHA384";
+
 /// A results directory holding the study "versions".
 fn stored() -> Dir {
     let dir = Dir::new();
     let mut s = Store::create_or_open(&dir.join(store::FILE_NAME)).unwrap();
-    study(&mut s, "versions", None);
+    study(&mut s, "versions", None, None);
     dir
 }
 
@@ -246,6 +261,34 @@ fn series_rankings_and_the_header_name_each_release() {
         programs.contains("postgres 9.6.24: postgres (PostgreSQL) 9.6.24;"),
         "{programs}"
     );
+    // Every connection plain: nothing to say about encryption.
+    assert!(
+        !facts.iter().any(|(k, _)| k == "Encryption (TLS)"),
+        "{facts:?}"
+    );
+}
+
+#[test]
+fn a_series_whose_connections_were_encrypted_is_named_in_the_header() {
+    let dir = Dir::new();
+    let mut s = Store::create_or_open(&dir.join(store::FILE_NAME)).unwrap();
+    study(&mut s, "versions", None, Some("mariadb-10.11"));
+    drop(s);
+    let data = study::load(dir.path(), Some("versions")).unwrap();
+    let r = study::analyze(&data, None, &Options::default());
+    let doc = study::document(&data, &r);
+    let (_, tls) = doc
+        .facts
+        .iter()
+        .find(|(k, _)| k == "Encryption (TLS)")
+        .expect("an encryption fact");
+    assert!(tls.contains(&format!("mariadb 10.11.6: {TLS13}")), "{tls}");
+    assert!(tls.contains("mariadb 10.2.11: off"), "{tls}");
+    assert!(tls.contains("postgres 9.6.24: off"), "{tls}");
+    assert!(tls.contains("the series differ"), "{tls}");
+    // In the rendered report too.
+    let text = report(dir.path(), "text", "report.txt");
+    assert!(text.contains("the series differ"), "{text}");
 }
 
 #[test]
@@ -316,7 +359,12 @@ fn every_format_names_the_releases_and_lists_the_programs() {
 fn a_baseline_on_another_build_keeps_each_series_and_names_both_releases() {
     let dir = stored();
     let mut s = Store::open_existing(&dir.join(store::FILE_NAME)).unwrap();
-    study(&mut s, "rebuilt", Some(("mariadb-10.2", "10.2.12-MariaDB")));
+    study(
+        &mut s,
+        "rebuilt",
+        Some(("mariadb-10.2", "10.2.12-MariaDB")),
+        None,
+    );
     drop(s);
     let rebuilt = study::load(dir.path(), Some("rebuilt")).unwrap();
     let before = study::load(dir.path(), Some("versions")).unwrap();

@@ -195,6 +195,7 @@ pub(super) fn facts(data: &StudyData, r: &Report) -> Vec<(String, String)> {
     ));
     machine_facts(r, &mut f);
     server_facts(data, r, &mut f);
+    tls_facts(data, &mut f);
     axes_facts(data, r, &mut f);
     setting_facts(data, &mut f);
     f
@@ -287,6 +288,46 @@ fn server_facts(data: &StudyData, r: &Report, f: &mut Vec<(String, String)>) {
     if !programs.is_empty() {
         f.push(("Server programs (--version)".into(), programs.join("; ")));
     }
+}
+
+/// Whether each series' connections were encrypted, as every point's
+/// driver recorded it (the `tls` or `dbsweep.tls` setting: TLS's version
+/// and cipher, or `off`): said when any was, and flagged when the series differ, since a
+/// comparison of an encrypted series with a plain one measures TLS's cost
+/// too (MariaDB 11.4 serves TLS by default, and a client preferring TLS
+/// takes it; a study once read half 11.4's throughput as the release's).
+fn tls_facts(data: &StudyData, f: &mut Vec<(String, String)>) {
+    let per_series = distinct(data.points.iter().chain(&data.paced).filter_map(|p| {
+        // MySQL's driver names it `tls`, PostgreSQL's `dbsweep.tls` (beside
+        // the server's own `ssl`).
+        let (_, tls) = p
+            .row
+            .settings
+            .iter()
+            .find(|(n, _)| n == "tls" || n == "dbsweep.tls")?;
+        let label = data.target_label(&p.row.target);
+        let series = match p.row.variant.as_str() {
+            "" | "base" => label.to_string(),
+            v => format!("{label} / {v}"),
+        };
+        Some((series, tls.clone()))
+    }));
+    let values = distinct(per_series.iter().map(|(_, v)| v.as_str()));
+    let text = match values.as_slice() {
+        [] | ["off"] => return,
+        [one] => format!("every series: {one}"),
+        _ => {
+            let each: Vec<String> = per_series
+                .iter()
+                .map(|(s, v)| format!("{s}: {v}"))
+                .collect();
+            format!(
+                "{} — the series differ: a comparison of an encrypted series with a plain one measures TLS's cost too",
+                each.join("; ")
+            )
+        }
+    };
+    f.push(("Encryption (TLS)".into(), text));
 }
 
 /// The workloads, client counts, load levels, CPU sets, repeats and windows.
