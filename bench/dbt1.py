@@ -35,7 +35,7 @@ eus     `dbsweep run dbt1 --eus U --threads C` with DBT-1's think time
         selects on `item`: a lower bound on what any client pays for that
         many round trips on this machine (one small row an answer, where
         DBT-1's searches return up to 50), and the per-pair ratios of the
-        client's CPU per round trip, dbsweep / pgbench.
+        client's CPU per round trip, dbsweep / pgbench (over TCP only).
 
 Usage:
     bench/dbt1.py [--part load,eus] [--items 10000] [--ebs 100] [--pairs 3]
@@ -187,7 +187,8 @@ def eus_part(args, workdir, urls):
                 row = eus_run(args, workdir, engine, at, j, pair, build)
                 row["transport"] = transport
                 rows.append(row)
-                if args.floor and engine == "postgres" and build == "new":
+                # The floor runs over TCP (pgbench_argv's host and port).
+                if args.floor and engine == "postgres" and build == "new" and transport == "tcp":
                     rows.append(floor_run(args, workdir, at, j, pair, row))
     return rows
 
