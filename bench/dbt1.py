@@ -329,7 +329,6 @@ def table(rows):
             continue
         if r["part"] != "eus":
             continue
-        fmt = lambda v, f="{:.1f}": "-" if v is None else f.format(v)  # noqa: E731
         out.append(
             f"| eus | {r['engine']} | {r['eus']} users on {r['threads']} connections"
             f"{', ' + str(r['client_threads']) + ' event loops' if r.get('client_threads') else ''}"

@@ -16,6 +16,7 @@ use rcgen::{
 };
 
 use super::process::OsUser;
+use super::settings::normalize;
 use super::{ServerError, ServerKind};
 
 /// The files of a server's TLS.
@@ -136,8 +137,8 @@ pub(super) fn turned_off(kind: ServerKind, user: &[(String, String)]) -> bool {
     user.iter().any(|(n, v)| match kind {
         ServerKind::Postgres => n == "ssl" && off(v),
         ServerKind::Mariadb => {
-            let n = n.replace('_', "-");
-            n == "skip-ssl" || (n == "ssl" && off(v))
+            let n = normalize(kind, n);
+            n == "skip_ssl" || (n == "ssl" && off(v))
         }
     })
 }
@@ -154,8 +155,8 @@ pub(super) fn plain(
     user: &[(String, String)],
 ) -> Vec<(&'static str, &'static str)> {
     let speaks_of_tls = |n: &str| {
-        let n = n.replace('_', "-");
-        n == "ssl" || n == "skip-ssl" || n.starts_with("ssl-")
+        let n = normalize(kind, n);
+        n == "ssl" || n == "skip_ssl" || n.starts_with("ssl_")
     };
     match kind {
         ServerKind::Mariadb if !user.iter().any(|(n, _)| speaks_of_tls(n)) => {
