@@ -163,10 +163,13 @@ PGBENCH_SCRIPTS = {
 QUERIES_PER_TXN = {"oltp_point_select": 1, "oltp_read_only": 16}
 
 
-def pgbench_argv(url, script_path, clients, secs):
+def pgbench_argv(url, script_path, clients, secs, jobs=None):
+    """pgbench on `clients` connections over `jobs` threads (-j; by default
+    one per CPU, at most one per connection)."""
     p = parts(url)
+    jobs = jobs or min(clients, os.cpu_count() or 1)
     return ["pgbench", "-n", "-M", "prepared", "-h", p["host"], "-p", p["port"], "-U", p["user"],
-            "-c", str(clients), "-j", str(min(clients, os.cpu_count() or 1)), "-T", str(secs),
+            "-c", str(clients), "-j", str(jobs), "-T", str(secs),
             "-f", script_path, p["db"]]
 
 

@@ -204,9 +204,7 @@ def floor_run(args, workdir, url, loops, pair, run):
     script = os.path.join(workdir, "floor.sql")
     with open(script, "w") as fh:
         fh.write(FLOOR_SQL.format(items=args.items))
-    argv = c.pgbench_argv(url, script, args.threads, args.time)
-    # pgbench_argv sets -j to the CPU count; the floor uses the run's loops.
-    argv[argv.index("-j") + 1] = str(max(loops, 1))
+    argv = c.pgbench_argv(url, script, args.threads, args.time, jobs=max(loops, 1))
     argv[1:1] = ["-R", f"{run['qps']:.0f}"]
     env = dict(os.environ, PGPASSWORD=c.parts(url)["password"] or "")
     rc, text, wall, cpu, _, rss = c.measured(argv, env=env, timeout=args.time * 4 + 60)

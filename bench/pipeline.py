@@ -88,8 +88,7 @@ def run_pgbench(url, a, depth, workdir):
     path = os.path.join(workdir, f"p{depth}.sql")
     with open(path, "w") as f:
         f.write(pgbench_script(depth, a.rows))
-    argv = c.pgbench_argv(url, path, a.threads, a.time)
-    argv[argv.index("-j") + 1] = str(a.client_threads)
+    argv = c.pgbench_argv(url, path, a.threads, a.time, jobs=a.client_threads)
     env = dict(os.environ, PGPASSWORD=c.parts(url)["password"] or "")
     rc, out, wall, cpu, _, _ = c.measured(argv, env=env, timeout=a.time * 4 + 60)
     r = c.parse_pgbench(out, "oltp_read_only") if rc == 0 else None

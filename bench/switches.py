@@ -63,8 +63,7 @@ def run(tool, url, a, rate, workdir, script):
         _, cs, mig = perf(argv)
         txns = c.parse_dbsweep(json_path)["tps"] * a.time
     else:
-        argv = c.pgbench_argv(url, script, a.threads, a.time)
-        argv[argv.index("-j") + 1] = "2"
+        argv = c.pgbench_argv(url, script, a.threads, a.time, jobs=2)
         if rate:
             argv[-1:-1] = ["-R", str(rate)]
         env = dict(os.environ, PGPASSWORD=c.parts(url)["password"] or "")

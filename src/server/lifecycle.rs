@@ -179,25 +179,26 @@ impl Launch<'_> {
             true => Some(tls::ensure(&ctx.layout.dir, ctx.run_as.as_ref())?),
             false => None,
         };
-        if tls.is_none() {
-            base.extend(
+        match &tls {
+            // The certificate's settings are base settings: a user's own win.
+            Some(files) => {
+                let pairs = tls::settings(kind, files);
+                let pairs: Vec<(&str, &str)> = pairs
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), v.as_str()))
+                    .collect();
+                base.extend(settings::base_without_overrides(
+                    kind,
+                    &pairs,
+                    &spec.settings,
+                ));
+            }
+            // Plain unless the user's own settings speak of TLS.
+            None => base.extend(
                 tls::plain(kind, &spec.settings)
                     .into_iter()
                     .map(|(n, v)| (n.to_string(), v.to_string())),
-            );
-        }
-        if let Some(files) = &tls {
-            // The certificate's settings are base settings: a user's own win.
-            let pairs = tls::settings(kind, files);
-            let pairs: Vec<(&str, &str)> = pairs
-                .iter()
-                .map(|(n, v)| (n.as_str(), v.as_str()))
-                .collect();
-            base.extend(settings::base_without_overrides(
-                kind,
-                &pairs,
-                &spec.settings,
-            ));
+            ),
         }
         let config = engine.render_config(&ctx.layout, port, &base, self.include, &spec.settings);
         state::write_config(&engine.config_path(&ctx.layout), &config)?;

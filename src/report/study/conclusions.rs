@@ -5,7 +5,10 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::names::{cpus_label, distinct, finished, panel_title, several_cpus, workload_title};
+use super::names::{
+    cpus_label, distinct, finished, panel_title, point_label, several_cpus, show_variant,
+    workload_title,
+};
 use super::usage::bound_sentence;
 use super::{Metric, Report, StudyData};
 use crate::report::study::analysis::{Scaling, Verdict};
@@ -297,7 +300,9 @@ fn server_facts(data: &StudyData, r: &Report, f: &mut Vec<(String, String)>) {
 /// too (MariaDB 11.4 serves TLS by default, and a client preferring TLS
 /// takes it; a study once read half 11.4's throughput as the release's).
 fn tls_facts(data: &StudyData, f: &mut Vec<(String, String)>) {
-    let per_series = distinct(data.points.iter().chain(&data.paced).filter_map(|p| {
+    let points = || data.points.iter().chain(&data.paced);
+    let with_variant = show_variant(points());
+    let per_series = distinct(points().filter_map(|p| {
         // MySQL's driver names it `tls`, PostgreSQL's `dbsweep.tls` (beside
         // the server's own `ssl`).
         let (_, tls) = p
@@ -305,12 +310,7 @@ fn tls_facts(data: &StudyData, f: &mut Vec<(String, String)>) {
             .settings
             .iter()
             .find(|(n, _)| n == "tls" || n == "dbsweep.tls")?;
-        let label = data.target_label(&p.row.target);
-        let series = match p.row.variant.as_str() {
-            "" | "base" => label.to_string(),
-            v => format!("{label} / {v}"),
-        };
-        Some((series, tls.clone()))
+        Some((point_label(data, p, with_variant), tls.clone()))
     }));
     let values = distinct(per_series.iter().map(|(_, v)| v.as_str()));
     let text = match values.as_slice() {
